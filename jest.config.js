@@ -1,0 +1,9 @@
+/** Unit tests run from TypeScript sources; integration tests spawn the built CLI (dist/). */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }] },
+  testTimeout: 60000,
+  maxWorkers: 2,
+};

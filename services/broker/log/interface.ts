@@ -1,0 +1,126 @@
+/**
+ * The storage engine's contract. `log/` knows nothing of gRPC, etcd or replication: the broker's
+ * partition layer owns the high watermark and calls these methods. Everything here is per
+ * partition replica, stored in one folder.
+ */
+
+/** When appended data reaches the disk. */
+export type FlushPolicy =
+  /** fdatasync before append() resolves, many appends sharing one fsync (group commit). */
+  | 'sync'
+  /** fdatasync every flushIntervalMs; append() resolves once the OS has the bytes. */
+  | 'interval'
+  /** never fsync explicitly; rely on the OS and on replication. */
+  | 'os';
+
+export type TimestampType = 'CreateTime' | 'LogAppendTime';
+
+export interface LogConfig {
+  /** Roll to a new segment when the active one reaches this size. */
+  segmentBytes: number;
+  /** Roll when the active segment's first batch is older than this (ms); -1 = never by age. */
+  segmentMs: number;
+  /** Delete segments whose newest record is older than this (ms); -1 = keep forever. */
+  retentionMs: number;
+  /** Delete oldest segments while the partition is larger than this (bytes); -1 = no limit. */
+  retentionBytes: number;
+  /** Largest record batch accepted, in bytes. */
+  maxMessageBytes: number;
+  /** Bytes of log between two sparse index entries. */
+  indexIntervalBytes: number;
+  flushPolicy: FlushPolicy;
+  /** With flushPolicy 'interval': how often to fsync. */
+  flushIntervalMs: number;
+  /** CreateTime keeps the producer's timestamps; LogAppendTime overwrites them with the broker's. */
+  timestampType: TimestampType;
+  /** 'delete', 'compact' or 'compact,delete'. Compaction is not implemented yet. */
+  cleanupPolicy: string;
+}
+
+export interface AppendOptions {
+  /** Stamped into each batch's partitionLeaderEpoch. */
+  leaderEpoch: number;
+}
+
+export interface AppendResult {
+  /** First offset of the first batch appended (or of the original append, for a duplicate). */
+  baseOffset: number;
+  /** Last offset of the last batch. */
+  lastOffset: number;
+  /** The broker's time stamped into the batches when the topic uses LogAppendTime; else -1. */
+  logAppendTimeMs: number;
+  logStartOffset: number;
+  /** True when an idempotent producer retried a batch already in the log; nothing was written. */
+  duplicate: boolean;
+}
+
+export interface ReadOptions {
+  /** Return no batch whose first offset is at or above this (exclusive), e.g. the high watermark. */
+  maxOffset?: number;
+}
+
+export interface ReadResult {
+  /** Whole batches as stored, back to back; the first may start before the requested offset. */
+  batches: Buffer;
+  /** The offset after the last batch returned (= requested offset when nothing was returned). */
+  nextOffset: number;
+  logStartOffset: number;
+}
+
+export interface TimestampLookup {
+  /** First offset whose record timestamp is >= the requested time. */
+  offset: number;
+  /** Timestamp of the batch holding it (its max timestamp). */
+  timestampMs: number;
+}
+
+/** One partition replica's log on disk. */
+export interface PartitionLog {
+  readonly topic: string;
+  readonly partition: number;
+  readonly dir: string;
+  /** Offset of the first record still kept; reads below it fail with OFFSET_OUT_OF_RANGE. */
+  readonly logStartOffset: number;
+  /** Next offset to assign (LEO), including appends still being written. */
+  readonly logEndOffset: number;
+  /** Total bytes of all segments. */
+  readonly sizeBytes: number;
+
+  /**
+   * Checks and appends one or more RecordBatch v2 back to back. Validation happens for all of them
+   * before any offset is assigned, so a request is appended whole or not at all. Offsets are
+   * assigned in call order. Resolves when the bytes are written (and fsynced for 'sync').
+   * Throws TideError: INVALID_RECORD, CORRUPT_MESSAGE, MESSAGE_TOO_LARGE, OUT_OF_ORDER_SEQUENCE,
+   * INVALID_PRODUCER_EPOCH, KAFKA_STORAGE_ERROR.
+   */
+  append(batches: Buffer, options: AppendOptions): Promise<AppendResult>;
+
+  /**
+   * Reads whole batches starting with the one that holds `offset`, up to maxBytes (at least one
+   * batch if any is there). Every batch returned has a valid CRC; a corrupt one fails with
+   * KAFKA_STORAGE_ERROR naming the segment. Throws OFFSET_OUT_OF_RANGE outside
+   * [logStartOffset, logEndOffset].
+   */
+  read(offset: number, maxBytes: number, options?: ReadOptions): Promise<ReadResult>;
+
+  /** The first offset with timestamp >= timestampMs, or undefined when every record is older. */
+  offsetForTimestamp(timestampMs: number): Promise<TimestampLookup | undefined>;
+
+  /** Applies new config (retention, segment size, flush policy...) from now on. */
+  updateConfig(config: LogConfig): void;
+
+  /** Deletes segments beyond retention, advancing logStartOffset. Returns bytes deleted. */
+  applyRetention(nowMs: number): Promise<number>;
+
+  /** Writes buffered data and fsyncs. */
+  flush(): Promise<void>;
+
+  /** Drops every record at and above `offset` (for replication; also used by tests). */
+  truncateTo(offset: number): Promise<void>;
+
+  /** Flushes, writes indexes and the clean-shutdown marker, closes files. */
+  close(): Promise<void>;
+
+  /** Closes and removes the partition's folder. */
+  delete(): Promise<void>;
+}

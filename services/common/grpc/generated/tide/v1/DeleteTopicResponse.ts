@@ -1,0 +1,8 @@
+// Original file: protos/tide/v1/admin.proto
+
+
+export interface DeleteTopicResponse__Input {
+}
+
+export interface DeleteTopicResponse {
+}

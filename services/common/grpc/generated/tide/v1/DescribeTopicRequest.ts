@@ -1,0 +1,10 @@
+// Original file: protos/tide/v1/admin.proto
+
+
+export interface DescribeTopicRequest__Input {
+  'name'?: (string);
+}
+
+export interface DescribeTopicRequest {
+  'name': (string);
+}

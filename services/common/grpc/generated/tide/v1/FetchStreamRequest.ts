@@ -1,0 +1,16 @@
+// Original file: protos/tide/v1/broker.proto
+
+import type { FetchPosition__Input as _tide_v1_FetchPosition__Input, FetchPosition as _tide_v1_FetchPosition } from '../../tide/v1/FetchPosition';
+import type { RecordFormat__Input as _tide_v1_RecordFormat__Input, RecordFormat as _tide_v1_RecordFormat } from '../../tide/v1/RecordFormat';
+
+export interface FetchStreamRequest__Input {
+  'positions'?: (_tide_v1_FetchPosition__Input)[];
+  'max_bytes'?: (number);
+  'format'?: (_tide_v1_RecordFormat__Input);
+}
+
+export interface FetchStreamRequest {
+  'positions': (_tide_v1_FetchPosition)[];
+  'max_bytes': (number);
+  'format': (_tide_v1_RecordFormat);
+}
