@@ -1,0 +1,57 @@
+/**
+ * The API edge of errors. Servers map a thrown error to a gRPC status whose trailers carry the
+ * Tide code (`tide-error-code`) and whether it is retriable (`tide-retriable`); clients map a
+ * gRPC status back to a TideError. Plain gRPC clients in other languages read the same trailers.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { ERROR_CODES, ErrorCode, TideError, isErrorCode, toTideError } from '../errors';
+import type { Error__Input as WireError } from './generated/tide/v1/Error';
+
+export const TRAILER_ERROR_CODE = 'tide-error-code';
+export const TRAILER_RETRIABLE = 'tide-retriable';
+
+/** The status object to pass to a unary callback or `call.emit('error', ...)`. */
+export function toGrpcStatus(err: unknown): Partial<grpc.StatusObject> & { code: grpc.status } {
+  const tideError = toTideError(err);
+  const metadata = new grpc.Metadata();
+  metadata.set(TRAILER_ERROR_CODE, tideError.code);
+  metadata.set(TRAILER_RETRIABLE, String(tideError.retriable));
+  return {
+    code: ERROR_CODES[tideError.code].grpcStatus,
+    details: `${tideError.code}: ${tideError.message}`,
+    metadata,
+  };
+}
+
+/** The in-message error of streamed responses. */
+export function toWireError(err: unknown): WireError {
+  const tideError = toTideError(err);
+  return { code: tideError.code, message: tideError.message, retriable: tideError.retriable };
+}
+
+/** Turns an in-message error back into a TideError. */
+export function fromWireError(wire: { code: string; message: string; retriable: boolean }): TideError {
+  const code: ErrorCode = isErrorCode(wire.code) ? wire.code : 'UNKNOWN';
+  return new TideError(code, wire.message, { retriable: wire.retriable });
+}
+
+const TRANSPORT_RETRIABLE = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED, grpc.status.CANCELLED, grpc.status.RESOURCE_EXHAUSTED]);
+
+/** Turns an error from a grpc-js call into a TideError (transport failures become BROKER_NOT_AVAILABLE). */
+export function fromGrpcError(err: unknown): TideError {
+  if (err instanceof TideError) return err;
+  const serviceError = err as Partial<grpc.ServiceError>;
+  const trailerCode = serviceError.metadata?.get(TRAILER_ERROR_CODE)[0];
+  if (typeof trailerCode === 'string' && isErrorCode(trailerCode)) {
+    const retriable = serviceError.metadata?.get(TRAILER_RETRIABLE)[0] === 'true';
+    const details = serviceError.details ?? '';
+    const message = details.startsWith(`${trailerCode}: `) ? details.slice(trailerCode.length + 2) : details;
+    return new TideError(trailerCode, message, { retriable, cause: err });
+  }
+  const code = serviceError.code;
+  if (code !== undefined && TRANSPORT_RETRIABLE.has(code)) {
+    return new TideError('BROKER_NOT_AVAILABLE', serviceError.details || String(err), { cause: err });
+  }
+  if (code === grpc.status.RESOURCE_EXHAUSTED) return new TideError('REQUEST_TOO_LARGE', serviceError.details ?? '', { cause: err });
+  return new TideError('UNKNOWN', serviceError.details ?? (err instanceof Error ? err.message : String(err)), { cause: err });
+}
