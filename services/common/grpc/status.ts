@@ -35,7 +35,7 @@ export function fromWireError(wire: { code: string; message: string; retriable: 
   return new TideError(code, wire.message, { retriable: wire.retriable });
 }
 
-const TRANSPORT_RETRIABLE = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED, grpc.status.CANCELLED, grpc.status.RESOURCE_EXHAUSTED]);
+const TRANSPORT_RETRIABLE = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED, grpc.status.CANCELLED]);
 
 /** Turns an error from a grpc-js call into a TideError (transport failures become BROKER_NOT_AVAILABLE). */
 export function fromGrpcError(err: unknown): TideError {
