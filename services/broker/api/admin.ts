@@ -1,0 +1,96 @@
+/**
+ * Admin handlers. Topic metadata belongs to the controller module; the broker hands requests to
+ * it through `TopicAdmin` and adds what only it knows: per-partition offsets and sizes.
+ */
+import type { CreateTopicRequest } from '../../common/grpc/generated/tide/v1/CreateTopicRequest';
+import type { AlterConfigsRequest } from '../../common/grpc/generated/tide/v1/AlterConfigsRequest';
+import type { ConfigEntry__Input } from '../../common/grpc/generated/tide/v1/ConfigEntry';
+import type { TopicInfo__Input } from '../../common/grpc/generated/tide/v1/TopicInfo';
+import type { PartitionStatus__Input } from '../../common/grpc/generated/tide/v1/PartitionStatus';
+import type { AdminHandlers } from '../../common/grpc/generated/tide/v1/Admin';
+import type { Logger } from '../../common/logger';
+import { TideError } from '../../common/errors';
+import type { MetadataView, PartitionRegistry } from './registry';
+import { unary } from './unary';
+
+export interface CreateTopicSpec {
+  name: string;
+  partitions: number;
+  /** 0 = the cluster default. */
+  replicationFactor: number;
+  configs: Record<string, string>;
+  validateOnly: boolean;
+}
+
+/** The controller-side operations the Admin API exposes. */
+export interface TopicAdmin {
+  createTopic(spec: CreateTopicSpec): Promise<TopicInfo__Input>;
+  deleteTopic(name: string): Promise<void>;
+  listTopics(includeInternal: boolean): Promise<string[]>;
+  describeTopic(name: string): Promise<{ topic: TopicInfo__Input; configs: ConfigEntry__Input[] }>;
+  describeConfigs(name: string): Promise<ConfigEntry__Input[]>;
+  alterConfigs(name: string, set: Record<string, string>, remove: string[], validateOnly: boolean): Promise<ConfigEntry__Input[]>;
+}
+
+export interface AdminDeps {
+  topics: TopicAdmin;
+  partitions: PartitionRegistry;
+  metadata: MetadataView;
+  logger: Logger;
+}
+
+function requireName(name: string): string {
+  if (!name) throw new TideError('INVALID_REQUEST', 'name (the topic) is required');
+  return name;
+}
+
+export function adminHandlers(deps: AdminDeps): AdminHandlers {
+  const { logger } = deps;
+  return {
+    CreateTopic: unary(logger, 'CreateTopic', async (req: CreateTopicRequest) => {
+      const topic = await deps.topics.createTopic({
+        name: req.name,
+        partitions: req.partitions,
+        replicationFactor: req.replication_factor,
+        configs: req.configs,
+        validateOnly: req.validate_only,
+      });
+      return { topic };
+    }),
+    DeleteTopic: unary(logger, 'DeleteTopic', async (req) => {
+      await deps.topics.deleteTopic(requireName(req.name));
+      return {};
+    }),
+    ListTopics: unary(logger, 'ListTopics', async (req) => ({ names: await deps.topics.listTopics(req.include_internal) })),
+    DescribeTopic: unary(logger, 'DescribeTopic', async (req) => {
+      const described = await deps.topics.describeTopic(requireName(req.name));
+      const status: PartitionStatus__Input[] = [];
+      for (const p of described.topic.partitions ?? []) {
+        try {
+          const partition = deps.partitions.leaderFor(req.name, p.partition ?? 0);
+          status.push({
+            partition: partition.partition,
+            log_start_offset: partition.log.logStartOffset,
+            high_watermark: partition.highWatermark,
+            log_end_offset: partition.log.logEndOffset,
+            size_bytes: partition.log.sizeBytes,
+          });
+        } catch {
+          // Led elsewhere or not yet open here: the status list says only what this broker knows.
+        }
+      }
+      return { ...described, status };
+    }),
+    DescribeConfigs: unary(logger, 'DescribeConfigs', async (req) => ({
+      configs: await deps.topics.describeConfigs(requireName(req.topic)),
+    })),
+    AlterConfigs: unary(logger, 'AlterConfigs', async (req: AlterConfigsRequest) => ({
+      configs: await deps.topics.alterConfigs(requireName(req.topic), req.set, req.delete, req.validate_only),
+    })),
+    DescribeCluster: unary(logger, 'DescribeCluster', async () => ({
+      cluster_id: deps.metadata.clusterId(),
+      controller_id: deps.metadata.controllerId(),
+      brokers: deps.metadata.brokers(),
+    })),
+  };
+}

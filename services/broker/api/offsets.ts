@@ -1,0 +1,36 @@
+/** ListOffsets: earliest, latest (the high watermark), or the first offset at/after a time. */
+import type { ListOffsetsRequest } from '../../common/grpc/generated/tide/v1/ListOffsetsRequest';
+import type { ListOffsetsResponse__Input } from '../../common/grpc/generated/tide/v1/ListOffsetsResponse';
+import { TideError } from '../../common/errors';
+import type { PartitionRegistry } from './registry';
+import { requirePartition, requireTopic } from './validate';
+
+export async function listOffsets(partitions: PartitionRegistry, request: ListOffsetsRequest): Promise<ListOffsetsResponse__Input> {
+  const topic = requireTopic(request.topic);
+  const partitionId = requirePartition(request.partition);
+  const partition = partitions.leaderFor(topic, partitionId);
+  const base = {
+    topic,
+    partition: partitionId,
+    log_start_offset: partition.log.logStartOffset,
+    high_watermark: partition.highWatermark,
+    timestamp_ms: -1,
+  };
+  switch (request.spec) {
+    case 'OFFSET_SPEC_EARLIEST':
+      return { ...base, offset: partition.log.logStartOffset };
+    case 'OFFSET_SPEC_LATEST':
+      return { ...base, offset: partition.highWatermark };
+    case 'OFFSET_SPEC_TIMESTAMP': {
+      if (!Number.isSafeInteger(request.timestamp_ms) || request.timestamp_ms < 0) {
+        throw new TideError('INVALID_REQUEST', `timestamp_ms must be a non-negative time in ms, got ${request.timestamp_ms}`);
+      }
+      const found = await partition.log.offsetForTimestamp(request.timestamp_ms);
+      // Records not yet committed are invisible, to this lookup as to fetch.
+      if (!found || found.offset >= partition.highWatermark) return { ...base, offset: -1 };
+      return { ...base, offset: found.offset, timestamp_ms: found.timestampMs };
+    }
+    default:
+      throw new TideError('INVALID_REQUEST', `unknown offset spec ${String(request.spec)}`);
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Produce handlers: unary Produce and the pipelined ProduceStream. Offsets are assigned in the
+ * order requests arrive, because append() is called synchronously from the data callback.
+ */
+import type * as grpc from '@grpc/grpc-js';
+import type { ProduceRequest } from '../../common/grpc/generated/tide/v1/ProduceRequest';
+import type { ProduceResponse__Input } from '../../common/grpc/generated/tide/v1/ProduceResponse';
+import { TideError } from '../../common/errors';
+import { toWireError } from '../../common/grpc/status';
+import { encodeBatch } from '../../common/records/codec';
+import type { Clock } from '../../common/clock';
+import type { Logger } from '../../common/logger';
+import type { PartitionRegistry } from './registry';
+import { fromWireRecord } from './records';
+import { requirePartition, requireTopic } from './validate';
+
+/** In-flight requests per ProduceStream before the broker stops reading from it. */
+export const PRODUCE_STREAM_MAX_IN_FLIGHT = 64;
+
+export interface ProduceDeps {
+  partitions: PartitionRegistry;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Starts the append synchronously (fixing the order), and resolves with the response. */
+export function produce(deps: ProduceDeps, request: ProduceRequest): Promise<ProduceResponse__Input> {
+  try {
+    const topic = requireTopic(request.topic);
+    const partitionId = requirePartition(request.partition);
+    const batches = batchesOf(request, deps.clock);
+    const partition = deps.partitions.leaderFor(topic, partitionId);
+    return partition.append(batches).then((result) => ({
+      correlation_id: request.correlation_id,
+      topic,
+      partition: partitionId,
+      base_offset: result.baseOffset,
+      last_offset: result.lastOffset,
+      log_append_time_ms: result.logAppendTimeMs,
+      log_start_offset: result.logStartOffset,
+    }));
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+function batchesOf(request: ProduceRequest, clock: Clock): Buffer {
+  const hasBatches = request.record_batches.length > 0;
+  const hasRecords = request.records.length > 0;
+  if (hasBatches === hasRecords) {
+    throw new TideError('INVALID_REQUEST', 'set exactly one of record_batches (fast path) or records (portable path)');
+  }
+  if (hasBatches) return request.record_batches;
+  return encodeBatch(request.records.map(fromWireRecord), { nowMs: clock.nowMs() });
+}
+
+/** Handles one ProduceStream call until the client half-closes or cancels it. */
+export function handleProduceStream(deps: ProduceDeps, call: grpc.ServerDuplexStream<ProduceRequest, ProduceResponse__Input>): void {
+  let inFlight = 0;
+  let clientDone = false;
+  const maybeEnd = () => {
+    if (clientDone && inFlight === 0) call.end();
+  };
+  const settle = (response: ProduceResponse__Input | undefined) => {
+    inFlight--;
+    if (response && !call.cancelled && !call.destroyed) call.write(response);
+    if (inFlight < PRODUCE_STREAM_MAX_IN_FLIGHT && call.isPaused()) call.resume();
+    maybeEnd();
+  };
+  call.on('data', (request: ProduceRequest) => {
+    inFlight++;
+    if (inFlight >= PRODUCE_STREAM_MAX_IN_FLIGHT) call.pause();
+    const silent = request.acks === 'ACKS_NONE';
+    produce(deps, request).then(
+      (response) => settle(silent ? undefined : response),
+      (err: unknown) => {
+        if (!(err instanceof TideError)) deps.logger.error({ err, topic: request.topic }, 'produce failed unexpectedly');
+        settle(
+          silent
+            ? undefined
+            : { correlation_id: request.correlation_id, topic: request.topic, partition: request.partition, error: toWireError(err) },
+        );
+      },
+    );
+  });
+  call.on('end', () => {
+    clientDone = true;
+    maybeEnd();
+  });
+  call.on('error', (err) => deps.logger.debug({ err }, 'produce stream closed with an error'));
+}
