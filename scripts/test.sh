@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The README's test command: installs dependencies, builds, checks lint, runs every test.
+# Works on a fresh Debian/Ubuntu machine with Node.js 20+ and npm.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+npm ci --no-audit --no-fund
+npm run build
+npm run lint
+npx jest --ci
