@@ -1,0 +1,501 @@
+/**
+ * Kafka RecordBatch v2 (magic 2) encoding and decoding. The 61-byte header is described in
+ * layout.ts; after it come `recordCount` records, compressed as one block when the attributes say so:
+ *
+ *   Record =>
+ *     length          varint   bytes after this field
+ *     attributes      int8     unused, 0
+ *     timestampDelta  varlong  record timestamp - baseTimestamp
+ *     offsetDelta     varint   record offset - baseOffset (0, 1, 2 ... as the producer writes them)
+ *     keyLength       varint   -1 for a null key
+ *     key             bytes
+ *     valueLength     varint   -1 for a null value
+ *     value           bytes
+ *     headerCount     varint
+ *     Header =>  keyLength varint, key UTF-8 bytes, valueLength varint (-1 = null), value bytes
+ *
+ * As in Kafka's Java producer, baseTimestamp is the first record's timestamp (later records may
+ * carry negative deltas) and maxTimestamp the largest.
+ *
+ * Decoding validates the CRC (TideError CORRUPT_MESSAGE) and the structure (TideError
+ * INVALID_RECORD); decoded keys, values and header values are views into the input (or into the
+ * decompressed records), not copies.
+ */
+import { assert } from '../assert';
+import { TideError } from '../errors';
+import { compress, decompress } from './compression';
+import {
+  BATCH_HEADER_BYTES,
+  BatchHeader,
+  CompressionCodec,
+  COMPRESSION_MASK,
+  CONTROL_BIT,
+  LOG_OVERHEAD_BYTES,
+  MAGIC_V2,
+  NO_PRODUCER_EPOCH,
+  NO_PRODUCER_ID,
+  NO_SEQUENCE,
+  OFFSET_ATTRIBUTES,
+  OFFSET_BASE_OFFSET,
+  OFFSET_BASE_SEQUENCE,
+  OFFSET_BASE_TIMESTAMP,
+  OFFSET_BATCH_LENGTH,
+  OFFSET_CRC,
+  OFFSET_LAST_OFFSET_DELTA,
+  OFFSET_MAGIC,
+  OFFSET_MAX_TIMESTAMP,
+  OFFSET_PARTITION_LEADER_EPOCH,
+  OFFSET_PRODUCER_EPOCH,
+  OFFSET_PRODUCER_ID,
+  OFFSET_RECORD_COUNT,
+  OFFSET_RECORDS,
+  TIMESTAMP_TYPE_BIT,
+  TRANSACTIONAL_BIT,
+  batchSizeAt,
+  compressionOf,
+  computeBatchCrc,
+  lastOffsetOf,
+  readBatchHeader,
+} from './layout';
+import { BufferReader, sizeOfVarint, sizeOfVarlong, writeInt64Number, writeVarint, writeVarlong } from './varint';
+
+/** One record header. Keys are strings (UTF-8 on the wire); values are bytes or null. */
+export interface RecordHeader {
+  key: string;
+  value: Buffer | null;
+}
+
+/** A record to encode. Without `timestampMs` the record gets the builder's `nowMs`. */
+export interface RecordInput {
+  key: Buffer | null;
+  value: Buffer | null;
+  headers?: RecordHeader[];
+  timestampMs?: number;
+}
+
+/** A decoded record. Buffers are views into the decoded input; copy them to keep them longer. */
+export interface DecodedRecord {
+  offset: number;
+  timestampMs: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: RecordHeader[];
+}
+
+export type TimestampType = 'CreateTime' | 'LogAppendTime';
+
+/** Header fields given when a batch is built; everything else follows from the records. */
+export interface BatchHeaderFields {
+  producerId: number;
+  producerEpoch: number;
+  baseSequence: number;
+  /** Default -1; the broker overwrites it. */
+  partitionLeaderEpoch?: number;
+  /** Default 0; the broker overwrites it. */
+  baseOffset?: number;
+  transactional?: boolean;
+  /** When set, the batch is marked LogAppendTime and this becomes its maxTimestamp. */
+  logAppendTimeMs?: number;
+}
+
+export interface BatchOptions {
+  baseOffset?: number;
+  partitionLeaderEpoch?: number;
+  compression?: CompressionCodec;
+  producerId?: number;
+  producerEpoch?: number;
+  baseSequence?: number;
+  /** LogAppendTime sets the timestamp-type bit and uses `nowMs` as maxTimestamp. */
+  timestampType?: TimestampType;
+  transactional?: boolean;
+  /** Timestamp for records without one (and the append time for LogAppendTime); default Date.now(). */
+  nowMs?: number;
+}
+
+export interface BatchBuilderOptions {
+  compression?: CompressionCodec;
+  /** Timestamp for records without one; default Date.now(), read when first needed. */
+  nowMs?: number;
+  /** Initial buffer size in bytes (default 16 KiB); the buffer doubles as needed. */
+  initialCapacity?: number;
+}
+
+const DEFAULT_CAPACITY_BYTES = 16 * 1024;
+/** length + attributes + timestampDelta + offsetDelta + key + value + headerCount, all minimal. */
+const RECORD_BYTES_MIN = 7;
+/** A built batch shares its builder's buffer unless that would pin more than this much slack. */
+const SLACK_BYTES_MAX = 4096;
+
+/**
+ * Builds one batch incrementally, writing each record straight into a growing buffer. Records get
+ * offset deltas 0, 1, 2 ... in append order. Single use: `build` ends it.
+ */
+export class BatchBuilder {
+  private buf: Buffer;
+  private pos = OFFSET_RECORDS;
+  private count = 0;
+  private baseTimestamp = 0;
+  private maxTimestamp = -1;
+  private nowMs: number | undefined;
+  private built = false;
+  private readonly compression: CompressionCodec;
+
+  constructor(options: BatchBuilderOptions = {}) {
+    this.compression = options.compression ?? CompressionCodec.None;
+    this.nowMs = options.nowMs;
+    this.buf = Buffer.allocUnsafe(Math.max(options.initialCapacity ?? DEFAULT_CAPACITY_BYTES, BATCH_HEADER_BYTES));
+  }
+
+  get recordCount(): number {
+    return this.count;
+  }
+
+  /** Exact size of the batch so far, header included, before compression. */
+  get sizeInBytes(): number {
+    return this.pos;
+  }
+
+  /** Exact uncompressed size the batch would have after appending `record`. */
+  sizeWith(record: RecordInput): number {
+    const timestampMs = record.timestampMs ?? this.now();
+    const timestampDelta = this.count === 0 ? 0 : timestampMs - this.baseTimestamp;
+    const bodySize = recordBodySize(record, this.count, timestampDelta);
+    return this.pos + sizeOfVarint(bodySize) + bodySize;
+  }
+
+  /** Appends one record. Throws TideError INVALID_RECORD for a non-integer timestamp. */
+  append(record: RecordInput): void {
+    assert(!this.built, 'BatchBuilder.append after build');
+    const timestampMs = record.timestampMs ?? this.now();
+    if (!Number.isSafeInteger(timestampMs)) {
+      throw new TideError('INVALID_RECORD', `record timestamp ${timestampMs} is not an integer number of ms`);
+    }
+    if (this.count === 0) {
+      this.baseTimestamp = timestampMs;
+      this.maxTimestamp = timestampMs;
+    } else if (timestampMs > this.maxTimestamp) {
+      this.maxTimestamp = timestampMs;
+    }
+    const timestampDelta = timestampMs - this.baseTimestamp;
+    const offsetDelta = this.count;
+    const bodySize = recordBodySize(record, offsetDelta, timestampDelta);
+    if (this.pos + 5 + bodySize > this.buf.length) this.grow(this.pos + 5 + bodySize);
+
+    const buf = this.buf;
+    let p = writeVarint(buf, bodySize, this.pos);
+    buf[p++] = 0; // record attributes: unused
+    p = writeVarlong(buf, timestampDelta, p);
+    p = writeVarint(buf, offsetDelta, p);
+    p = writeBytes(buf, record.key, p);
+    p = writeBytes(buf, record.value, p);
+    const headers = record.headers;
+    if (headers === undefined || headers.length === 0) {
+      buf[p++] = 0;
+    } else {
+      p = writeVarint(buf, headers.length, p);
+      for (let i = 0; i < headers.length; i++) {
+        const header = headers[i];
+        p = writeVarint(buf, Buffer.byteLength(header.key, 'utf8'), p);
+        p += buf.write(header.key, p, 'utf8');
+        p = writeBytes(buf, header.value, p);
+      }
+    }
+    this.pos = p;
+    this.count++;
+  }
+
+  /**
+   * Finishes the batch: compresses the records if asked, fills in the header and the CRC. Needs at
+   * least one record. The builder cannot be used afterwards.
+   */
+  build(header: BatchHeaderFields): Buffer {
+    assert(!this.built, 'BatchBuilder.build called twice');
+    if (this.count === 0) throw new TideError('INVALID_RECORD', 'a record batch needs at least one record');
+    this.built = true;
+    let out: Buffer;
+    if (this.compression === CompressionCodec.None) {
+      const slack = this.buf.length - this.pos;
+      out = slack > SLACK_BYTES_MAX ? Buffer.from(this.buf.subarray(0, this.pos)) : this.buf.subarray(0, this.pos);
+    } else {
+      const records = compress(this.compression, this.buf.subarray(OFFSET_RECORDS, this.pos));
+      out = Buffer.allocUnsafe(OFFSET_RECORDS + records.length);
+      out.set(records, OFFSET_RECORDS);
+    }
+    this.buf = Buffer.alloc(0);
+
+    const logAppendTime = header.logAppendTimeMs !== undefined;
+    const attributes =
+      (this.compression & COMPRESSION_MASK) |
+      (logAppendTime ? TIMESTAMP_TYPE_BIT : 0) |
+      (header.transactional ? TRANSACTIONAL_BIT : 0);
+    writeInt64Number(out, header.baseOffset ?? 0, OFFSET_BASE_OFFSET);
+    out.writeInt32BE(out.length - LOG_OVERHEAD_BYTES, OFFSET_BATCH_LENGTH);
+    out.writeInt32BE(header.partitionLeaderEpoch ?? -1, OFFSET_PARTITION_LEADER_EPOCH);
+    out.writeInt8(MAGIC_V2, OFFSET_MAGIC);
+    out.writeInt16BE(attributes, OFFSET_ATTRIBUTES);
+    out.writeInt32BE(this.count - 1, OFFSET_LAST_OFFSET_DELTA);
+    writeInt64Number(out, this.baseTimestamp, OFFSET_BASE_TIMESTAMP);
+    writeInt64Number(out, logAppendTime ? (header.logAppendTimeMs as number) : this.maxTimestamp, OFFSET_MAX_TIMESTAMP);
+    writeInt64Number(out, header.producerId, OFFSET_PRODUCER_ID);
+    out.writeInt16BE(header.producerEpoch, OFFSET_PRODUCER_EPOCH);
+    out.writeInt32BE(header.baseSequence, OFFSET_BASE_SEQUENCE);
+    out.writeInt32BE(this.count, OFFSET_RECORD_COUNT);
+    out.writeUInt32BE(computeBatchCrc(out, 0, out.length), OFFSET_CRC);
+    return out;
+  }
+
+  private now(): number {
+    if (this.nowMs === undefined) this.nowMs = Date.now();
+    return this.nowMs;
+  }
+
+  private grow(needed: number): void {
+    let capacity = this.buf.length * 2;
+    while (capacity < needed) capacity *= 2;
+    const next = Buffer.allocUnsafe(capacity);
+    next.set(this.buf.subarray(0, this.pos), 0);
+    this.buf = next;
+  }
+}
+
+function recordBodySize(record: RecordInput, offsetDelta: number, timestampDelta: number): number {
+  const key = record.key;
+  const value = record.value;
+  let size =
+    1 +
+    sizeOfVarlong(timestampDelta) +
+    sizeOfVarint(offsetDelta) +
+    (key === null ? 1 : sizeOfVarint(key.length) + key.length) +
+    (value === null ? 1 : sizeOfVarint(value.length) + value.length);
+  const headers = record.headers;
+  if (headers === undefined || headers.length === 0) return size + 1;
+  size += sizeOfVarint(headers.length);
+  for (let i = 0; i < headers.length; i++) {
+    const keyBytes = Buffer.byteLength(headers[i].key, 'utf8');
+    const headerValue = headers[i].value;
+    size += sizeOfVarint(keyBytes) + keyBytes;
+    size += headerValue === null ? 1 : sizeOfVarint(headerValue.length) + headerValue.length;
+  }
+  return size;
+}
+
+function writeBytes(buf: Buffer, bytes: Buffer | null, p: number): number {
+  if (bytes === null) {
+    buf[p] = 1; // zigzag(-1)
+    return p + 1;
+  }
+  p = writeVarint(buf, bytes.length, p);
+  buf.set(bytes, p);
+  return p + bytes.length;
+}
+
+/** Encodes `records` as one complete batch (same bytes as a BatchBuilder given the same input). */
+export function encodeBatch(records: RecordInput[], options: BatchOptions = {}): Buffer {
+  const logAppendTime = options.timestampType === 'LogAppendTime';
+  const nowMs = options.nowMs ?? (logAppendTime ? Date.now() : undefined);
+  const builder = new BatchBuilder({ compression: options.compression, nowMs, initialCapacity: estimateBytes(records) });
+  for (let i = 0; i < records.length; i++) builder.append(records[i]);
+  return builder.build({
+    baseOffset: options.baseOffset ?? 0,
+    partitionLeaderEpoch: options.partitionLeaderEpoch ?? -1,
+    producerId: options.producerId ?? NO_PRODUCER_ID,
+    producerEpoch: options.producerEpoch ?? NO_PRODUCER_EPOCH,
+    baseSequence: options.baseSequence ?? NO_SEQUENCE,
+    transactional: options.transactional ?? false,
+    logAppendTimeMs: logAppendTime ? nowMs : undefined,
+  });
+}
+
+function estimateBytes(records: RecordInput[]): number {
+  let size = BATCH_HEADER_BYTES;
+  for (let i = 0; i < records.length; i++) {
+    size += 24 + (records[i].key?.length ?? 0) + (records[i].value?.length ?? 0);
+  }
+  return size;
+}
+
+/**
+ * Checks the batch at `at` (bounds, magic, CRC) and decodes its records. Throws TideError
+ * CORRUPT_MESSAGE on a CRC mismatch and INVALID_RECORD on anything malformed or truncated.
+ * Records of control batches are returned as they are (see `header.attributes & CONTROL_BIT`).
+ */
+export function decodeBatch(buf: Buffer, at = 0): { header: BatchHeader; records: DecodedRecord[] } {
+  const header = checkedHeader(buf, at);
+  const crc = computeBatchCrc(buf, at, header.sizeBytes);
+  if (crc !== header.crc) {
+    throw new TideError(
+      'CORRUPT_MESSAGE',
+      `batch at byte ${at} (baseOffset ${header.baseOffset}) failed its CRC32C check: ` +
+        `stored 0x${hex32(header.crc)}, computed 0x${hex32(crc)}`,
+      { context: { offset: header.baseOffset } },
+    );
+  }
+  if (header.recordCount < 0) {
+    throw invalid(header, at, `negative record count ${header.recordCount}`);
+  }
+  const codec = compressionOf(header.attributes);
+  const section = buf.subarray(at + OFFSET_RECORDS, at + header.sizeBytes);
+  let data: Buffer;
+  try {
+    data = decompress(codec, section);
+  } catch (err) {
+    if (err instanceof TideError) throw invalid(header, at, err.message, err);
+    throw err;
+  }
+  return { header, records: decodeRecordSection(data, header, at) };
+}
+
+function decodeRecordSection(data: Buffer, header: BatchHeader, at: number): DecodedRecord[] {
+  const count = header.recordCount;
+  if (count * RECORD_BYTES_MIN > data.length) {
+    throw invalid(header, at, `record count ${count} does not fit in ${data.length} bytes of records`);
+  }
+  const records: DecodedRecord[] = new Array(count);
+  const reader = new BufferReader(data, 0, data.length);
+  const logAppendTime = (header.attributes & TIMESTAMP_TYPE_BIT) !== 0;
+  const { baseOffset, baseTimestamp, maxTimestamp } = header;
+  let i = 0;
+  try {
+    for (; i < count; i++) {
+      const length = reader.readVarint();
+      const recordEnd = reader.pos + length;
+      if (length < 0 || recordEnd > data.length) throw new TideError('INVALID_RECORD', `length ${length} overruns the batch`);
+      reader.end = recordEnd;
+      reader.pos++; // attributes: unused
+      const timestampDelta = reader.readVarlong();
+      const offsetDelta = reader.readVarint();
+      const key = readNullableBytes(reader, 'key');
+      const value = readNullableBytes(reader, 'value');
+      const headerCount = reader.readVarint();
+      const headers: RecordHeader[] = [];
+      if (headerCount < 0) throw new TideError('INVALID_RECORD', `negative header count ${headerCount}`);
+      for (let h = 0; h < headerCount; h++) {
+        const keyLength = reader.readVarint();
+        if (keyLength < 0) throw new TideError('INVALID_RECORD', `header ${h} has a negative key length`);
+        const headerKey = reader.readBytes(keyLength).toString('utf8');
+        headers.push({ key: headerKey, value: readNullableBytes(reader, 'header value') });
+      }
+      if (reader.pos !== recordEnd) {
+        throw new TideError('INVALID_RECORD', `${recordEnd - reader.pos} bytes left over inside the record`);
+      }
+      reader.end = data.length;
+      records[i] = {
+        offset: baseOffset + offsetDelta,
+        timestampMs: logAppendTime ? maxTimestamp : baseTimestamp + timestampDelta,
+        key,
+        value,
+        headers,
+      };
+    }
+  } catch (err) {
+    if (err instanceof TideError) throw invalid(header, at, `record ${i}: ${err.message}`, err);
+    throw err;
+  }
+  if (reader.pos !== data.length) {
+    throw invalid(header, at, `${data.length - reader.pos} bytes follow the last of ${count} records`);
+  }
+  return records;
+}
+
+function readNullableBytes(reader: BufferReader, what: string): Buffer | null {
+  const length = reader.readVarint();
+  if (length >= 0) return reader.readBytes(length);
+  if (length === -1) return null;
+  throw new TideError('INVALID_RECORD', `${what} length ${length} is below -1`);
+}
+
+/** Reads and bounds-checks the header at `at`; checks magic but not the CRC. */
+function checkedHeader(buf: Buffer, at: number): BatchHeader {
+  const available = buf.length - at;
+  if (at < 0 || available < BATCH_HEADER_BYTES) {
+    throw new TideError(
+      'INVALID_RECORD',
+      `truncated batch at byte ${at}: a batch header needs ${BATCH_HEADER_BYTES} bytes, ${Math.max(available, 0)} left`,
+    );
+  }
+  const sizeBytes = batchSizeAt(buf, at);
+  if (sizeBytes < BATCH_HEADER_BYTES) {
+    throw new TideError('INVALID_RECORD', `batch at byte ${at} claims ${sizeBytes} bytes, less than its header`);
+  }
+  if (sizeBytes > available) {
+    throw new TideError('INVALID_RECORD', `truncated batch at byte ${at}: it claims ${sizeBytes} bytes, ${available} left`);
+  }
+  const magic = buf.readInt8(at + OFFSET_MAGIC);
+  if (magic !== MAGIC_V2) {
+    throw new TideError('INVALID_RECORD', `batch at byte ${at} has magic ${magic}; only RecordBatch v2 (magic 2) is supported`);
+  }
+  return readBatchHeader(buf, at);
+}
+
+function invalid(header: BatchHeader, at: number, message: string, cause?: unknown): TideError {
+  return new TideError('INVALID_RECORD', `batch at byte ${at} (baseOffset ${header.baseOffset}): ${message}`, {
+    cause,
+    context: { offset: header.baseOffset },
+  });
+}
+
+function hex32(n: number): string {
+  return n.toString(16).padStart(8, '0');
+}
+
+/**
+ * Walks back-to-back batches, reading headers only (no CRC check, no record decoding). Throws
+ * TideError INVALID_RECORD on a truncated or malformed batch; trim a partial trailing batch first
+ * with `splitBatches`.
+ */
+export function* iterateBatches(buf: Buffer): Generator<{ at: number; header: BatchHeader }> {
+  let at = 0;
+  while (at < buf.length) {
+    const header = checkedHeader(buf, at);
+    yield { at, header };
+    at += header.sizeBytes;
+  }
+}
+
+/**
+ * Finds the complete batches in `buf` and how many bytes of an incomplete last batch follow them
+ * (a fetch cut at maxBytes). Checks sizes only. Throws TideError INVALID_RECORD when a batch length
+ * is impossible (smaller than a header).
+ */
+export function splitBatches(buf: Buffer): { batches: { at: number; sizeBytes: number }[]; trailingBytes: number } {
+  const batches: { at: number; sizeBytes: number }[] = [];
+  let at = 0;
+  while (buf.length - at >= LOG_OVERHEAD_BYTES) {
+    const sizeBytes = batchSizeAt(buf, at);
+    if (sizeBytes < BATCH_HEADER_BYTES) {
+      throw new TideError('INVALID_RECORD', `batch at byte ${at} claims ${sizeBytes} bytes, less than its header`);
+    }
+    if (sizeBytes > buf.length - at) break;
+    batches.push({ at, sizeBytes });
+    at += sizeBytes;
+  }
+  return { batches, trailingBytes: buf.length - at };
+}
+
+/**
+ * Decodes the records of all back-to-back batches in `buf`, skipping records below `fromOffset`
+ * and control batches (transaction markers, which carry no user records). Every decoded batch is
+ * CRC-checked; batches entirely below `fromOffset` are skipped unread.
+ */
+export function decodeRecords(buf: Buffer, fromOffset = -Infinity): DecodedRecord[] {
+  const out: DecodedRecord[] = [];
+  for (const { at, header } of iterateBatches(buf)) {
+    if (lastOffsetOf(header) < fromOffset || (header.attributes & CONTROL_BIT) !== 0) continue;
+    const { records } = decodeBatch(buf, at);
+    for (let i = 0; i < records.length; i++) {
+      if (records[i].offset >= fromOffset) out.push(records[i]);
+    }
+  }
+  return out;
+}
+
+/**
+ * Marks the batch at `at` as LogAppendTime with `appendTimeMs` as its maxTimestamp, and rewrites
+ * the CRC (what a broker does for topics with message.timestamp.type=LogAppendTime).
+ */
+export function stampLogAppendTime(batch: Buffer, at: number, appendTimeMs: number): void {
+  const attributes = batch.readInt16BE(at + OFFSET_ATTRIBUTES);
+  batch.writeInt16BE(attributes | TIMESTAMP_TYPE_BIT, at + OFFSET_ATTRIBUTES);
+  writeInt64Number(batch, appendTimeMs, at + OFFSET_MAX_TIMESTAMP);
+  batch.writeUInt32BE(computeBatchCrc(batch, at), at + OFFSET_CRC);
+}

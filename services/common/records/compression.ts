@@ -1,0 +1,139 @@
+/**
+ * Compression of a RecordBatch's records section (bytes [61, end) of the batch), per the codec in
+ * bits 0-2 of the batch attributes.
+ *
+ *   None    the bytes as they are
+ *   Gzip    RFC 1952 gzip (node zlib); decompression accepts concatenated members
+ *   Snappy  raw snappy blocks on output. Input may also be the xerial framing that Java Kafka
+ *           clients write:
+ *             offset 0  8 bytes  magic 0x82 'S' 'N' 'A' 'P' 'P' 'Y' 0x00
+ *                    8  4 bytes  version (1), then 4 bytes min compatible version (1)
+ *                   16  repeated [int32 BE block length][raw snappy block]
+ *   Lz4, Zstd  not supported: TideError INVALID_RECORD
+ *
+ * Failures to decompress throw TideError INVALID_RECORD (the batch passed its CRC, so the producer
+ * sent bytes that do not decompress).
+ */
+import { gunzipSync, gzipSync } from 'zlib';
+import { compressSync, uncompressSync } from 'snappy';
+import { TideError } from '../errors';
+import { CompressionCodec } from './layout';
+
+const XERIAL_MAGIC = Buffer.from([0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0x00]);
+const XERIAL_HEADER_BYTES = 16;
+
+const CODEC_NAMES: Record<string, CompressionCodec> = {
+  none: CompressionCodec.None,
+  gzip: CompressionCodec.Gzip,
+  snappy: CompressionCodec.Snappy,
+};
+const SUPPORTED_NAMES = Object.keys(CODEC_NAMES);
+
+/** Lower-case name of a codec as Kafka's `compression.type` spells it ('none', 'gzip', ...). */
+export function compressionName(codec: CompressionCodec): string {
+  switch (codec) {
+    case CompressionCodec.None:
+      return 'none';
+    case CompressionCodec.Gzip:
+      return 'gzip';
+    case CompressionCodec.Snappy:
+      return 'snappy';
+    case CompressionCodec.Lz4:
+      return 'lz4';
+    case CompressionCodec.Zstd:
+      return 'zstd';
+    default:
+      return `unknown(${codec as number})`;
+  }
+}
+
+/**
+ * Parses a `compression.type`-style name (case-insensitive) into a supported codec. Throws
+ * TideError INVALID_CONFIG listing the valid values otherwise.
+ */
+export function parseCompression(name: string): CompressionCodec {
+  const codec = CODEC_NAMES[name.trim().toLowerCase()];
+  if (codec !== undefined) return codec;
+  const valid = SUPPORTED_NAMES.map((n) => `'${n}'`).join(', ');
+  const why = /^(lz4|zstd)$/i.test(name.trim()) ? ' is not supported by Tide' : ' is not a compression type';
+  throw new TideError('INVALID_CONFIG', `compression '${name}'${why}; valid values: ${valid}`);
+}
+
+/** Compresses `data` with `codec`. None returns `data` itself. */
+export function compress(codec: CompressionCodec, data: Buffer): Buffer {
+  switch (codec) {
+    case CompressionCodec.None:
+      return data;
+    case CompressionCodec.Gzip:
+      return gzipSync(data);
+    case CompressionCodec.Snappy:
+      return compressSync(data);
+    default:
+      throw unsupported(codec);
+  }
+}
+
+/** Decompresses `data` written with `codec`. None returns `data` itself. */
+export function decompress(codec: CompressionCodec, data: Buffer): Buffer {
+  switch (codec) {
+    case CompressionCodec.None:
+      return data;
+    case CompressionCodec.Gzip:
+      try {
+        return gunzipSync(data);
+      } catch (err) {
+        throw new TideError('INVALID_RECORD', `gzip records do not decompress: ${(err as Error).message}`, {
+          cause: err,
+        });
+      }
+    case CompressionCodec.Snappy:
+      return isXerialFramed(data) ? decompressXerial(data) : snappyBlock(data, 0, data.length);
+    default:
+      throw unsupported(codec);
+  }
+}
+
+function unsupported(codec: CompressionCodec): TideError {
+  if (codec === CompressionCodec.Lz4 || codec === CompressionCodec.Zstd) {
+    return new TideError(
+      'INVALID_RECORD',
+      `compression ${compressionName(codec)} is not supported by this broker; use gzip or snappy`,
+    );
+  }
+  return new TideError('INVALID_RECORD', `unknown compression codec ${codec as number} in batch attributes`);
+}
+
+function isXerialFramed(data: Buffer): boolean {
+  return data.length >= XERIAL_HEADER_BYTES && data.subarray(0, XERIAL_MAGIC.length).equals(XERIAL_MAGIC);
+}
+
+function decompressXerial(data: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let pos = XERIAL_HEADER_BYTES;
+  while (pos < data.length) {
+    if (data.length - pos < 4) {
+      throw new TideError('INVALID_RECORD', `xerial snappy stream truncated in a block length at byte ${pos}`);
+    }
+    const length = data.readInt32BE(pos);
+    pos += 4;
+    if (length < 0 || length > data.length - pos) {
+      throw new TideError(
+        'INVALID_RECORD',
+        `xerial snappy block at byte ${pos - 4} claims ${length} bytes, ${data.length - pos} left`,
+      );
+    }
+    parts.push(snappyBlock(data, pos, pos + length));
+    pos += length;
+  }
+  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+}
+
+function snappyBlock(data: Buffer, start: number, end: number): Buffer {
+  try {
+    return uncompressSync(data.subarray(start, end), { asBuffer: true }) as Buffer;
+  } catch (err) {
+    throw new TideError('INVALID_RECORD', `snappy records do not decompress: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+}
