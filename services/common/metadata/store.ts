@@ -21,7 +21,12 @@ export interface KeyValue {
 /** A condition of a transaction. `createRevision: 0` means "the key does not exist". */
 export type Compare =
   | { key: string; target: 'value'; op: '=' | '!='; value: Buffer | string }
-  | { key: string; target: 'createRevision' | 'modRevision' | 'version'; op: '=' | '!=' | '<' | '>'; value: number };
+  | {
+      key: string;
+      target: 'createRevision' | 'modRevision' | 'version';
+      op: '=' | '!=' | '<' | '>';
+      value: number;
+    };
 
 export type TxnOp =
   | { type: 'put'; key: string; value: Buffer | string; lease?: string }
@@ -54,8 +59,17 @@ export interface Lease {
   /** Opaque lease id, usable in put() and transactions. */
   readonly id: string;
   readonly ttlMs: number;
-  /** Stops keep-alives and deletes every key attached to the lease. */
+  /**
+   * Stops keep-alives and deletes every key attached to the lease. The lease's onLost listeners are
+   * not called: giving a lease up on purpose is not losing it.
+   */
   revoke(): Promise<void>;
+  /**
+   * Stops keep-alives without revoking: the lease and its keys lapse after ttlMs, exactly as when the
+   * holding process dies (etcd3's `lease.release()`). onLost listeners fire when it lapses. Used for
+   * crash simulation in tests and by a process that wants its keys to outlive it for one TTL.
+   */
+  release(): void;
   /** Called once when the lease is lost (expired, revoked elsewhere, or keep-alive failed). */
   onLost(listener: (reason: Error) => void): void;
 }
@@ -78,10 +92,19 @@ export interface MetadataStore {
   txn(compares: Compare[], success: TxnOp[], failure?: TxnOp[]): Promise<TxnResult>;
   /**
    * Calls `onEvents` with every change under `prefix` from `fromRevision` (inclusive) on, in
-   * revision order, batched per revision. Fails with METADATA_UNAVAILABLE when the revision was
-   * compacted away.
+   * revision order, batched per revision: one call per revision, never re-entrantly inside a write.
+   * A `fromRevision` below 1 means "from the next revision" (etcd's start revision 0).
+   * Fails with METADATA_UNAVAILABLE when the revision was compacted away. `onError` is called at
+   * most once if the watch breaks later (e.g. etcd compacted past it while disconnected); the watch
+   * then delivers nothing more and the caller re-reads a snapshot and watches again.
+   * `onEvents` must not throw.
    */
-  watchPrefix(prefix: string, fromRevision: number, onEvents: (events: WatchEvent[]) => void): Promise<Watch>;
+  watchPrefix(
+    prefix: string,
+    fromRevision: number,
+    onEvents: (events: WatchEvent[]) => void,
+    onError?: (err: Error) => void,
+  ): Promise<Watch>;
   /** Grants a lease kept alive in the background until revoked or lost. */
   grantLease(ttlMs: number): Promise<Lease>;
   close(): Promise<void>;
