@@ -57,7 +57,14 @@ import {
   lastOffsetOf,
   readBatchHeader,
 } from './layout';
-import { BufferReader, sizeOfVarint, sizeOfVarlong, writeInt64Number, writeVarint, writeVarlong } from './varint';
+import {
+  BufferReader,
+  sizeOfVarint,
+  sizeOfVarlong,
+  writeInt64Number,
+  writeVarint,
+  writeVarlong,
+} from './varint';
 
 /** One record header. Keys are strings (UTF-8 on the wire); values are bytes or null. */
 export interface RecordHeader {
@@ -143,7 +150,9 @@ export class BatchBuilder {
   constructor(options: BatchBuilderOptions = {}) {
     this.compression = options.compression ?? CompressionCodec.None;
     this.nowMs = options.nowMs;
-    this.buf = Buffer.allocUnsafe(Math.max(options.initialCapacity ?? DEFAULT_CAPACITY_BYTES, BATCH_HEADER_BYTES));
+    this.buf = Buffer.allocUnsafe(
+      Math.max(options.initialCapacity ?? DEFAULT_CAPACITY_BYTES, BATCH_HEADER_BYTES),
+    );
   }
 
   get recordCount(): number {
@@ -215,7 +224,10 @@ export class BatchBuilder {
     let out: Buffer;
     if (this.compression === CompressionCodec.None) {
       const slack = this.buf.length - this.pos;
-      out = slack > SLACK_BYTES_MAX ? Buffer.from(this.buf.subarray(0, this.pos)) : this.buf.subarray(0, this.pos);
+      out =
+        slack > SLACK_BYTES_MAX
+          ? Buffer.from(this.buf.subarray(0, this.pos))
+          : this.buf.subarray(0, this.pos);
     } else {
       const records = compress(this.compression, this.buf.subarray(OFFSET_RECORDS, this.pos));
       out = Buffer.allocUnsafe(OFFSET_RECORDS + records.length);
@@ -235,7 +247,11 @@ export class BatchBuilder {
     out.writeInt16BE(attributes, OFFSET_ATTRIBUTES);
     out.writeInt32BE(this.count - 1, OFFSET_LAST_OFFSET_DELTA);
     writeInt64Number(out, this.baseTimestamp, OFFSET_BASE_TIMESTAMP);
-    writeInt64Number(out, logAppendTime ? (header.logAppendTimeMs as number) : this.maxTimestamp, OFFSET_MAX_TIMESTAMP);
+    writeInt64Number(
+      out,
+      logAppendTime ? (header.logAppendTimeMs as number) : this.maxTimestamp,
+      OFFSET_MAX_TIMESTAMP,
+    );
     writeInt64Number(out, header.producerId, OFFSET_PRODUCER_ID);
     out.writeInt16BE(header.producerEpoch, OFFSET_PRODUCER_EPOCH);
     out.writeInt32BE(header.baseSequence, OFFSET_BASE_SEQUENCE);
@@ -293,7 +309,11 @@ function writeBytes(buf: Buffer, bytes: Buffer | null, p: number): number {
 export function encodeBatch(records: RecordInput[], options: BatchOptions = {}): Buffer {
   const logAppendTime = options.timestampType === 'LogAppendTime';
   const nowMs = options.nowMs ?? (logAppendTime ? Date.now() : undefined);
-  const builder = new BatchBuilder({ compression: options.compression, nowMs, initialCapacity: estimateBytes(records) });
+  const builder = new BatchBuilder({
+    compression: options.compression,
+    nowMs,
+    initialCapacity: estimateBytes(records),
+  });
   for (let i = 0; i < records.length; i++) builder.append(records[i]);
   return builder.build({
     baseOffset: options.baseOffset ?? 0,
@@ -359,7 +379,8 @@ function decodeRecordSection(data: Buffer, header: BatchHeader, at: number): Dec
     for (; i < count; i++) {
       const length = reader.readVarint();
       const recordEnd = reader.pos + length;
-      if (length < 0 || recordEnd > data.length) throw new TideError('INVALID_RECORD', `length ${length} overruns the batch`);
+      if (length < 0 || recordEnd > data.length)
+        throw new TideError('INVALID_RECORD', `length ${length} overruns the batch`);
       reader.end = recordEnd;
       reader.pos++; // attributes: unused
       const timestampDelta = reader.readVarlong();
@@ -415,23 +436,36 @@ function checkedHeader(buf: Buffer, at: number): BatchHeader {
   }
   const sizeBytes = batchSizeAt(buf, at);
   if (sizeBytes < BATCH_HEADER_BYTES) {
-    throw new TideError('INVALID_RECORD', `batch at byte ${at} claims ${sizeBytes} bytes, less than its header`);
+    throw new TideError(
+      'INVALID_RECORD',
+      `batch at byte ${at} claims ${sizeBytes} bytes, less than its header`,
+    );
   }
   if (sizeBytes > available) {
-    throw new TideError('INVALID_RECORD', `truncated batch at byte ${at}: it claims ${sizeBytes} bytes, ${available} left`);
+    throw new TideError(
+      'INVALID_RECORD',
+      `truncated batch at byte ${at}: it claims ${sizeBytes} bytes, ${available} left`,
+    );
   }
   const magic = buf.readInt8(at + OFFSET_MAGIC);
   if (magic !== MAGIC_V2) {
-    throw new TideError('INVALID_RECORD', `batch at byte ${at} has magic ${magic}; only RecordBatch v2 (magic 2) is supported`);
+    throw new TideError(
+      'INVALID_RECORD',
+      `batch at byte ${at} has magic ${magic}; only RecordBatch v2 (magic 2) is supported`,
+    );
   }
   return readBatchHeader(buf, at);
 }
 
 function invalid(header: BatchHeader, at: number, message: string, cause?: unknown): TideError {
-  return new TideError('INVALID_RECORD', `batch at byte ${at} (baseOffset ${header.baseOffset}): ${message}`, {
-    cause,
-    context: { offset: header.baseOffset },
-  });
+  return new TideError(
+    'INVALID_RECORD',
+    `batch at byte ${at} (baseOffset ${header.baseOffset}): ${message}`,
+    {
+      cause,
+      context: { offset: header.baseOffset },
+    },
+  );
 }
 
 function hex32(n: number): string {
@@ -457,13 +491,19 @@ export function* iterateBatches(buf: Buffer): Generator<{ at: number; header: Ba
  * (a fetch cut at maxBytes). Checks sizes only. Throws TideError INVALID_RECORD when a batch length
  * is impossible (smaller than a header).
  */
-export function splitBatches(buf: Buffer): { batches: { at: number; sizeBytes: number }[]; trailingBytes: number } {
+export function splitBatches(buf: Buffer): {
+  batches: { at: number; sizeBytes: number }[];
+  trailingBytes: number;
+} {
   const batches: { at: number; sizeBytes: number }[] = [];
   let at = 0;
   while (buf.length - at >= LOG_OVERHEAD_BYTES) {
     const sizeBytes = batchSizeAt(buf, at);
     if (sizeBytes < BATCH_HEADER_BYTES) {
-      throw new TideError('INVALID_RECORD', `batch at byte ${at} claims ${sizeBytes} bytes, less than its header`);
+      throw new TideError(
+        'INVALID_RECORD',
+        `batch at byte ${at} claims ${sizeBytes} bytes, less than its header`,
+      );
     }
     if (sizeBytes > buf.length - at) break;
     batches.push({ at, sizeBytes });

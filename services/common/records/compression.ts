@@ -112,7 +112,10 @@ function decompressXerial(data: Buffer): Buffer {
   let pos = XERIAL_HEADER_BYTES;
   while (pos < data.length) {
     if (data.length - pos < 4) {
-      throw new TideError('INVALID_RECORD', `xerial snappy stream truncated in a block length at byte ${pos}`);
+      throw new TideError(
+        'INVALID_RECORD',
+        `xerial snappy stream truncated in a block length at byte ${pos}`,
+      );
     }
     const length = data.readInt32BE(pos);
     pos += 4;

@@ -194,7 +194,10 @@ export class BufferReader {
   readBytes(length: number): Buffer {
     const pos = this.pos;
     if (length > this.end - pos) {
-      throw new TideError('INVALID_RECORD', `truncated input: ${length} bytes needed at byte ${pos}, ${this.end - pos} left`);
+      throw new TideError(
+        'INVALID_RECORD',
+        `truncated input: ${length} bytes needed at byte ${pos}, ${this.end - pos} left`,
+      );
     }
     this.pos = pos + length;
     return this.buf.subarray(pos, pos + length);
@@ -208,7 +211,10 @@ export class BufferReader {
   }
 
   private truncated(what: string): TideError {
-    return new TideError('INVALID_RECORD', `truncated ${what} at byte ${this.pos}: input ends at byte ${this.end}`);
+    return new TideError(
+      'INVALID_RECORD',
+      `truncated ${what} at byte ${this.pos}: input ends at byte ${this.end}`,
+    );
   }
 }
 

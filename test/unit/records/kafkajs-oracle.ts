@@ -42,7 +42,9 @@ const Encoder = require('kafkajs/src/protocol/encoder') as new () => KafkajsEnco
   writeVarInt(value: number): KafkajsEncoder;
   writeVarLong(value: number | bigint): KafkajsEncoder;
 };
-const batchDecoder = require('kafkajs/src/protocol/recordBatch/v0/decoder') as (d: KafkajsDecoder) => Promise<KafkajsBatch>;
+const batchDecoder = require('kafkajs/src/protocol/recordBatch/v0/decoder') as (
+  d: KafkajsDecoder,
+) => Promise<KafkajsBatch>;
 const { RecordBatch } = require('kafkajs/src/protocol/recordBatch/v0') as {
   RecordBatch: (args: Record<string, unknown>) => Promise<KafkajsEncoder>;
 };
@@ -68,14 +70,16 @@ const kafkajs = require('kafkajs') as {
 /** kafkajs's crc32C (unsigned). */
 export const kafkajsCrc32c = require('kafkajs/src/protocol/recordBatch/crc32C') as (buf: Buffer) => number;
 /** kafkajs's Java-compatible murmur2 (signed 32-bit). */
-export const kafkajsMurmur2 = require('kafkajs/src/producer/partitioners/default/murmur2') as (key: Buffer) => number;
+export const kafkajsMurmur2 = require('kafkajs/src/producer/partitioners/default/murmur2') as (
+  key: Buffer,
+) => number;
 export const KafkajsCompression = kafkajs.CompressionTypes;
 
 const XERIAL_HEADER = Buffer.from('82534e41505059000000000100000001', 'hex');
 
 /**
  * kafkajs has no built-in snappy; register one that writes the xerial framing Java clients use
- * (split into 32 KiB blocks, as snappy-java does) and reads raw snappy blocks.
+ * (split into 32 KiB blocks, as snappy-java does) and reads raw or xerial-framed snappy.
  */
 kafkajs.CompressionCodecs[kafkajs.CompressionTypes.Snappy] = () => ({
   async compress(encoder: KafkajsEncoder): Promise<Buffer> {
@@ -89,7 +93,18 @@ kafkajs.CompressionCodecs[kafkajs.CompressionTypes.Snappy] = () => ({
     return Buffer.concat(parts);
   },
   async decompress(buffer: Buffer): Promise<Buffer> {
-    return uncompressSync(buffer, { asBuffer: true }) as Buffer;
+    if (!buffer.subarray(0, 8).equals(XERIAL_HEADER.subarray(0, 8))) {
+      return uncompressSync(buffer, { asBuffer: true }) as Buffer;
+    }
+    const parts: Buffer[] = [];
+    for (let at = 16; at < buffer.length; at += 4 + buffer.readInt32BE(at)) {
+      parts.push(
+        uncompressSync(buffer.subarray(at + 4, at + 4 + buffer.readInt32BE(at)), {
+          asBuffer: true,
+        }) as Buffer,
+      );
+    }
+    return Buffer.concat(parts);
   },
 });
 
@@ -123,7 +138,13 @@ export async function kafkajsEncode(
 ): Promise<Buffer> {
   const firstTimestamp = records[0].timestampMs;
   const encoded = records.map((r, i) =>
-    Record({ offsetDelta: i, timestampDelta: r.timestampMs - firstTimestamp, key: r.key, value: r.value, headers: r.headers }),
+    Record({
+      offsetDelta: i,
+      timestampDelta: r.timestampMs - firstTimestamp,
+      key: r.key,
+      value: r.value,
+      headers: r.headers,
+    }),
   );
   const batch = await RecordBatch({
     compression: fields.compression,
@@ -154,7 +175,10 @@ export function kafkajsVarlong(value: number | bigint): Buffer {
 /** The partition kafkajs's DefaultPartitioner picks for `key`. */
 export function kafkajsPartition(key: Buffer, partitionCount: number): number {
   const partitioner = kafkajs.Partitioners.DefaultPartitioner();
-  const partitionMetadata = Array.from({ length: partitionCount }, (_, partitionId) => ({ partitionId, leader: 0 }));
+  const partitionMetadata = Array.from({ length: partitionCount }, (_, partitionId) => ({
+    partitionId,
+    leader: 0,
+  }));
   return partitioner({ topic: 't', partitionMetadata, message: { key } });
 }
 

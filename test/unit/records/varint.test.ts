@@ -42,7 +42,27 @@ function expectInvalidRecord(fn: () => unknown, message: RegExp): void {
   throw new Error('expected a TideError INVALID_RECORD');
 }
 
-const INT32_CASES = [0, 1, -1, 2, -2, 63, -64, 64, -65, 8191, -8192, 8192, 2 ** 20, -(2 ** 20), 2 ** 27, 2 ** 30, -(2 ** 30), 2 ** 31 - 1, -(2 ** 31)];
+const INT32_CASES = [
+  0,
+  1,
+  -1,
+  2,
+  -2,
+  63,
+  -64,
+  64,
+  -65,
+  8191,
+  -8192,
+  8192,
+  2 ** 20,
+  -(2 ** 20),
+  2 ** 27,
+  2 ** 30,
+  -(2 ** 30),
+  2 ** 31 - 1,
+  -(2 ** 31),
+];
 
 describe('varint (int32)', () => {
   test.each([
@@ -80,7 +100,10 @@ describe('varint (int32)', () => {
     expectInvalidRecord(() => readVarint(Buffer.alloc(0)), /truncated varint/);
     expectInvalidRecord(() => readVarint(Buffer.from('8080', 'hex')), /truncated varint/);
     expectInvalidRecord(() => readVarint(Buffer.from('ffffffffff01', 'hex')), /longer than 5 bytes/);
-    expectInvalidRecord(() => new BufferReader(Buffer.from('0280', 'hex'), 1).readVarint(), /truncated varint at byte 1/);
+    expectInvalidRecord(
+      () => new BufferReader(Buffer.from('0280', 'hex'), 1).readVarint(),
+      /truncated varint at byte 1/,
+    );
   });
 });
 
@@ -124,14 +147,30 @@ describe('varlong (safe integers as numbers)', () => {
   test('truncated and over-long input give INVALID_RECORD', () => {
     expectInvalidRecord(() => readVarlong(Buffer.alloc(0)), /truncated varlong/);
     expectInvalidRecord(() => readVarlong(Buffer.from('ffffffff', 'hex')), /truncated varlong/);
-    expectInvalidRecord(() => readVarlong(Buffer.from('ffffffffffffffffffff01', 'hex')), /longer than 10 bytes/);
+    expectInvalidRecord(
+      () => readVarlong(Buffer.from('ffffffffffffffffffff01', 'hex')),
+      /longer than 10 bytes/,
+    );
     expectInvalidRecord(() => readVarlongBig(Buffer.from('ffff', 'hex')), /truncated varlong/);
-    expectInvalidRecord(() => readVarlongBig(Buffer.from('ffffffffffffffffffff01', 'hex')), /longer than 10 bytes/);
+    expectInvalidRecord(
+      () => readVarlongBig(Buffer.from('ffffffffffffffffffff01', 'hex')),
+      /longer than 10 bytes/,
+    );
   });
 });
 
 describe('varlong (full int64 as bigint)', () => {
-  const cases = [0n, -1n, 1n, 2n ** 53n, -(2n ** 53n) - 1n, 2n ** 62n, -(2n ** 62n) - 1n, 2n ** 63n - 1n, -(2n ** 63n)];
+  const cases = [
+    0n,
+    -1n,
+    1n,
+    2n ** 53n,
+    -(2n ** 53n) - 1n,
+    2n ** 62n,
+    -(2n ** 62n) - 1n,
+    2n ** 63n - 1n,
+    -(2n ** 63n),
+  ];
 
   test.each(cases)('%s matches kafkajs, its size and round-trips', (value) => {
     const bytes = encodeVarlongBig(value);
@@ -165,15 +204,21 @@ describe('BufferReader', () => {
 });
 
 describe('int64 as number', () => {
-  test.each([0, 1, -1, 2 ** 32, -(2 ** 32) - 5, 1_700_000_000_000, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER])(
-    '%d matches BigInt encoding',
-    (value) => {
-      const ours = Buffer.alloc(8);
-      writeInt64Number(ours, value, 0);
-      const reference = Buffer.alloc(8);
-      reference.writeBigInt64BE(BigInt(value));
-      expect(ours).toEqual(reference);
-      expect(readInt64Number(reference, 0)).toBe(value);
-    },
-  );
+  test.each([
+    0,
+    1,
+    -1,
+    2 ** 32,
+    -(2 ** 32) - 5,
+    1_700_000_000_000,
+    Number.MAX_SAFE_INTEGER,
+    Number.MIN_SAFE_INTEGER,
+  ])('%d matches BigInt encoding', (value) => {
+    const ours = Buffer.alloc(8);
+    writeInt64Number(ours, value, 0);
+    const reference = Buffer.alloc(8);
+    reference.writeBigInt64BE(BigInt(value));
+    expect(ours).toEqual(reference);
+    expect(readInt64Number(reference, 0)).toBe(value);
+  });
 });
