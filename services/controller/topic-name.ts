@@ -1,0 +1,31 @@
+/**
+ * Topic names, as Kafka allows them: 1 to 249 characters of [a-zA-Z0-9._-], and not "." or ".."
+ * (they would name the folder itself or its parent on disk).
+ *
+ * Kafka also warns when two names differ only by '.' versus '_' (e.g. `a.b` and `a_b`), because
+ * its JMX metric names replace '.' with '_' and the two topics' metrics collide. Tide does not
+ * reject or warn: its Prometheus metrics carry the topic name as a label value, which keeps both.
+ * Kafka clients that mirror such topics into JMX may still mix them up.
+ */
+import { TideError } from '../common/errors';
+
+export const MAX_TOPIC_NAME_LENGTH = 249;
+
+const LEGAL = /^[a-zA-Z0-9._-]+$/;
+
+/** Throws INVALID_TOPIC, naming the rule the name breaks. */
+export function validateTopicName(name: string): void {
+  const fail = (why: string): never => {
+    throw new TideError('INVALID_TOPIC', `invalid topic name ${JSON.stringify(name)}: ${why}`, {
+      context: { topic: name },
+    });
+  };
+  if (typeof name !== 'string' || name.length === 0) fail('the name is empty');
+  if (name === '.' || name === '..') fail('"." and ".." are not allowed');
+  if (name.length > MAX_TOPIC_NAME_LENGTH)
+    fail(`it is ${name.length} characters long; the limit is ${MAX_TOPIC_NAME_LENGTH}`);
+  if (!LEGAL.test(name)) {
+    const bad = [...new Set([...name].filter((c) => !LEGAL.test(c)))].map((c) => JSON.stringify(c)).join(' ');
+    fail(`it contains ${bad}; only ASCII letters, digits, '.', '_' and '-' are allowed`);
+  }
+}
