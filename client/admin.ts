@@ -1,0 +1,170 @@
+/**
+ * Topic and cluster administration: thin typed wrappers over the Admin service (and Broker
+ * Metadata). Requests go to the cluster's control broker, which hands them to the controller;
+ * retriable failures (an unreachable broker, NOT_CONTROLLER, METADATA_UNAVAILABLE) are retried
+ * with backoff. Results are camelCase views of the wire messages.
+ */
+import type * as grpc from '@grpc/grpc-js';
+import type { AdminClient } from '../services/common/grpc/generated/tide/v1/Admin';
+import type { AlterConfigsResponse } from '../services/common/grpc/generated/tide/v1/AlterConfigsResponse';
+import type { ConfigEntry as WireConfigEntry } from '../services/common/grpc/generated/tide/v1/ConfigEntry';
+import type { CreateTopicResponse } from '../services/common/grpc/generated/tide/v1/CreateTopicResponse';
+import type { DeleteTopicResponse } from '../services/common/grpc/generated/tide/v1/DeleteTopicResponse';
+import type { DescribeClusterResponse } from '../services/common/grpc/generated/tide/v1/DescribeClusterResponse';
+import type { DescribeConfigsResponse } from '../services/common/grpc/generated/tide/v1/DescribeConfigsResponse';
+import type { DescribeTopicResponse } from '../services/common/grpc/generated/tide/v1/DescribeTopicResponse';
+import type { ListTopicsResponse } from '../services/common/grpc/generated/tide/v1/ListTopicsResponse';
+import type { TopicInfo } from '../services/common/grpc/generated/tide/v1/TopicInfo';
+import { TideError } from '../services/common/errors';
+import { Cluster, partitionsOf, unary, type BrokerMetadata, type ClusterMetadata, type ClusterOptions, type PartitionMetadata } from './cluster';
+import { DEFAULT_RETRY, retry, type RetryOptions } from './retry';
+
+export interface CreateTopicOptions {
+  partitions: number;
+  /** 0 or absent: the cluster default. */
+  replicationFactor?: number;
+  /** Topic configs, e.g. { 'retention.ms': '86400000', 'cleanup.policy': 'compact' }. */
+  configs?: Record<string, string>;
+  /** Check the request without creating anything. */
+  validateOnly?: boolean;
+}
+
+export interface TopicDescription {
+  name: string;
+  topicId: string;
+  internal: boolean;
+  partitions: PartitionMetadata[];
+}
+
+export interface ConfigEntry {
+  name: string;
+  value: string;
+  /** True when the value is the default, not set on the topic. */
+  isDefault: boolean;
+}
+
+export interface PartitionStatus {
+  partition: number;
+  logStartOffset: number;
+  highWatermark: number;
+  logEndOffset: number;
+  sizeBytes: number;
+}
+
+export interface TopicDetails {
+  topic: TopicDescription;
+  configs: ConfigEntry[];
+  /** Per-partition offsets and size as the leaders see them (absent for unreachable ones). */
+  status: PartitionStatus[];
+}
+
+export interface ClusterDescription {
+  clusterId: string;
+  controllerId: number;
+  brokers: BrokerMetadata[];
+}
+
+export interface AlterConfigsOptions {
+  set?: Record<string, string>;
+  delete?: string[];
+  validateOnly?: boolean;
+}
+
+export interface AdminOptions {
+  retry?: Partial<Omit<RetryOptions, 'signal'>>;
+}
+
+export class Admin {
+  readonly cluster: Cluster;
+  private readonly ownsCluster: boolean;
+  private readonly retryOptions: Partial<RetryOptions>;
+
+  constructor(cluster: Cluster | ClusterOptions, options: AdminOptions = {}) {
+    this.ownsCluster = !(cluster instanceof Cluster);
+    this.cluster = cluster instanceof Cluster ? cluster : new Cluster(cluster);
+    this.retryOptions = { ...DEFAULT_RETRY, ...options.retry };
+  }
+
+  /** Creates a topic; TOPIC_ALREADY_EXISTS when it exists. Returns its partitions and leaders. */
+  async createTopic(name: string, options: CreateTopicOptions): Promise<TopicDescription> {
+    const r = await this.call<CreateTopicResponse>((c, o, cb) =>
+      c.CreateTopic(
+        { name, partitions: options.partitions, replication_factor: options.replicationFactor ?? 0, configs: options.configs ?? {}, validate_only: options.validateOnly ?? false },
+        o,
+        cb,
+      ),
+    );
+    this.cluster.invalidate(name);
+    if (!r.topic) throw new TideError('UNKNOWN', `CreateTopic ${name} answered without the topic`);
+    return toTopicDescription(r.topic);
+  }
+
+  async deleteTopic(name: string): Promise<void> {
+    await this.call<DeleteTopicResponse>((c, o, cb) => c.DeleteTopic({ name }, o, cb));
+    this.cluster.invalidate(name);
+  }
+
+  async listTopics(options: { includeInternal?: boolean } = {}): Promise<string[]> {
+    const r = await this.call<ListTopicsResponse>((c, o, cb) => c.ListTopics({ include_internal: options.includeInternal ?? false }, o, cb));
+    return r.names;
+  }
+
+  /** Partitions, every config with its effective value, and per-partition offsets. */
+  async describeTopic(name: string): Promise<TopicDetails> {
+    const r = await this.call<DescribeTopicResponse>((c, o, cb) => c.DescribeTopic({ name }, o, cb));
+    if (!r.topic) throw new TideError('UNKNOWN_TOPIC', `topic ${name} does not exist`, { context: { topic: name } });
+    return {
+      topic: toTopicDescription(r.topic),
+      configs: r.configs.map(toConfigEntry),
+      status: r.status.map((s) => ({ partition: s.partition, logStartOffset: s.log_start_offset, highWatermark: s.high_watermark, logEndOffset: s.log_end_offset, sizeBytes: s.size_bytes })),
+    };
+  }
+
+  async describeConfigs(topic: string): Promise<ConfigEntry[]> {
+    const r = await this.call<DescribeConfigsResponse>((c, o, cb) => c.DescribeConfigs({ topic }, o, cb));
+    return r.configs.map(toConfigEntry);
+  }
+
+  /** Sets and deletes config keys, validated as a whole. Returns the resulting configs. */
+  async alterConfigs(topic: string, options: AlterConfigsOptions): Promise<ConfigEntry[]> {
+    const r = await this.call<AlterConfigsResponse>((c, o, cb) =>
+      c.AlterConfigs({ topic, set: options.set ?? {}, delete: options.delete ?? [], validate_only: options.validateOnly ?? false }, o, cb),
+    );
+    return r.configs.map(toConfigEntry);
+  }
+
+  async describeCluster(): Promise<ClusterDescription> {
+    const r = await this.call<DescribeClusterResponse>((c, o, cb) => c.DescribeCluster({}, o, cb));
+    return {
+      clusterId: r.cluster_id,
+      controllerId: r.controller_id,
+      brokers: r.brokers.map((b) => ({ id: b.id, host: b.host, port: b.port, rack: b.rack, address: `${b.host}:${b.port}` })),
+    };
+  }
+
+  /** Broker Metadata for the given topics (all when empty); also refreshes the client's cache. */
+  async metadata(topics: string[] = []): Promise<ClusterMetadata> {
+    return retry(() => this.cluster.fetchMetadata(topics), this.retryOptions, { clock: this.cluster.clock });
+  }
+
+  /** Closes the connections when the admin client owns its cluster. */
+  async close(): Promise<void> {
+    if (this.ownsCluster) this.cluster.close();
+  }
+
+  private call<T>(invoke: (client: AdminClient, options: grpc.CallOptions, callback: grpc.requestCallback<T>) => unknown): Promise<T> {
+    return retry(
+      () => this.cluster.withControlBroker((address) => unary<T>((cb) => invoke(this.cluster.pool.admin(address), { deadline: this.cluster.deadline() }, cb))),
+      this.retryOptions,
+      { clock: this.cluster.clock },
+    );
+  }
+}
+
+function toTopicDescription(t: TopicInfo): TopicDescription {
+  return { name: t.name, topicId: t.topic_id, internal: t.internal, partitions: partitionsOf(t) };
+}
+
+function toConfigEntry(c: WireConfigEntry): ConfigEntry {
+  return { name: c.name, value: c.value, isDefault: c.is_default };
+}

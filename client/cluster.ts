@@ -1,0 +1,336 @@
+/**
+ * The cluster layer: bootstrap, a per-topic metadata cache, and routing of a (topic, partition)
+ * to the broker address that should get its requests.
+ *
+ * Routing modes:
+ * - `direct` (default): requests go to the partition leader named by metadata, as Kafka clients do.
+ * - `bootstrap`: every request goes to the first reachable bootstrap address, which forwards it
+ *   (proxy routing; one `kubectl port-forward` is enough). Metadata is still read, for partition
+ *   counts and to validate partitions.
+ *
+ * The cache is refreshed on demand: when a topic is first used, when it is older than
+ * `metadataMaxAgeMs`, and when a caller reports a retriable routing error (NOT_LEADER,
+ * LEADER_NOT_AVAILABLE, FENCED_EPOCH, BROKER_NOT_AVAILABLE) through `invalidate()`. A topic that is
+ * not (yet) known is retried for `unknownTopicWaitMs`, which covers a topic created a moment ago.
+ */
+import type * as grpc from '@grpc/grpc-js';
+import type { Clock } from '../services/common/clock';
+import { TideError } from '../services/common/errors';
+import { fromGrpcError } from '../services/common/grpc/status';
+import type { Logger } from '../services/common/logger';
+import { silentLogger } from '../services/common/logger';
+import type { MetadataResponse } from '../services/common/grpc/generated/tide/v1/MetadataResponse';
+import type { TopicInfo } from '../services/common/grpc/generated/tide/v1/TopicInfo';
+import { ConnectionPool, type ConnectionOptions } from './connection';
+import { sleep } from './retry';
+import { clientClock } from './timers';
+
+export type Routing = 'direct' | 'bootstrap';
+
+export interface ClusterOptions {
+  /** Broker addresses 'host:port' to bootstrap from, tried in order. */
+  bootstrap: string[];
+  /** Default 'direct'. */
+  routing?: Routing;
+  clientId?: string;
+  logger?: Logger;
+  clock?: Clock;
+  connection?: ConnectionOptions;
+  /** Deadline of unary control calls (metadata, list offsets, admin). Default 30 s. */
+  requestTimeoutMs?: number;
+  /** Deadline of each bootstrap attempt. Default 10 s. */
+  connectTimeoutMs?: number;
+  /** Cached topic metadata older than this is refetched on next use. Default 5 min. */
+  metadataMaxAgeMs?: number;
+  /** How long an unknown topic is retried before UNKNOWN_TOPIC is surfaced. Default 2 s. */
+  unknownTopicWaitMs?: number;
+}
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+export const DEFAULT_METADATA_MAX_AGE_MS = 300_000;
+export const DEFAULT_UNKNOWN_TOPIC_WAIT_MS = 2_000;
+
+export interface BrokerMetadata {
+  id: number;
+  host: string;
+  port: number;
+  rack: string;
+  /** 'host:port' */
+  address: string;
+}
+
+export interface PartitionMetadata {
+  partition: number;
+  /** Broker id; -1 when the partition has no leader. */
+  leader: number;
+  leaderEpoch: number;
+  replicas: number[];
+  isr: number[];
+  offlineReplicas: number[];
+  partitionEpoch: number;
+}
+
+export interface TopicMetadata {
+  name: string;
+  topicId: string;
+  internal: boolean;
+  /** Indexed by partition number. */
+  partitions: PartitionMetadata[];
+  fetchedAtMs: number;
+}
+
+export interface ClusterMetadata {
+  clusterId: string;
+  controllerId: number;
+  brokers: BrokerMetadata[];
+  topics: TopicMetadata[];
+}
+
+/** Errors after which a caller should call `invalidate(topic)` and retry. */
+export const ROUTING_ERRORS: ReadonlySet<string> = new Set(['NOT_LEADER', 'LEADER_NOT_AVAILABLE', 'FENCED_EPOCH', 'BROKER_NOT_AVAILABLE', 'UNKNOWN_TOPIC', 'UNKNOWN_PARTITION']);
+
+/** The partitions of a wire TopicInfo, indexed by partition number. */
+export function partitionsOf(t: TopicInfo): PartitionMetadata[] {
+  const partitions: PartitionMetadata[] = [];
+  for (const p of t.partitions) {
+    partitions[p.partition] = {
+      partition: p.partition,
+      leader: p.leader,
+      leaderEpoch: p.leader_epoch,
+      replicas: p.replicas,
+      isr: p.isr,
+      offlineReplicas: p.offline_replicas,
+      partitionEpoch: p.partition_epoch,
+    };
+  }
+  return partitions;
+}
+
+/** Promisifies one grpc-js unary call and maps its failure to a TideError. */
+export function unary<T>(invoke: (callback: grpc.requestCallback<T>) => unknown): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    invoke((err, value) => {
+      if (err) reject(fromGrpcError(err));
+      else resolve(value as T);
+    });
+  });
+}
+
+export class Cluster {
+  readonly pool: ConnectionPool;
+  readonly routing: Routing;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly requestTimeoutMs: number;
+  private readonly bootstrapAddresses: string[];
+  private readonly connectTimeoutMs: number;
+  private readonly metadataMaxAgeMs: number;
+  private readonly unknownTopicWaitMs: number;
+  private readonly topics = new Map<string, TopicMetadata>();
+  private readonly brokers = new Map<number, BrokerMetadata>();
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private controlAddress: string | undefined;
+  private connecting: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(options: ClusterOptions) {
+    if (!options.bootstrap || options.bootstrap.length === 0) {
+      throw new TideError('INVALID_REQUEST', 'bootstrap needs at least one broker address (host:port)');
+    }
+    this.bootstrapAddresses = [...options.bootstrap];
+    this.routing = options.routing ?? 'direct';
+    this.logger = options.logger ?? silentLogger();
+    this.clock = options.clock ?? clientClock;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    this.metadataMaxAgeMs = options.metadataMaxAgeMs ?? DEFAULT_METADATA_MAX_AGE_MS;
+    this.unknownTopicWaitMs = options.unknownTopicWaitMs ?? DEFAULT_UNKNOWN_TOPIC_WAIT_MS;
+    this.pool = new ConnectionPool({ clientId: options.clientId, ...options.connection });
+  }
+
+  /**
+   * Finds a reachable bootstrap broker (trying each in order) and loads cluster metadata.
+   * Idempotent; concurrent callers share one attempt. Fails with BROKER_NOT_AVAILABLE naming
+   * every address tried and why.
+   */
+  connect(): Promise<void> {
+    if (this.controlAddress) return Promise.resolve();
+    this.connecting ??= this.bootstrap().finally(() => (this.connecting = undefined));
+    return this.connecting;
+  }
+
+  /** The address for control requests (metadata, offsets, admin). Requires connect(). */
+  anyBroker(): string {
+    if (!this.controlAddress) throw new TideError('BROKER_NOT_AVAILABLE', 'not connected: call connect() first');
+    return this.controlAddress;
+  }
+
+  /** Cached metadata of a topic, or undefined (never triggers a request). */
+  cachedTopic(topic: string): TopicMetadata | undefined {
+    return this.topics.get(topic);
+  }
+
+  /** Known brokers by id. */
+  knownBrokers(): BrokerMetadata[] {
+    return [...this.brokers.values()];
+  }
+
+  /**
+   * Metadata of a topic from the cache, fetching it when absent, stale, or `refresh` is set.
+   * An unknown topic is retried for `unknownTopicWaitMs` before UNKNOWN_TOPIC is thrown.
+   */
+  async topicMetadata(topic: string, refresh = false): Promise<TopicMetadata> {
+    const cached = this.topics.get(topic);
+    if (cached && !refresh && this.clock.nowMs() - cached.fetchedAtMs < this.metadataMaxAgeMs) return cached;
+    const deadline = this.clock.nowMs() + this.unknownTopicWaitMs;
+    for (let delayMs = 25; ; delayMs = Math.min(delayMs * 2, 500)) {
+      try {
+        await this.refresh([topic]);
+        const found = this.topics.get(topic);
+        if (found) return found;
+        throw new TideError('UNKNOWN_TOPIC', `topic ${topic} does not exist`, { context: { topic } });
+      } catch (err) {
+        const e = fromGrpcError(err);
+        if (e.code !== 'UNKNOWN_TOPIC' || this.clock.nowMs() + delayMs > deadline) throw e;
+        await sleep(delayMs, this.clock);
+      }
+    }
+  }
+
+  /** Partition count of a topic (fetching metadata when needed). */
+  async partitionCount(topic: string): Promise<number> {
+    return (await this.topicMetadata(topic)).partitions.length;
+  }
+
+  /**
+   * Where requests for (topic, partition) go, from the cache only. Throws UNKNOWN_TOPIC /
+   * UNKNOWN_PARTITION / LEADER_NOT_AVAILABLE (the last retriable).
+   */
+  leaderFor(topic: string, partition: number): string {
+    const meta = this.topics.get(topic);
+    if (!meta) throw new TideError('UNKNOWN_TOPIC', `no metadata for topic ${topic}`, { context: { topic }, retriable: true });
+    const p = meta.partitions[partition];
+    if (!p) {
+      throw new TideError('UNKNOWN_PARTITION', `topic ${topic} has ${meta.partitions.length} partitions, not ${partition + 1}`, { context: { topic, partition } });
+    }
+    if (this.routing === 'bootstrap') return this.anyBroker();
+    const broker = p.leader >= 0 ? this.brokers.get(p.leader) : undefined;
+    if (!broker) {
+      throw new TideError('LEADER_NOT_AVAILABLE', `partition ${topic}/${partition} has no available leader (leader ${p.leader})`, {
+        context: { topic, partition, broker: p.leader },
+      });
+    }
+    return broker.address;
+  }
+
+  /** Like leaderFor, fetching metadata first when the topic is not cached. */
+  async leaderAddress(topic: string, partition: number): Promise<string> {
+    await this.topicMetadata(topic);
+    return this.leaderFor(topic, partition);
+  }
+
+  /** Marks a topic's metadata stale: the next use refetches it. */
+  invalidate(topic: string): void {
+    const meta = this.topics.get(topic);
+    if (meta) meta.fetchedAtMs = -Infinity;
+  }
+
+  /**
+   * Fetches metadata for the given topics (all topics when empty) and updates the cache.
+   * Concurrent refreshes of the same topic share one request.
+   */
+  async refresh(topics: string[] = []): Promise<void> {
+    const key = topics.length === 0 ? '*' : [...topics].sort().join('\u0000');
+    let pending = this.inFlight.get(key);
+    if (!pending) {
+      pending = this.fetchMetadata(topics)
+        .then(() => undefined)
+        .finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, pending);
+    }
+    return pending;
+  }
+
+  /** A Metadata request answered as a typed view (also updates the cache). */
+  async fetchMetadata(topics: string[] = []): Promise<ClusterMetadata> {
+    await this.connect();
+    const response = await this.withControlBroker((address) =>
+      unary<MetadataResponse>((cb) => this.pool.broker(address).Metadata({ topics }, { deadline: this.deadline() }, cb)),
+    );
+    const view = this.absorb(response);
+    // A requested topic the broker left out no longer exists (or does not yet): drop stale entries.
+    for (const topic of topics) if (!view.topics.some((t) => t.name === topic)) this.topics.delete(topic);
+    return view;
+  }
+
+  /**
+   * Runs a control request against the control broker; when that broker is unreachable, moves
+   * on to the other known brokers and the bootstrap list (direct routing) or re-bootstraps.
+   */
+  async withControlBroker<T>(fn: (address: string) => Promise<T>): Promise<T> {
+    await this.connect();
+    const first = this.anyBroker();
+    try {
+      return await fn(first);
+    } catch (err) {
+      const e = fromGrpcError(err);
+      if (e.code !== 'BROKER_NOT_AVAILABLE' || this.closed) throw e;
+      const candidates = this.routing === 'bootstrap' ? this.bootstrapAddresses : [...this.knownBrokers().map((b) => b.address), ...this.bootstrapAddresses];
+      for (const address of new Set(candidates)) {
+        if (address === first) continue;
+        try {
+          const result = await fn(address);
+          this.controlAddress = address;
+          return result;
+        } catch (next) {
+          if (fromGrpcError(next).code !== 'BROKER_NOT_AVAILABLE') throw fromGrpcError(next);
+        }
+      }
+      throw e;
+    }
+  }
+
+  /** A deadline `requestTimeoutMs` from now, for grpc-js call options. */
+  deadline(timeoutMs = this.requestTimeoutMs): Date {
+    return new Date(Date.now() + timeoutMs);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.pool.close();
+  }
+
+  private async bootstrap(): Promise<void> {
+    const failures: string[] = [];
+    for (const address of this.bootstrapAddresses) {
+      if (this.closed) break;
+      try {
+        const response = await unary<MetadataResponse>((cb) =>
+          this.pool.broker(address).Metadata({ topics: [] }, { deadline: this.deadline(this.connectTimeoutMs) }, cb),
+        );
+        this.controlAddress = address;
+        this.absorb(response);
+        this.logger.debug({ address, brokers: response.brokers.length }, 'bootstrapped');
+        return;
+      } catch (err) {
+        const e = fromGrpcError(err);
+        failures.push(`${address} (${e.code}: ${e.message})`);
+        this.pool.closeAddress(address);
+      }
+    }
+    throw new TideError('BROKER_NOT_AVAILABLE', `no bootstrap broker reachable; tried ${failures.join(', ') || this.bootstrapAddresses.join(', ')}`);
+  }
+
+  private absorb(response: MetadataResponse): ClusterMetadata {
+    const nowMs = this.clock.nowMs();
+    const brokers = response.brokers.map((b) => ({ id: b.id, host: b.host, port: b.port, rack: b.rack, address: `${b.host}:${b.port}` }));
+    for (const b of brokers) this.brokers.set(b.id, b);
+    const topics = response.topics.map((t): TopicMetadata => {
+      const meta = { name: t.name, topicId: t.topic_id, internal: t.internal, partitions: partitionsOf(t), fetchedAtMs: nowMs };
+      this.topics.set(t.name, meta);
+      return meta;
+    });
+    return { clusterId: response.cluster_id, controllerId: response.controller_id, brokers, topics };
+  }
+}

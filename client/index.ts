@@ -1,0 +1,111 @@
+/**
+ * Tide's TypeScript client: the curated public API.
+ *
+ *   const tide = new Tide({ bootstrap: ['127.0.0.1:9092'] });
+ *   const producer = tide.producer();
+ *   await producer.send('events', { key: 'user-42', value: 'hello' });
+ *   await producer.sendBatch('events', values);          // bulk: one promise, typed-array offsets
+ *   const consumer = tide.consumer({ autoOffsetReset: 'earliest' });
+ *   consumer.assign([{ topic: 'events', partition: 0 }]);
+ *   for await (const batch of consumer.batches()) { ... }  // or: for await (const record of consumer)
+ *   await tide.admin().createTopic('events', { partitions: 3 });
+ *   await tide.close();
+ *
+ * Layers (each usable alone): connection.ts (grpc-js channels) → cluster.ts (bootstrap, metadata,
+ * routing) → producer.ts / consumer.ts / admin.ts. Errors are TideError with `code` and `retriable`.
+ */
+import type { Clock } from '../services/common/clock';
+import type { Logger } from '../services/common/logger';
+import { Admin, type AdminOptions } from './admin';
+import { Cluster, type Routing } from './cluster';
+import type { ConnectionOptions } from './connection';
+import { Consumer, type ConsumerOptions } from './consumer';
+import { Producer, type ProducerOptions } from './producer';
+
+export interface TideOptions {
+  /** Broker addresses 'host:port', tried in order until one answers. */
+  bootstrap: string[];
+  clientId?: string;
+  logger?: Logger;
+  /** 'direct' (default): to partition leaders. 'bootstrap': everything through the first reachable bootstrap broker. */
+  routing?: Routing;
+  /** Deadline of unary requests (metadata, offsets, admin). Default 30 s. */
+  requestTimeoutMs?: number;
+  connectTimeoutMs?: number;
+  metadataMaxAgeMs?: number;
+  connection?: ConnectionOptions;
+  clock?: Clock;
+}
+
+/** One cluster connection shared by the producers, consumers and admin clients made from it. */
+export class Tide {
+  readonly cluster: Cluster;
+  private readonly clients = new Set<{ close(): Promise<void> }>();
+  private adminClient: Admin | undefined;
+
+  constructor(options: TideOptions) {
+    this.cluster = new Cluster({
+      bootstrap: options.bootstrap,
+      routing: options.routing,
+      clientId: options.clientId,
+      logger: options.logger,
+      clock: options.clock,
+      connection: options.connection,
+      requestTimeoutMs: options.requestTimeoutMs,
+      connectTimeoutMs: options.connectTimeoutMs,
+      metadataMaxAgeMs: options.metadataMaxAgeMs,
+    });
+  }
+
+  /** Connects to the first reachable bootstrap broker (optional: clients connect lazily). */
+  connect(): Promise<void> {
+    return this.cluster.connect();
+  }
+
+  producer(options: ProducerOptions = {}): Producer {
+    const producer = new Producer(this.cluster, options);
+    this.clients.add(producer);
+    return producer;
+  }
+
+  consumer(options: ConsumerOptions = {}): Consumer {
+    const consumer = new Consumer(this.cluster, options);
+    this.clients.add(consumer);
+    return consumer;
+  }
+
+  /** The admin client (one per Tide). */
+  admin(options: AdminOptions = {}): Admin {
+    this.adminClient ??= new Admin(this.cluster, options);
+    return this.adminClient;
+  }
+
+  /** Flushes and closes every producer, closes every consumer, then the connections. */
+  async close(): Promise<void> {
+    const clients = [...this.clients];
+    this.clients.clear();
+    try {
+      await Promise.allSettled(clients.map((c) => c.close()));
+    } finally {
+      this.cluster.close();
+    }
+  }
+}
+
+export { Producer, DEFAULT_BATCH_BYTES, DEFAULT_LINGER_MS, DEFAULT_MAX_BUFFERED_BYTES } from './producer';
+export type { ProducerOptions, SendOptions } from './producer';
+export { Consumer } from './consumer';
+export type { AutoOffsetReset, ConsumerOptions, FetchOptions, FetchResult } from './consumer';
+export { Admin } from './admin';
+export type { AdminOptions, AlterConfigsOptions, ClusterDescription, ConfigEntry, CreateTopicOptions, PartitionStatus, TopicDescription, TopicDetails } from './admin';
+export { Cluster } from './cluster';
+export type { BrokerMetadata, ClusterMetadata, ClusterOptions, PartitionMetadata, Routing, TopicMetadata } from './cluster';
+export { ConnectionPool, channelOptionsFor } from './connection';
+export type { ConnectionOptions } from './connection';
+export { retry, isRetriable, backoffMs } from './retry';
+export type { RetryOptions } from './retry';
+export { partitionForKey, murmur2 } from './partitioner';
+export type { BatchMetadata, Bytes, ConsumerBatch, ConsumerRecord, HeadersInput, ProducerRecord, RecordHeader, RecordMetadata, TopicPartition } from './types';
+export type { AcksOption } from './wire';
+export { TideError, ERROR_CODES } from '../services/common/errors';
+export type { ErrorCode, ErrorContext } from '../services/common/errors';

@@ -1,0 +1,79 @@
+/**
+ * Public record and result types of the client (the curated API re-exports them from index.ts).
+ */
+import type { RecordHeader } from '../services/common/records';
+
+export type { RecordHeader };
+
+/** Bytes as the caller may give them: strings are encoded as UTF-8. */
+export type Bytes = Buffer | string;
+
+/** Headers as an ordered list (duplicates allowed, as Kafka) or as an object. */
+export type HeadersInput = { key: string; value: Bytes | null }[] | Record<string, Bytes | null>;
+
+/** One record to produce. */
+export interface ProducerRecord {
+  /** Null/absent: no key (sticky partitioning). A key picks the partition by murmur2, as Kafka. */
+  key?: Bytes | null;
+  /** Null is a tombstone on compacted topics. */
+  value: Bytes | null;
+  headers?: HeadersInput;
+  /** Create time in ms since the epoch; default: when the record joins a batch. */
+  timestampMs?: number;
+  /** An explicit partition wins over the key. */
+  partition?: number;
+}
+
+/** Where one produced record landed. */
+export interface RecordMetadata {
+  topic: string;
+  partition: number;
+  /** -1 with acks 'none' (the broker does not answer). */
+  offset: number;
+  /** The record's create time, or the broker's append time for LogAppendTime topics. */
+  timestampMs: number;
+}
+
+/**
+ * Where the records of one `sendBatch` call landed, index-aligned with the input array. Typed
+ * arrays, not one object per record: reading `offsets[i]` costs nothing on the hot path.
+ */
+export interface BatchMetadata {
+  topic: string;
+  count: number;
+  partitions: Int32Array;
+  /** -1 with acks 'none'. */
+  offsets: Float64Array;
+}
+
+export interface TopicPartition {
+  topic: string;
+  partition: number;
+}
+
+/** A consumed record. Buffers are views into the fetched bytes: copy them to keep them long. */
+export interface ConsumerRecord {
+  topic: string;
+  partition: number;
+  offset: number;
+  timestampMs: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: RecordHeader[];
+}
+
+/** Records of one partition, in offset order, as the batch iterator yields them. */
+export interface ConsumerBatch {
+  topic: string;
+  partition: number;
+  /** Records as decoded: `{offset, timestampMs, key, value, headers}` (no topic/partition copy). */
+  records: { offset: number; timestampMs: number; key: Buffer | null; value: Buffer | null; headers: RecordHeader[] }[];
+  /** The partition's high watermark when these records were fetched. */
+  highWatermark: number;
+  /** First offset after the last record: what `position()` will say once this batch is consumed. */
+  nextOffset: number;
+}
+
+export function tpKey(topic: string, partition: number): string {
+  return `${topic}\u0000${partition}`;
+}
