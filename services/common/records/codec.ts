@@ -130,7 +130,10 @@ export interface BatchBuilderOptions {
 const DEFAULT_CAPACITY_BYTES = 16 * 1024;
 /** length + attributes + timestampDelta + offsetDelta + key + value + headerCount, all minimal. */
 const RECORD_BYTES_MIN = 7;
-/** A built batch shares its builder's buffer unless that would pin more than this much slack. */
+/**
+ * A built batch shares its builder's buffer unless the unused tail is over this many bytes and
+ * over a quarter of the batch; then it is copied so it does not pin a mostly empty allocation.
+ */
 const SLACK_BYTES_MAX = 4096;
 
 /**
@@ -225,7 +228,7 @@ export class BatchBuilder {
     if (this.compression === CompressionCodec.None) {
       const slack = this.buf.length - this.pos;
       out =
-        slack > SLACK_BYTES_MAX
+        slack > SLACK_BYTES_MAX && slack > this.pos / 4
           ? Buffer.from(this.buf.subarray(0, this.pos))
           : this.buf.subarray(0, this.pos);
     } else {

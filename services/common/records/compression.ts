@@ -67,7 +67,7 @@ export function compress(codec: CompressionCodec, data: Buffer): Buffer {
     case CompressionCodec.Gzip:
       return gzipSync(data);
     case CompressionCodec.Snappy:
-      return compressSync(data);
+      return compressSync(data, { copyOutputData: true });
     default:
       throw unsupported(codec);
   }
@@ -133,7 +133,7 @@ function decompressXerial(data: Buffer): Buffer {
 
 function snappyBlock(data: Buffer, start: number, end: number): Buffer {
   try {
-    return uncompressSync(data.subarray(start, end), { asBuffer: true }) as Buffer;
+    return uncompressSync(data.subarray(start, end), { asBuffer: true, copyOutputData: true }) as Buffer;
   } catch (err) {
     throw new TideError('INVALID_RECORD', `snappy records do not decompress: ${(err as Error).message}`, {
       cause: err,
