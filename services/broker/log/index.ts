@@ -1,0 +1,32 @@
+/**
+ * The storage engine's public API. Everything else in log/ is internal.
+ *
+ *   const logs = new LogManager({ dataDir, clock, logger, defaultConfig: DEFAULT_LOG_CONFIG });
+ *   await logs.open();
+ *   const log = await logs.getOrCreate('orders', 0);
+ *   const { baseOffset } = await log.append(recordBatchBytes, { leaderEpoch: 0 });
+ *   const { batches, nextOffset } = await log.read(baseOffset, 1 << 20, { maxOffset: hw });
+ *
+ * Formats and behaviour: docs/storage.md.
+ */
+export type {
+  AppendOptions,
+  AppendResult,
+  FlushPolicy,
+  LogConfig,
+  PartitionLog,
+  ReadOptions,
+  ReadResult,
+  TimestampLookup,
+  TimestampType,
+} from './interface';
+export { DEFAULT_LOG_CONFIG, validateLogConfig } from './config';
+export {
+  LogManager,
+  DEFAULT_FLUSH_CHECK_INTERVAL_MS,
+  DEFAULT_RETENTION_CHECK_INTERVAL_MS,
+  type LogManagerOptions,
+  type PartitionLoadFailure,
+} from './log-manager';
+export { SegmentedLog, openPartitionLog, type OpenPartitionLogOptions, type RetentionOptions } from './partition-log';
+export type { LogIoStats } from './writer';

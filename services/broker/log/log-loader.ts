@@ -1,0 +1,279 @@
+/**
+ * Opens a partition folder: cleans leftovers, loads or recovers every segment, restores the
+ * log start offset and the idempotent-producer state. Heavy work (scanning segments) reads the
+ * files in large async chunks (batch-scan.ts), so the event loop stays responsive.
+ *
+ * Recovery rules:
+ *   - `*.tmp`, `*.deleted`, `*.cleaned`, `*.swap` files and index files without a .log are deleted.
+ *   - Segments that end at or below the log-start-offset checkpoint are deleted (a crash in the
+ *     middle of retention).
+ *   - With the `clean-shutdown` marker (written by close()), segments and their index files are
+ *     trusted; only the active segment's batches after its last index entry are re-checked (CRC).
+ *   - Without it, every segment that may extend past the recovery point is scanned batch by batch
+ *     (framing + CRC) and its indexes are rebuilt. The active (last) segment is cut at the first
+ *     torn or corrupt batch, with a warning giving the bytes dropped. Older segments are never cut:
+ *     the writer fsyncs a segment before the next one is created, so damage there is media
+ *     corruption, not a torn write; it is logged as an error and left in place so that reads of it
+ *     fail with KAFKA_STORAGE_ERROR instead of silently losing everything after it.
+ *   - Index files that fail their sanity checks (whole entries, increasing, inside the file) or
+ *     are missing are rebuilt by scanning the segment.
+ *   - The producer state comes from the newest valid snapshot at or below the log end, plus a
+ *     replay of the batch headers after it.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { Clock } from '../../common/clock';
+import type { Logger } from '../../common/logger';
+import { BATCH_HEADER_BYTES, OFFSET_MAX_TIMESTAMP } from '../../common/records/layout';
+import { scanBatches } from './batch-scan';
+import { readOffsetCheckpoint, writeOffsetCheckpoint } from './checkpoint';
+import { fsyncDir, readFully, unlinkIfExists } from './fs-util';
+import type { LogConfig } from './interface';
+import {
+  CLEAN_SHUTDOWN_FILE,
+  INDEX_SUFFIX,
+  LOG_START_OFFSET_FILE,
+  LOG_SUFFIX,
+  RECOVERY_POINT_FILE,
+  TIME_INDEX_SUFFIX,
+  isStrayFile,
+  parseOffsetFileName,
+} from './names';
+import { OffsetIndex } from './offset-index';
+import { ProducerSnapshotStore } from './producer-snapshot';
+import { ProducerStateManager } from './producer-state';
+import { LogSegment } from './segment';
+import { TimeIndex } from './time-index';
+
+export interface LogLoaderOptions {
+  dir: string;
+  config: LogConfig;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface LoadedLog {
+  /** Oldest first; never empty; the last is the active segment. */
+  segments: LogSegment[];
+  logStartOffset: number;
+  recoveryPoint: number;
+  producers: ProducerStateManager;
+  snapshots: ProducerSnapshotStore;
+  /** True when the previous close() finished (the marker was there). */
+  cleanShutdown: boolean;
+}
+
+export class LogLoader {
+  private readonly dir: string;
+  private readonly logger: Logger;
+
+  constructor(private readonly options: LogLoaderOptions) {
+    this.dir = options.dir;
+    this.logger = options.logger;
+  }
+
+  async load(): Promise<LoadedLog> {
+    await fs.mkdir(this.dir, { recursive: true });
+    const names = await this.removeStrayFiles(await fs.readdir(this.dir));
+    const cleanShutdown = names.includes(CLEAN_SHUTDOWN_FILE);
+    const logStartCheckpoint = await readOffsetCheckpoint(path.join(this.dir, LOG_START_OFFSET_FILE), this.logger);
+    const recoveryCheckpoint = cleanShutdown ? undefined : await readOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), this.logger);
+
+    const { segments, fileSizes } = await this.openSegments(names, logStartCheckpoint);
+    const recoveryPoint = recoveryCheckpoint ?? 0;
+    const recovered: LogSegment[] = [];
+    for (let i = 0; i < segments.length; i++) {
+      const segment = segments[i];
+      const next = segments[i + 1];
+      const fileBytes = fileSizes.get(segment) ?? 0;
+      if (!cleanShutdown && (next === undefined || next.baseOffset > recoveryPoint)) {
+        await this.recover(segment, fileBytes, next === undefined);
+        if (next) recovered.push(segment);
+      } else {
+        await this.loadWithIndexes(segment, fileBytes, next);
+      }
+      if (next) segment.nextOffset = Math.max(segment.nextOffset, next.baseOffset);
+    }
+    const active = segments[segments.length - 1];
+    await this.initRollingTimestamp(active);
+
+    const logEndOffset = active.nextOffset;
+    const logStartOffset = Math.min(Math.max(logStartCheckpoint ?? segments[0].baseOffset, segments[0].baseOffset), logEndOffset);
+    const snapshots = new ProducerSnapshotStore(this.dir, this.logger);
+    const producers = new ProducerStateManager();
+    await restoreProducerState({ segments, snapshots, producers, endOffset: logEndOffset, logStartOffset, logger: this.logger });
+
+    // Everything below the active segment is now fsynced and indexed on disk.
+    for (const segment of recovered) {
+      segment.unsyncedBytes = 1; // it may hold bytes the crash kept from reaching the disk
+      await segment.finalize();
+    }
+    if (recoveryCheckpoint !== active.baseOffset) await writeOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), active.baseOffset);
+    if (logStartCheckpoint !== logStartOffset) await writeOffsetCheckpoint(path.join(this.dir, LOG_START_OFFSET_FILE), logStartOffset);
+    if (cleanShutdown) await unlinkIfExists(path.join(this.dir, CLEAN_SHUTDOWN_FILE));
+    await fsyncDir(this.dir);
+    this.logger.info(
+      { segments: segments.length, logStartOffset, logEndOffset, cleanShutdown, producers: producers.producerCount },
+      'partition log loaded',
+    );
+    return { segments, logStartOffset, recoveryPoint: active.baseOffset, producers, snapshots, cleanShutdown };
+  }
+
+  private async removeStrayFiles(names: string[]): Promise<string[]> {
+    const logBases = new Set(names.map((n) => parseOffsetFileName(n, LOG_SUFFIX)).filter((o) => o !== undefined));
+    const kept: string[] = [];
+    for (const name of names) {
+      const indexBase = parseOffsetFileName(name, INDEX_SUFFIX) ?? parseOffsetFileName(name, TIME_INDEX_SUFFIX);
+      const orphanIndex = indexBase !== undefined && !logBases.has(indexBase);
+      if (isStrayFile(name) || orphanIndex) {
+        this.logger.warn({ file: path.join(this.dir, name) }, 'deleting leftover file');
+        await fs.rm(path.join(this.dir, name), { force: true, recursive: true });
+      } else {
+        kept.push(name);
+      }
+    }
+    return kept;
+  }
+
+  /** Opens the .log files (creating a first one if there is none), minus those below logStart. */
+  private async openSegments(names: string[], logStart: number | undefined): Promise<{ segments: LogSegment[]; fileSizes: Map<LogSegment, number> }> {
+    const bases = names
+      .map((n) => parseOffsetFileName(n, LOG_SUFFIX))
+      .filter((o): o is number => o !== undefined)
+      .sort((a, b) => a - b);
+    const segments: LogSegment[] = [];
+    const fileSizes = new Map<LogSegment, number>();
+    for (const base of bases) {
+      const segment = new LogSegment(this.dir, base, this.options.config.indexIntervalBytes);
+      const { sizeBytes, mtimeMs } = await segment.openFile();
+      segment.lastModifiedMs = mtimeMs;
+      fileSizes.set(segment, sizeBytes);
+      segments.push(segment);
+    }
+    while (logStart !== undefined && segments.length > 1 && segments[1].baseOffset <= logStart) {
+      const gone = segments.shift() as LogSegment;
+      this.logger.warn({ file: gone.logFile, logStartOffset: logStart }, 'deleting segment below the log start offset');
+      await gone.deleteFiles();
+    }
+    if (segments.length === 0) {
+      const segment = new LogSegment(this.dir, logStart ?? 0, this.options.config.indexIntervalBytes);
+      await segment.createFile();
+      segment.lastModifiedMs = this.options.clock.nowMs();
+      fileSizes.set(segment, 0);
+      segments.push(segment);
+    }
+    return { segments, fileSizes };
+  }
+
+  /** Scans a segment with CRC checks and rebuilds its indexes; cuts the active one at damage. */
+  private async recover(segment: LogSegment, fileBytes: number, isActive: boolean): Promise<void> {
+    const result = await segment.rebuild(fileBytes, true);
+    if (result.endPosition === fileBytes) return;
+    const where = { file: segment.logFile, position: result.endPosition, reason: result.invalid };
+    if (isActive) {
+      this.logger.warn({ ...where, droppedBytes: fileBytes - result.endPosition }, 'truncating torn or corrupt tail of the active segment');
+      await segment.truncateFile(result.endPosition);
+    } else {
+      this.logger.error(where, 'corrupt batch inside a rolled segment: left in place, reads of it fail');
+      segment.sizeBytes = fileBytes;
+      segment.assignedBytes = fileBytes;
+    }
+  }
+
+  /** Trusts the index files if they pass their checks (else rebuilds them by scanning). */
+  private async loadWithIndexes(segment: LogSegment, fileBytes: number, next: LogSegment | undefined): Promise<void> {
+    const files = await segment.readIndexFiles();
+    let problem: string | undefined;
+    let offsetIndex: OffsetIndex | string = 'missing';
+    let timeIndex: TimeIndex | string = 'missing';
+    if (files.offsetIndex) offsetIndex = OffsetIndex.fromBytes(segment.baseOffset, files.offsetIndex, fileBytes);
+    if (files.timeIndex) timeIndex = TimeIndex.fromBytes(segment.baseOffset, files.timeIndex, next?.baseOffset);
+    if (typeof offsetIndex === 'string') problem = `offset index: ${offsetIndex}`;
+    else if (typeof timeIndex === 'string') problem = `time index: ${timeIndex}`;
+
+    if (problem !== undefined || typeof offsetIndex === 'string' || typeof timeIndex === 'string') {
+      this.logger.warn({ file: segment.logFile, problem }, 'rebuilding segment indexes');
+      if (next === undefined) return this.recover(segment, fileBytes, true);
+      const result = await segment.rebuild(fileBytes, false);
+      if (result.endPosition !== fileBytes) {
+        this.logger.error({ file: segment.logFile, position: result.endPosition, reason: result.invalid }, 'corrupt batch inside a rolled segment: left in place, reads of it fail');
+        segment.sizeBytes = fileBytes;
+        segment.assignedBytes = fileBytes;
+      }
+      await segment.writeIndexFiles();
+      return;
+    }
+    segment.adoptIndexes(offsetIndex, timeIndex);
+    if (next !== undefined) {
+      segment.sizeBytes = fileBytes;
+      segment.assignedBytes = fileBytes;
+      segment.nextOffset = next.baseOffset;
+      return;
+    }
+    // The active segment of a clean shutdown: re-check the batches after its last index entry.
+    const tail = await segment.scanTail(fileBytes, true);
+    if (tail.endPosition !== fileBytes) {
+      this.logger.warn({ file: segment.logFile, position: tail.endPosition, reason: tail.invalid }, 'active segment damaged despite a clean shutdown; recovering it');
+      await this.recover(segment, fileBytes, true);
+    }
+  }
+
+  /** Rolls by age count from the first batch's timestamp (the append time is not stored). */
+  private async initRollingTimestamp(active: LogSegment): Promise<void> {
+    if (active.sizeBytes < BATCH_HEADER_BYTES) return;
+    const header = Buffer.alloc(BATCH_HEADER_BYTES);
+    await readFully(active.file, header, BATCH_HEADER_BYTES, 0);
+    const firstTimestamp = Number(header.readBigInt64BE(OFFSET_MAX_TIMESTAMP));
+    const nowMs = this.options.clock.nowMs();
+    active.rollingTimestampMs = firstTimestamp >= 0 ? Math.min(firstTimestamp, nowMs) : nowMs;
+  }
+}
+
+/**
+ * Rebuilds the producer state as of endOffset: newest valid snapshot at or below it (newer ones
+ * are deleted), then every idempotent batch header after it. Producers with nothing left at or
+ * above logStartOffset are dropped.
+ */
+export async function restoreProducerState(args: {
+  segments: readonly LogSegment[];
+  snapshots: ProducerSnapshotStore;
+  producers: ProducerStateManager;
+  endOffset: number;
+  logStartOffset: number;
+  logger: Logger;
+}): Promise<void> {
+  const { segments, snapshots, producers, endOffset, logger } = args;
+  producers.clear();
+  await snapshots.deleteWhere((offset) => offset > endOffset || offset < segments[0].baseOffset);
+  const snapshot = await snapshots.latest(endOffset);
+  let from = segments[0].baseOffset;
+  if (snapshot) {
+    for (const entry of snapshot.entries) producers.restore(entry);
+    from = Math.max(from, snapshot.offset);
+  }
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i];
+    const next = segments[i + 1];
+    if (next !== undefined && next.baseOffset <= from) continue;
+    const start = segment.offsetIndex.lookup(from);
+    const result = await scanBatches(
+      segment.file,
+      start.position,
+      segment.sizeBytes,
+      { verifyCrc: false, segmentBaseOffset: segment.baseOffset, minBaseOffset: start.offset, file: segment.logFile },
+      (b) => {
+        if (b.baseOffset < from || b.producerId < 0) return;
+        producers.replay({
+          producerId: b.producerId,
+          epoch: b.producerEpoch,
+          firstSeq: b.baseSequence,
+          lastOffsetDelta: b.lastOffsetDelta,
+          firstOffset: b.baseOffset,
+          maxTimestamp: b.maxTimestamp,
+        });
+      },
+    );
+    if (result.invalid) logger.error({ file: segment.logFile, position: result.endPosition, reason: result.invalid }, 'producer state replay stopped at a corrupt batch');
+  }
+  producers.removeBefore(args.logStartOffset);
+}

@@ -1,0 +1,132 @@
+/**
+ * Sparse offset index of one segment: `<baseOffset:20 digits>.index`.
+ *
+ * On disk: entries back to back, no header, big-endian:
+ *
+ *   offset  size  field
+ *   0       4     relativeOffset  u32   batch baseOffset - segment baseOffset
+ *   4       4     position        u32   byte position of that batch in the segment's .log file
+ *
+ * Both fields strictly increase from entry to entry. An entry is added for the first batch that
+ * starts at least indexIntervalBytes after the previous entry's position (position 0 is the implicit
+ * first entry and is not stored), so a lookup lands at most about indexIntervalBytes before the
+ * batch it looks for. Golden example (segment base 100, batches at offsets 105 and 230):
+ *
+ *   00 00 00 05  00 00 10 00   (105 -> position 4096)
+ *   00 00 00 82  00 00 20 10   (230 -> position 8208)
+ *
+ * In memory the entries are held in exactly this form in a growable buffer: writing the file is one
+ * write of the used bytes. The index of a rolled segment is written when it is rolled; the active
+ * segment's index only at close (after a crash it is rebuilt by scanning, see log-loader.ts).
+ */
+import { assert } from '../../common/assert';
+import { MAX_U32 } from './config';
+
+export const OFFSET_INDEX_ENTRY_BYTES = 8;
+const INITIAL_CAPACITY_ENTRIES = 64;
+
+export interface OffsetPosition {
+  /** Absolute offset. */
+  offset: number;
+  position: number;
+}
+
+export class OffsetIndex {
+  private buf: Buffer;
+  private count = 0;
+
+  constructor(readonly baseOffset: number) {
+    this.buf = Buffer.alloc(INITIAL_CAPACITY_ENTRIES * OFFSET_INDEX_ENTRY_BYTES);
+  }
+
+  /**
+   * Parses an index file's bytes, checking that it is sane for a segment whose .log file has
+   * `logSizeBytes` bytes: whole entries, both fields strictly increasing, positions inside the file.
+   * Returns the index, or why it is unusable (the caller rebuilds it by scanning).
+   */
+  static fromBytes(baseOffset: number, bytes: Buffer, logSizeBytes: number): OffsetIndex | string {
+    if (bytes.length % OFFSET_INDEX_ENTRY_BYTES !== 0) return `size ${bytes.length} is not a multiple of ${OFFSET_INDEX_ENTRY_BYTES}`;
+    const index = new OffsetIndex(baseOffset);
+    let lastRelative = 0;
+    let lastPosition = 0;
+    for (let at = 0; at < bytes.length; at += OFFSET_INDEX_ENTRY_BYTES) {
+      const relative = bytes.readUInt32BE(at);
+      const position = bytes.readUInt32BE(at + 4);
+      if (at > 0 && relative <= lastRelative) return `relative offsets not increasing at entry ${at / OFFSET_INDEX_ENTRY_BYTES}`;
+      if (position <= lastPosition) return `positions not increasing at entry ${at / OFFSET_INDEX_ENTRY_BYTES}`;
+      if (position >= logSizeBytes) return `position ${position} beyond the log file (${logSizeBytes} bytes)`;
+      lastRelative = relative;
+      lastPosition = position;
+    }
+    index.buf = Buffer.from(bytes);
+    index.count = bytes.length / OFFSET_INDEX_ENTRY_BYTES;
+    return index;
+  }
+
+  get entryCount(): number {
+    return this.count;
+  }
+
+  /** Adds an entry; offsets and positions must increase (a bug otherwise). */
+  append(offset: number, position: number): void {
+    const relative = offset - this.baseOffset;
+    assert(relative >= 0 && relative <= MAX_U32, `offset ${offset} does not fit segment ${this.baseOffset}`);
+    assert(position > 0 && position <= MAX_U32, `index position ${position} out of range`);
+    if (this.count > 0) {
+      const last = this.entry(this.count - 1);
+      assert(offset > last.offset && position > last.position, `index entry ${offset}@${position} after ${last.offset}@${last.position}`);
+    }
+    const at = this.count * OFFSET_INDEX_ENTRY_BYTES;
+    if (at + OFFSET_INDEX_ENTRY_BYTES > this.buf.length) {
+      const bigger = Buffer.alloc(this.buf.length * 2);
+      this.buf.copy(bigger, 0, 0, at);
+      this.buf = bigger;
+    }
+    this.buf.writeUInt32BE(relative, at);
+    this.buf.writeUInt32BE(position, at + 4);
+    this.count++;
+  }
+
+  entry(i: number): OffsetPosition {
+    const at = i * OFFSET_INDEX_ENTRY_BYTES;
+    return { offset: this.baseOffset + this.buf.readUInt32BE(at), position: this.buf.readUInt32BE(at + 4) };
+  }
+
+  /** The last entry with offset <= `offset`; the segment start when there is none. */
+  lookup(offset: number): OffsetPosition {
+    const i = this.floorIndex(offset - this.baseOffset);
+    return i < 0 ? { offset: this.baseOffset, position: 0 } : this.entry(i);
+  }
+
+  /** Drops every entry whose offset is >= `offset`. */
+  truncateToOffset(offset: number): void {
+    this.count = this.floorIndex(offset - this.baseOffset - 1) + 1;
+  }
+
+  /** Drops every entry whose position is >= `position`. */
+  truncateToPosition(position: number): void {
+    while (this.count > 0 && this.buf.readUInt32BE((this.count - 1) * OFFSET_INDEX_ENTRY_BYTES + 4) >= position) this.count--;
+  }
+
+  /** The file's bytes (a view: copy before changing the index again if you keep it). */
+  toBytes(): Buffer {
+    return this.buf.subarray(0, this.count * OFFSET_INDEX_ENTRY_BYTES);
+  }
+
+  /** Index of the last entry with relative offset <= `relative`, or -1. */
+  private floorIndex(relative: number): number {
+    let lo = 0;
+    let hi = this.count - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.buf.readUInt32BE(mid * OFFSET_INDEX_ENTRY_BYTES) <= relative) {
+        found = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return found;
+  }
+}

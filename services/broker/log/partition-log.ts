@@ -1,0 +1,572 @@
+/**
+ * SegmentedLog: the PartitionLog implementation (contract in interface.ts). One folder, a list of
+ * segments (oldest first, the last one active), a group-commit writer, idempotent-producer state.
+ *
+ * Append path (no await before offsets are assigned, so offsets follow call order):
+ *   1. validate every batch of the request (validate.ts);
+ *   2. check producer sequences/epochs for all of them (producer-state.ts); a request that is
+ *      entirely a retry resolves with the original offsets once they are written;
+ *   3. for each batch: roll if needed (roll.ts), patch baseOffset and partitionLeaderEpoch in place
+ *      (outside the CRC; for LogAppendTime also the timestamps + a new CRC);
+ *   4. hand the request's bytes to the writer (writer.ts): one writev per group commit round, plus
+ *      one fdatasync for flushPolicy 'sync'. The promise resolves after that.
+ * The caller's buffer is patched in place and written as is (zero copy): it must not be reused.
+ *
+ * Structural operations (truncateTo, applyRetention, close, delete) run exclusively: appends and
+ * reads arriving meanwhile wait, in-flight writes and reads finish first.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { Clock } from '../../common/clock';
+import { TideError } from '../../common/errors';
+import type { Logger } from '../../common/logger';
+import {
+  BATCH_HEADER_BYTES,
+  OFFSET_ATTRIBUTES,
+  OFFSET_BASE_TIMESTAMP,
+  OFFSET_MAX_TIMESTAMP,
+  TIMESTAMP_TYPE_BIT,
+  patchBaseOffset,
+  patchPartitionLeaderEpoch,
+  writeBatchCrc,
+} from '../../common/records/layout';
+import { writeOffsetCheckpoint } from './checkpoint';
+import { validateLogConfig } from './config';
+import { fsyncDir, readFully } from './fs-util';
+import type { AppendOptions, AppendResult, LogConfig, PartitionLog, ReadOptions, ReadResult, TimestampLookup } from './interface';
+import { LogLoader, restoreProducerState } from './log-loader';
+import { CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_FILE, RECOVERY_POINT_FILE, partitionDirName } from './names';
+import { encodeProducerSnapshot, type ProducerSnapshotStore } from './producer-snapshot';
+import type { ProducerBatch, ProducerStateManager } from './producer-state';
+import { findByTimestamp, readSegment } from './reader';
+import { planRetention } from './retention';
+import { rollReason, type RollReason } from './roll';
+import { LogSegment, type SegmentBatch } from './segment';
+import { validateBatches, type IncomingBatch } from './validate';
+import { GroupCommitWriter, newLogIoStats, type LogIoStats } from './writer';
+
+export interface OpenPartitionLogOptions {
+  /** The broker's data dir; the log lives in `<dataDir>/<topic>-<partition>/`. */
+  dataDir: string;
+  topic: string;
+  partition: number;
+  config: LogConfig;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Extra options of applyRetention beyond the PartitionLog contract. */
+export interface RetentionOptions {
+  /** Delete only segments that end at or below this offset (the high watermark). */
+  maxOffset?: number;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+type LogState = 'open' | 'closing' | 'closed' | 'failed';
+
+/** Opens (creating or recovering) the partition log in `<dataDir>/<topic>-<partition>/`. */
+export function openPartitionLog(options: OpenPartitionLogOptions): Promise<SegmentedLog> {
+  return SegmentedLog.open(options);
+}
+
+export class SegmentedLog implements PartitionLog {
+  readonly topic: string;
+  readonly partition: number;
+  readonly dir: string;
+  /** fs calls made by the writer: group commit is visible here. */
+  readonly stats: LogIoStats = newLogIoStats();
+
+  private config: LogConfig;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private segments: LogSegment[];
+  private nextOffset: number;
+  private writtenEndOffset: number;
+  private startOffset: number;
+  private recoveryPoint: number;
+  private readonly producers: ProducerStateManager;
+  private readonly snapshots: ProducerSnapshotStore;
+  private readonly writer: GroupCommitWriter;
+  private state: LogState = 'open';
+  private exclusive: Promise<void> | undefined;
+  private activeReads = 0;
+  private readWaiters: (() => void)[] = [];
+  private lastFlushMs: number;
+  private closing: Promise<void> | undefined;
+
+  static async open(options: OpenPartitionLogOptions): Promise<SegmentedLog> {
+    validateLogConfig(options.config);
+    const dir = path.join(options.dataDir, partitionDirName(options.topic, options.partition));
+    const logger = options.logger.child({ component: 'log', topic: options.topic, partition: options.partition });
+    const loaded = await new LogLoader({ dir, config: options.config, clock: options.clock, logger }).load();
+    return new SegmentedLog(options, dir, logger, loaded);
+  }
+
+  private constructor(options: OpenPartitionLogOptions, dir: string, logger: Logger, loaded: Awaited<ReturnType<LogLoader['load']>>) {
+    this.topic = options.topic;
+    this.partition = options.partition;
+    this.dir = dir;
+    this.config = { ...options.config };
+    this.clock = options.clock;
+    this.logger = logger;
+    this.segments = loaded.segments;
+    this.startOffset = loaded.logStartOffset;
+    this.recoveryPoint = loaded.recoveryPoint;
+    this.producers = loaded.producers;
+    this.snapshots = loaded.snapshots;
+    this.nextOffset = this.active.nextOffset;
+    this.writtenEndOffset = this.nextOffset;
+    this.lastFlushMs = options.clock.nowMs();
+    this.writer = new GroupCommitWriter({
+      syncEachRound: () => this.config.flushPolicy === 'sync',
+      stats: this.stats,
+      onFailure: (err) => {
+        this.state = 'failed';
+        this.logger.error({ err }, 'write failed: partition log is offline until reopened');
+      },
+    });
+  }
+
+  get logStartOffset(): number {
+    return this.startOffset;
+  }
+
+  get logEndOffset(): number {
+    return this.nextOffset;
+  }
+
+  /** The offset after the last batch in the files: reads see everything below it. */
+  get writtenOffset(): number {
+    return this.writtenEndOffset;
+  }
+
+  get sizeBytes(): number {
+    let total = 0;
+    for (const segment of this.segments) total += segment.sizeBytes;
+    return total;
+  }
+
+  /** Base offsets of the segments, oldest first (the last is the active segment). */
+  segmentBaseOffsets(): number[] {
+    return this.segments.map((s) => s.baseOffset);
+  }
+
+  get currentConfig(): Readonly<LogConfig> {
+    return this.config;
+  }
+
+  private get active(): LogSegment {
+    return this.segments[this.segments.length - 1];
+  }
+
+  // ---------------------------------------------------------------------------------------- append
+
+  append(batches: Buffer, options: AppendOptions): Promise<AppendResult> {
+    if (this.state !== 'open') return Promise.reject(this.unavailable());
+    if (this.exclusive) return this.exclusive.then(() => this.append(batches, options));
+    try {
+      return this.appendNow(batches, options);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private appendNow(request: Buffer, options: AppendOptions): Promise<AppendResult> {
+    const incoming = validateBatches(request, this.config.maxMessageBytes);
+    const nowMs = this.clock.nowMs();
+    const logAppendTime = this.config.timestampType === 'LogAppendTime';
+    const sequences = this.producers.begin({ topic: this.topic, partition: this.partition });
+    const duplicates: ProducerBatch[] = [];
+    let offset = this.nextOffset;
+    for (const b of incoming) {
+      if (b.producerId >= 0) {
+        const check = sequences.check({
+          producerId: b.producerId,
+          epoch: b.producerEpoch,
+          firstSeq: b.baseSequence,
+          lastOffsetDelta: b.lastOffsetDelta,
+          firstOffset: offset,
+          maxTimestamp: logAppendTime ? nowMs : b.maxTimestamp,
+        });
+        if (check.duplicate) {
+          duplicates.push(check.original);
+          continue;
+        }
+      }
+      offset += b.lastOffsetDelta + 1;
+    }
+    if (duplicates.length > 0) return this.duplicateResult(duplicates, incoming.length);
+
+    const baseOffset = this.nextOffset;
+    const done = this.assignAndWrite(request, incoming, options.leaderEpoch, logAppendTime, nowMs);
+    sequences.commit();
+    const result: AppendResult = {
+      baseOffset,
+      lastOffset: this.nextOffset - 1,
+      logAppendTimeMs: logAppendTime ? nowMs : -1,
+      logStartOffset: this.startOffset,
+      duplicate: false,
+    };
+    return done.then(() => result);
+  }
+
+  /** A request that is entirely a retry: the original offsets, once the originals are written. */
+  private duplicateResult(duplicates: ProducerBatch[], batchCount: number): Promise<AppendResult> {
+    if (duplicates.length !== batchCount) {
+      throw new TideError('INVALID_RECORD', `append request mixes ${duplicates.length} retried batches with ${batchCount - duplicates.length} new ones`, {
+        context: { topic: this.topic, partition: this.partition },
+      });
+    }
+    const result: AppendResult = {
+      baseOffset: duplicates[0].firstOffset,
+      lastOffset: duplicates[duplicates.length - 1].lastOffset,
+      logAppendTimeMs: -1,
+      logStartOffset: this.startOffset,
+      duplicate: true,
+    };
+    return this.writer.barrier().then(() => result);
+  }
+
+  /** Rolls as needed, patches offsets in place, queues the bytes. Synchronous up to the queueing. */
+  private assignAndWrite(request: Buffer, incoming: IncomingBatch[], leaderEpoch: number, logAppendTime: boolean, nowMs: number): Promise<void> {
+    let segment = this.active;
+    let chunkStart = 0;
+    let chunkPosition = segment.assignedBytes;
+    let written: SegmentBatch[] = [];
+    for (const b of incoming) {
+      const lastOffset = this.nextOffset + b.lastOffsetDelta;
+      const reason = rollReason(segment, { sizeBytes: b.sizeBytes, lastOffset }, this.config, nowMs);
+      if (reason) {
+        // Writes complete in order, so the promise of the request's last write covers this one.
+        if (written.length > 0) void this.queueWrite(segment, request.subarray(chunkStart, b.position), chunkPosition, written, nowMs);
+        written = [];
+        chunkStart = b.position;
+        segment = this.roll(reason, nowMs);
+        chunkPosition = 0;
+      }
+      patchBaseOffset(request, b.position, this.nextOffset);
+      patchPartitionLeaderEpoch(request, b.position, leaderEpoch);
+      let maxTimestamp = b.maxTimestamp;
+      if (logAppendTime) {
+        request.writeInt16BE(request.readInt16BE(b.position + OFFSET_ATTRIBUTES) | TIMESTAMP_TYPE_BIT, b.position + OFFSET_ATTRIBUTES);
+        request.writeBigInt64BE(BigInt(nowMs), b.position + OFFSET_BASE_TIMESTAMP);
+        request.writeBigInt64BE(BigInt(nowMs), b.position + OFFSET_MAX_TIMESTAMP);
+        writeBatchCrc(request, b.position, b.sizeBytes);
+        maxTimestamp = nowMs;
+      }
+      written.push({ baseOffset: this.nextOffset, lastOffset, maxTimestamp, position: segment.assignedBytes, sizeBytes: b.sizeBytes });
+      if (segment.assignedBytes === 0) segment.rollingTimestampMs = nowMs;
+      segment.assignedBytes += b.sizeBytes;
+      this.nextOffset = lastOffset + 1;
+    }
+    return this.queueWrite(segment, chunkStart === 0 ? request : request.subarray(chunkStart), chunkPosition, written, nowMs);
+  }
+
+  private queueWrite(segment: LogSegment, bytes: Buffer, position: number, batches: SegmentBatch[], nowMs: number): Promise<void> {
+    return this.writer.write(segment, bytes, position, () => {
+      for (const batch of batches) segment.onBatchWritten(batch);
+      segment.lastModifiedMs = nowMs;
+      this.writtenEndOffset = batches[batches.length - 1].lastOffset + 1;
+    });
+  }
+
+  /**
+   * Starts a new active segment at the log end, synchronously (offsets keep flowing); the writer
+   * then finishes the old one (indexes, fdatasync), creates the new file, writes the producer
+   * snapshot for the new base offset and moves the recovery point, before any write to the new one.
+   */
+  private roll(reason: RollReason | 'retention', nowMs: number): LogSegment {
+    const old = this.active;
+    const segment = new LogSegment(this.dir, this.nextOffset, this.config.indexIntervalBytes);
+    segment.lastModifiedMs = nowMs;
+    this.segments.push(segment);
+    const snapshot = encodeProducerSnapshot(this.producers.all());
+    this.logger.info({ reason, baseOffset: segment.baseOffset, previousBaseOffset: old.baseOffset, previousBytes: old.assignedBytes }, 'rolling segment');
+    this.writer
+      .task(async () => {
+        await old.finalize();
+        await segment.createFile();
+        await this.snapshots.write(segment.baseOffset, snapshot);
+        await writeOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), segment.baseOffset);
+        this.recoveryPoint = segment.baseOffset;
+        await this.pruneSnapshots(segment.baseOffset);
+      })
+      .catch(() => undefined); // the writer reports failures (onFailure) and fails later appends
+    return segment;
+  }
+
+  /** Keeps snapshots at segment base offsets and at or above keepFrom. */
+  private async pruneSnapshots(keepFrom: number): Promise<void> {
+    const bases = new Set(this.segments.map((s) => s.baseOffset));
+    await this.snapshots.deleteWhere((offset) => offset < keepFrom && !bases.has(offset));
+  }
+
+  // ------------------------------------------------------------------------------------------ read
+
+  async read(offset: number, maxBytes: number, options: ReadOptions = {}): Promise<ReadResult> {
+    await this.enterRead();
+    try {
+      this.checkReadable(offset);
+      const limit = Math.min(options.maxOffset ?? Number.POSITIVE_INFINITY, this.writtenEndOffset);
+      if (offset < limit) {
+        for (let i = this.floorSegment(offset); i < this.segments.length; i++) {
+          const found = await readSegment(this.segments[i], offset, maxBytes, limit);
+          if (found) {
+            return { batches: found.batches, nextOffset: found.batches.length > 0 ? found.nextOffset : offset, logStartOffset: this.startOffset };
+          }
+        }
+      }
+      return { batches: EMPTY, nextOffset: offset, logStartOffset: this.startOffset };
+    } finally {
+      this.exitRead();
+    }
+  }
+
+  async offsetForTimestamp(timestampMs: number): Promise<TimestampLookup | undefined> {
+    await this.enterRead();
+    try {
+      if (this.state === 'closed') throw this.unavailable();
+      for (let i = this.floorSegment(this.startOffset); i < this.segments.length; i++) {
+        const segment = this.segments[i];
+        if (segment.sizeBytes === 0 || segment.maxTimestampMs < timestampMs) continue;
+        const hit = await findByTimestamp(segment, timestampMs, this.startOffset);
+        if (hit) return { offset: hit.offset, timestampMs: hit.timestampMs };
+      }
+      return undefined;
+    } finally {
+      this.exitRead();
+    }
+  }
+
+  private checkReadable(offset: number): void {
+    if (this.state === 'closed' || this.state === 'closing') throw this.unavailable();
+    if (!Number.isSafeInteger(offset) || offset < this.startOffset || offset > this.nextOffset) {
+      throw new TideError('OFFSET_OUT_OF_RANGE', `offset ${offset} is outside [${this.startOffset}, ${this.nextOffset}] of ${this.topic}-${this.partition}`, {
+        context: { topic: this.topic, partition: this.partition, offset },
+      });
+    }
+  }
+
+  /** Index of the last segment whose base offset is <= offset (0 if none). */
+  private floorSegment(offset: number): number {
+    let lo = 0;
+    let hi = this.segments.length - 1;
+    let found = 0;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.segments[mid].baseOffset <= offset) {
+        found = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return found;
+  }
+
+  private async enterRead(): Promise<void> {
+    while (this.exclusive) await this.exclusive;
+    this.activeReads++;
+  }
+
+  private exitRead(): void {
+    if (--this.activeReads > 0) return;
+    const waiters = this.readWaiters;
+    this.readWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  private drainReads(): Promise<void> {
+    if (this.activeReads === 0) return Promise.resolve();
+    return new Promise((resolve) => this.readWaiters.push(resolve));
+  }
+
+  // --------------------------------------------------------------------------- config and flushing
+
+  updateConfig(config: LogConfig): void {
+    validateLogConfig(config);
+    this.config = { ...config };
+    for (const segment of this.segments) segment.indexIntervalBytes = config.indexIntervalBytes;
+  }
+
+  async flush(): Promise<void> {
+    if (this.state !== 'open') throw this.unavailable();
+    this.lastFlushMs = this.clock.nowMs();
+    await this.writer.task(() => this.syncSegments());
+  }
+
+  /**
+   * For flushPolicy 'interval': starts a flush when flushIntervalMs have passed since the last one
+   * and something is unsynced. The LogManager's flush timer calls this; errors are logged.
+   */
+  flushIfDue(nowMs: number): void {
+    if (this.state !== 'open' || this.config.flushPolicy !== 'interval') return;
+    if (nowMs - this.lastFlushMs < this.config.flushIntervalMs) return;
+    if (this.active.unsyncedBytes === 0 && this.writer.idle) return;
+    this.flush().catch((err: unknown) => this.logger.error({ err }, 'interval flush failed'));
+  }
+
+  private async syncSegments(): Promise<void> {
+    for (const segment of this.segments) {
+      if (await segment.sync()) this.stats.datasyncCalls++;
+    }
+  }
+
+  // ----------------------------------------------------------------------- retention and truncation
+
+  async applyRetention(nowMs: number, options: RetentionOptions = {}): Promise<number> {
+    if (this.state !== 'open') return 0;
+    return this.runExclusive(async () => {
+      if (this.state !== 'open') return 0;
+      const summary = this.segments.map((s, i) => ({
+        baseOffset: s.baseOffset,
+        sizeBytes: s.sizeBytes,
+        largestTimestampMs: s.largestTimestampMs(),
+        endOffset: this.segments[i + 1]?.baseOffset ?? this.nextOffset,
+      }));
+      const plan = planRetention(summary, this.config, nowMs, options.maxOffset);
+      if (plan.deleteCount === 0) return 0;
+      if (plan.rollActive) {
+        this.roll('retention', nowMs);
+        await this.writer.barrier();
+      }
+      const doomed = this.segments.splice(0, plan.deleteCount);
+      this.startOffset = Math.max(this.startOffset, this.segments[0].baseOffset);
+      await writeOffsetCheckpoint(path.join(this.dir, LOG_START_OFFSET_FILE), this.startOffset);
+      this.producers.removeBefore(this.startOffset);
+      let bytes = 0;
+      for (const segment of doomed) {
+        bytes += segment.sizeBytes;
+        await segment.deleteFiles();
+      }
+      const firstBase = this.segments[0].baseOffset;
+      await this.snapshots.deleteWhere((offset) => offset < firstBase);
+      await fsyncDir(this.dir);
+      this.logger.info({ segments: doomed.length, bytes, byTime: plan.byTime, bySize: plan.bySize, logStartOffset: this.startOffset }, 'retention deleted segments');
+      return bytes;
+    });
+  }
+
+  async truncateTo(offset: number): Promise<void> {
+    if (this.state !== 'open') throw this.unavailable();
+    await this.runExclusive(async () => {
+      if (offset >= this.nextOffset) return;
+      const before = this.nextOffset;
+      if (offset < this.segments[0].baseOffset || offset < this.startOffset) {
+        await this.truncateFullyAndStartAt(offset);
+      } else {
+        const index = this.floorSegment(offset);
+        for (const segment of this.segments.splice(index + 1)) await segment.deleteFiles();
+        const segment = this.active;
+        await segment.truncateTo(offset);
+        segment.rollingTimestampMs = await this.firstBatchTimestamp(segment);
+        this.nextOffset = segment.nextOffset;
+        this.writtenEndOffset = segment.nextOffset;
+        if (this.recoveryPoint > segment.baseOffset) {
+          this.recoveryPoint = segment.baseOffset;
+          await writeOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), this.recoveryPoint);
+        }
+        await restoreProducerState({
+          segments: this.segments,
+          snapshots: this.snapshots,
+          producers: this.producers,
+          endOffset: this.nextOffset,
+          logStartOffset: this.startOffset,
+          logger: this.logger,
+        });
+      }
+      await fsyncDir(this.dir);
+      this.logger.info({ requested: offset, from: before, logEndOffset: this.nextOffset }, 'truncated log');
+    });
+  }
+
+  private async truncateFullyAndStartAt(offset: number): Promise<void> {
+    for (const segment of this.segments.splice(0)) await segment.deleteFiles();
+    const segment = new LogSegment(this.dir, offset, this.config.indexIntervalBytes);
+    await segment.createFile();
+    segment.lastModifiedMs = this.clock.nowMs();
+    this.segments = [segment];
+    this.nextOffset = offset;
+    this.writtenEndOffset = offset;
+    this.startOffset = offset;
+    this.recoveryPoint = offset;
+    this.producers.clear();
+    await this.snapshots.deleteWhere(() => true);
+    await writeOffsetCheckpoint(path.join(this.dir, LOG_START_OFFSET_FILE), offset);
+    await writeOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), offset);
+  }
+
+  private async firstBatchTimestamp(segment: LogSegment): Promise<number | undefined> {
+    if (segment.sizeBytes < BATCH_HEADER_BYTES) return undefined;
+    const header = Buffer.alloc(BATCH_HEADER_BYTES);
+    await readFully(segment.file, header, BATCH_HEADER_BYTES, 0);
+    const ts = Number(header.readBigInt64BE(OFFSET_MAX_TIMESTAMP));
+    const nowMs = this.clock.nowMs();
+    return ts >= 0 ? Math.min(ts, nowMs) : nowMs;
+  }
+
+  // ------------------------------------------------------------------------------ close and delete
+
+  close(): Promise<void> {
+    if (!this.closing) this.closing = this.shutDown(true);
+    return this.closing;
+  }
+
+  async delete(): Promise<void> {
+    if (!this.closing) this.closing = this.shutDown(false);
+    await this.closing;
+    await fs.rm(this.dir, { recursive: true, force: true });
+    this.logger.info('deleted partition log');
+  }
+
+  /** Waits for writes and reads, then (if keep) makes everything durable and marks a clean shutdown. */
+  private async shutDown(keep: boolean): Promise<void> {
+    const wasFailed = this.state === 'failed';
+    this.state = 'closing';
+    await this.runExclusive(async () => {
+      const healthy = keep && !wasFailed && this.writer.failure === undefined;
+      if (healthy) {
+        const active = this.active;
+        await active.finalize();
+        await this.snapshots.write(this.nextOffset, encodeProducerSnapshot(this.producers.all()));
+        await this.pruneSnapshots(this.nextOffset);
+        await writeOffsetCheckpoint(path.join(this.dir, LOG_START_OFFSET_FILE), this.startOffset);
+        await writeOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), active.baseOffset);
+      }
+      for (const segment of this.segments) await segment.close();
+      if (healthy) {
+        await fs.writeFile(path.join(this.dir, CLEAN_SHUTDOWN_FILE), '');
+        await fsyncDir(this.dir);
+      }
+      this.state = 'closed';
+    }, true);
+  }
+
+  /**
+   * Runs fn with appends and reads held back, after queued writes and in-flight reads are done.
+   * With ignoreWriteFailure, a failed writer does not stop fn (closing a failed log).
+   */
+  private async runExclusive<T>(fn: () => Promise<T>, ignoreWriteFailure = false): Promise<T> {
+    while (this.exclusive) await this.exclusive;
+    let release!: () => void;
+    this.exclusive = new Promise<void>((resolve) => (release = resolve));
+    try {
+      const written = this.writer.barrier();
+      if (ignoreWriteFailure) await written.catch(() => undefined);
+      else await written;
+      await this.drainReads();
+      return await fn();
+    } finally {
+      this.exclusive = undefined;
+      release();
+    }
+  }
+
+  private unavailable(): TideError {
+    const why = this.state === 'failed' ? 'failed after a write error' : 'closed';
+    return new TideError('KAFKA_STORAGE_ERROR', `partition log ${this.topic}-${this.partition} is ${why}`, {
+      context: { topic: this.topic, partition: this.partition },
+    });
+  }
+}
