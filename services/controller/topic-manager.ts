@@ -1,0 +1,394 @@
+/**
+ * Topic administration against the metadata store: create, delete, list, describe, alter configs,
+ * and the watch brokers follow. Every write is one transaction whose compares make it safe against
+ * concurrent writers, plus any fencing compares the caller supplies (an elected controller adds
+ * "I still hold /controller"); a write whose fencing fails throws NOT_CONTROLLER.
+ *
+ * Partition states start with the preferred leader (first replica) as leader, leaderEpoch 0,
+ * partitionEpoch 0 and isr = replicas; the controller's reconciler moves them later.
+ *
+ * On etcd, creating a topic writes partitions + 1 keys in one transaction: etcd's --max-txn-ops
+ * (default 128) and --max-request-bytes must allow maxPartitionsPerTopic + 1 puts.
+ */
+import { randomBytes } from 'crypto';
+import type { Clock } from '../common/clock';
+import { TideError } from '../common/errors';
+import type { Logger } from '../common/logger';
+import {
+  MetadataKeys,
+  decodePartitionState,
+  decodeTopicRecord,
+  encodePartitionState,
+  encodeTopicRecord,
+  type TopicRecord,
+} from '../common/metadata/keys';
+import type { Compare, KeyValue, MetadataStore, TxnOp } from '../common/metadata/store';
+import type { BrokerInfo } from './broker-registry';
+import { assignReplicas, hasPartialRacks } from './placement';
+import { applyConfigChanges, describeConfigs, validateTopicConfigs, type ConfigEntry } from './topic-config';
+import { validateTopicName } from './topic-name';
+import { watchTopics, type PartitionView, type TopicsUpdate, type TopicWatch } from './topic-watcher';
+
+export const DEFAULT_MAX_PARTITIONS_PER_TOPIC = 10_000;
+export const DEFAULT_ALTER_CONFIGS_ATTEMPTS = 5;
+
+/** Where the live broker list comes from: a function, or anything with listBrokers() (BrokerRegistry). */
+export type LiveBrokers = (() => Promise<BrokerInfo[]>) | { listBrokers(): Promise<BrokerInfo[]> };
+
+export interface TopicManagerOptions {
+  store: MetadataStore;
+  clusterName: string;
+  clock: Clock;
+  logger: Logger;
+  /** Replication factor of topics created without one (or with 0). */
+  defaultReplicationFactor: number;
+  liveBrokers: LiveBrokers;
+  /** Upper bound on a topic's partition count; default DEFAULT_MAX_PARTITIONS_PER_TOPIC. */
+  maxPartitionsPerTopic?: number;
+  /** Conflict retries of alterConfigs before it gives up with METADATA_UNAVAILABLE (retriable). */
+  alterConfigsAttempts?: number;
+  /** Randomness in [0, 1) for replica placement; default Math.random. */
+  random?: () => number;
+  /** New topic ids; default 16 random bytes in base64url (22 characters, as Kafka's). */
+  newTopicId?: () => string;
+  /** Compares added to every write, e.g. "this controller still holds /controller". */
+  fencing?: () => Compare[];
+}
+
+export interface CreateTopicRequest {
+  name: string;
+  partitions: number;
+  /** Absent or 0 = the default replication factor. */
+  replicationFactor?: number;
+  /** Topic configs (see topic-config.ts); unknown keys and invalid values are rejected whole. */
+  configs?: Record<string, string>;
+  /** Validate and compute the assignment, write nothing. */
+  validateOnly?: boolean;
+  /** For Tide's own topics (hidden from listTopics by default); not exposed on the Admin API. */
+  internal?: boolean;
+}
+
+export interface AlterConfigsRequest {
+  set?: Record<string, string>;
+  /** Keys to return to their defaults. */
+  delete?: string[];
+  validateOnly?: boolean;
+}
+
+export interface WriteOptions {
+  /** Compares added to this write's transaction (after the constructor's `fencing`). */
+  extraCompares?: Compare[];
+}
+
+export interface TopicDescription {
+  name: string;
+  /** Empty for a validateOnly create. */
+  topicId: string;
+  internal: boolean;
+  partitionCount: number;
+  replicationFactor: number;
+  createdAtMs: number;
+  /** Sorted by partition index. */
+  partitions: PartitionView[];
+  /** Every config key with its effective value. */
+  configs: ConfigEntry[];
+  /** Only the keys the topic sets. */
+  explicitConfigs: Record<string, string>;
+}
+
+export class TopicManager {
+  /** The cluster's metadata keys (for callers that build their own compares). */
+  readonly keys: MetadataKeys;
+  private readonly store: MetadataStore;
+  private readonly logger: Logger;
+  private readonly maxPartitions: number;
+  private readonly alterAttempts: number;
+  private readonly newTopicId: () => string;
+
+  constructor(private readonly options: TopicManagerOptions) {
+    this.keys = new MetadataKeys(options.clusterName);
+    this.store = options.store;
+    this.logger = options.logger.child({ component: 'topic-manager' });
+    this.maxPartitions = options.maxPartitionsPerTopic ?? DEFAULT_MAX_PARTITIONS_PER_TOPIC;
+    this.alterAttempts = options.alterConfigsAttempts ?? DEFAULT_ALTER_CONFIGS_ATTEMPTS;
+    this.newTopicId = options.newTopicId ?? randomTopicId;
+    if (!Number.isInteger(options.defaultReplicationFactor) || options.defaultReplicationFactor < 1) {
+      throw new TideError(
+        'INVALID_CONFIG',
+        `defaultReplicationFactor must be an integer >= 1 (got ${options.defaultReplicationFactor})`,
+      );
+    }
+  }
+
+  /**
+   * Creates a topic and all its partition states in one transaction. Throws INVALID_TOPIC,
+   * INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR, INVALID_CONFIG, TOPIC_ALREADY_EXISTS,
+   * NOT_CONTROLLER (fencing failed).
+   */
+  async createTopic(request: CreateTopicRequest, options: WriteOptions = {}): Promise<TopicDescription> {
+    const { name, partitions } = request;
+    validateTopicName(name);
+    if (!Number.isInteger(partitions) || partitions < 1 || partitions > this.maxPartitions) {
+      throw new TideError(
+        'INVALID_PARTITIONS',
+        `partition count must be an integer in 1..${this.maxPartitions} (got ${partitions})`,
+        {
+          context: { topic: name },
+        },
+      );
+    }
+    const rf = request.replicationFactor || this.options.defaultReplicationFactor;
+    if (!Number.isInteger(rf) || rf < 1) {
+      throw new TideError(
+        'INVALID_REPLICATION_FACTOR',
+        `replication factor must be an integer >= 1 (got ${rf})`,
+        { context: { topic: name } },
+      );
+    }
+    const configs = validateTopicConfigs(request.configs ?? {});
+    const brokers = await this.liveBrokers();
+    if (hasPartialRacks(brokers))
+      this.logger.warn({ topic: name }, 'only some brokers have a rack; placing replicas without racks');
+    const assignment = assignReplicas({
+      partitions,
+      replicationFactor: rf,
+      brokers,
+      random: this.options.random,
+    });
+    const minIsr = Number(configs['min.insync.replicas'] ?? 1);
+    if (minIsr > rf) {
+      this.logger.warn(
+        { topic: name, minIsr, rf },
+        'min.insync.replicas exceeds the replication factor: acks=all produces will fail',
+      );
+    }
+    const topicKey = this.keys.topic(name);
+    if (await this.store.get(topicKey)) throw alreadyExists(name);
+
+    const record: TopicRecord = {
+      topicId: request.validateOnly ? '' : this.newTopicId(),
+      partitions,
+      replicationFactor: rf,
+      configs,
+      createdAtMs: this.options.clock.nowMs(),
+      internal: request.internal ?? false,
+    };
+    const states: PartitionView[] = assignment.map((replicas, partition) => ({
+      partition,
+      leader: replicas[0],
+      leaderEpoch: 0,
+      partitionEpoch: 0,
+      replicas,
+      isr: [...replicas],
+    }));
+    if (request.validateOnly) return describe(name, record, states);
+
+    const puts: TxnOp[] = [
+      { type: 'put', key: topicKey, value: encodeTopicRecord(record) },
+      ...states.map(({ partition, ...state }): TxnOp => ({
+        type: 'put',
+        key: this.keys.partition(name, partition),
+        value: encodePartitionState(state),
+      })),
+    ];
+    const result = await this.store.txn(
+      this.compares([{ key: topicKey, target: 'createRevision', op: '=', value: 0 }], options),
+      puts,
+      [{ type: 'get', key: topicKey }],
+    );
+    if (!result.succeeded) throw result.gets[0] ? alreadyExists(name) : notController('create topic', name);
+    this.logger.info(
+      {
+        topic: name,
+        topicId: record.topicId,
+        partitions,
+        replicationFactor: rf,
+        configs,
+        revision: result.revision,
+      },
+      'topic created',
+    );
+    return describe(name, record, states);
+  }
+
+  /** Deletes a topic and its partition states in one transaction. Throws UNKNOWN_TOPIC, NOT_CONTROLLER. */
+  async deleteTopic(name: string, options: WriteOptions = {}): Promise<void> {
+    validateTopicName(name);
+    const topicKey = this.keys.topic(name);
+    const result = await this.store.txn(
+      this.compares([{ key: topicKey, target: 'createRevision', op: '>', value: 0 }], options),
+      [
+        { type: 'delete', key: topicKey },
+        { type: 'deletePrefix', prefix: this.keys.partitionsOf(name) },
+      ],
+      [{ type: 'get', key: topicKey }],
+    );
+    if (!result.succeeded) throw result.gets[0] ? notController('delete topic', name) : unknownTopic(name);
+    this.logger.info({ topic: name, revision: result.revision }, 'topic deleted');
+  }
+
+  /** Topic names, sorted; internal topics only when asked for. */
+  async listTopics(options: { includeInternal?: boolean } = {}): Promise<string[]> {
+    const range = await this.store.getPrefix(this.keys.topicsPrefix);
+    const names: string[] = [];
+    for (const kv of range.kvs) {
+      const parsed = this.keys.parse(kv.key);
+      if (parsed?.kind !== 'topic') continue;
+      let internal = false;
+      try {
+        internal = decodeTopicRecord(kv.value, kv.key).internal;
+      } catch (err) {
+        this.logger.error(
+          { err, topic: parsed.topic },
+          'topic record unreadable; listing it as a user topic',
+        );
+      }
+      if (!internal || options.includeInternal) names.push(parsed.topic);
+    }
+    return names.sort();
+  }
+
+  /** The topic, its partition states and its configs. Throws UNKNOWN_TOPIC. */
+  async describeTopic(name: string): Promise<TopicDescription> {
+    validateTopicName(name);
+    for (let attempt = 0; ; attempt++) {
+      // Partitions first, then the topic: if the topic we read existed when the partitions were
+      // read (createRevision <= that revision), they belong to this incarnation of it.
+      const range = await this.store.getPrefix(this.keys.partitionsOf(name));
+      const kv = await this.store.get(this.keys.topic(name));
+      if (!kv) throw unknownTopic(name);
+      if (kv.createRevision > range.revision && attempt < 3) continue;
+      const record = decodeTopicRecord(kv.value, kv.key);
+      const states: PartitionView[] = [];
+      for (const partitionKv of range.kvs) {
+        const parsed = this.keys.parse(partitionKv.key);
+        if (parsed?.kind === 'partition' && parsed.partition < record.partitions) {
+          states.push({
+            partition: parsed.partition,
+            ...decodePartitionState(partitionKv.value, partitionKv.key),
+          });
+        }
+      }
+      return describe(
+        name,
+        record,
+        states.sort((a, b) => a.partition - b.partition),
+      );
+    }
+  }
+
+  /** Every config key of the topic with its effective value. Throws UNKNOWN_TOPIC. */
+  async describeConfigs(name: string): Promise<ConfigEntry[]> {
+    const { record } = await this.readTopic(name);
+    return describeConfigs(record.configs);
+  }
+
+  /**
+   * Sets and deletes config keys, validated whole (nothing changes if any part is invalid).
+   * Written with a compare on the topic key's modRevision, retried on conflict, so concurrent
+   * alters never lose each other's keys. Returns the effective configs after the change.
+   */
+  async alterConfigs(
+    name: string,
+    request: AlterConfigsRequest,
+    options: WriteOptions = {},
+  ): Promise<ConfigEntry[]> {
+    for (let attempt = 1; ; attempt++) {
+      const { kv, record } = await this.readTopic(name);
+      const configs = applyConfigChanges(record.configs, request.set ?? {}, request.delete ?? []);
+      if (request.validateOnly) return describeConfigs(configs);
+      const result = await this.store.txn(
+        this.compares([{ key: kv.key, target: 'modRevision', op: '=', value: kv.modRevision }], options),
+        [{ type: 'put', key: kv.key, value: encodeTopicRecord({ ...record, configs }) }],
+        [{ type: 'get', key: kv.key }],
+      );
+      if (result.succeeded) {
+        this.logger.info(
+          { topic: name, set: request.set, delete: request.delete, revision: result.revision },
+          'topic configs altered',
+        );
+        return describeConfigs(configs);
+      }
+      const now = result.gets[0];
+      if (!now || now.createRevision !== kv.createRevision) throw unknownTopic(name);
+      if (now.modRevision === kv.modRevision) throw notController('alter configs of', name);
+      if (attempt >= this.alterAttempts) {
+        throw new TideError(
+          'METADATA_UNAVAILABLE',
+          `topic ${name} kept changing during alterConfigs (${attempt} attempts); retry`,
+          {
+            context: { topic: name },
+          },
+        );
+      }
+    }
+  }
+
+  /**
+   * Follows every topic: the listener gets the current topics first, then each change in revision
+   * order (see topic-watcher.ts). Resolves after the first call.
+   */
+  watchTopics(listener: (update: TopicsUpdate) => void): Promise<TopicWatch> {
+    return watchTopics(
+      { store: this.store, keys: this.keys, clock: this.options.clock, logger: this.logger },
+      listener,
+    );
+  }
+
+  /** The live brokers, as the constructor's `liveBrokers` gives them. */
+  liveBrokers(): Promise<BrokerInfo[]> {
+    const source = this.options.liveBrokers;
+    return typeof source === 'function' ? source() : source.listBrokers();
+  }
+
+  private async readTopic(name: string): Promise<{ kv: KeyValue; record: TopicRecord }> {
+    validateTopicName(name);
+    const kv = await this.store.get(this.keys.topic(name));
+    if (!kv) throw unknownTopic(name);
+    return { kv, record: decodeTopicRecord(kv.value, kv.key) };
+  }
+
+  private compares(own: Compare[], options: WriteOptions): Compare[] {
+    return [...own, ...(this.options.fencing?.() ?? []), ...(options.extraCompares ?? [])];
+  }
+}
+
+function describe(name: string, record: TopicRecord, partitions: PartitionView[]): TopicDescription {
+  return {
+    name,
+    topicId: record.topicId,
+    internal: record.internal,
+    partitionCount: record.partitions,
+    replicationFactor: record.replicationFactor,
+    createdAtMs: record.createdAtMs,
+    partitions,
+    configs: describeConfigs(record.configs),
+    explicitConfigs: { ...record.configs },
+  };
+}
+
+/** 16 random bytes as base64url, never starting with '-' (Kafka avoids ids that look like flags). */
+export function randomTopicId(): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
+}
+
+function unknownTopic(name: string): TideError {
+  return new TideError('UNKNOWN_TOPIC', `topic ${name} does not exist`, { context: { topic: name } });
+}
+
+function alreadyExists(name: string): TideError {
+  return new TideError('TOPIC_ALREADY_EXISTS', `topic ${name} already exists`, { context: { topic: name } });
+}
+
+function notController(what: string, name: string): TideError {
+  return new TideError(
+    'NOT_CONTROLLER',
+    `could not ${what} topic ${name}: a fencing compare failed (this controller lost leadership)`,
+    {
+      context: { topic: name },
+    },
+  );
+}
