@@ -1,0 +1,152 @@
+/** Idempotent-producer sequence rules (table-driven) and the snapshot file format (golden). */
+import { TideError } from '../../../services/common/errors';
+import {
+  ProducerStateManager,
+  sequenceAfter,
+  type ProducerBatchInfo,
+} from '../../../services/broker/log/producer-state';
+import {
+  decodeProducerSnapshot,
+  encodeProducerSnapshot,
+} from '../../../services/broker/log/producer-snapshot';
+
+const ctx = { topic: 't', partition: 0 };
+
+function batch(epoch: number, firstSeq: number, records: number, firstOffset: number): ProducerBatchInfo {
+  return { producerId: 1, epoch, firstSeq, lastOffsetDelta: records - 1, firstOffset, maxTimestamp: 5 };
+}
+
+/** Applies a history of accepted batches through the checker itself. */
+function stateWith(history: ProducerBatchInfo[]): ProducerStateManager {
+  const state = new ProducerStateManager();
+  for (const b of history) {
+    const append = state.begin(ctx);
+    expect(append.check(b).duplicate).toBe(false);
+    append.commit();
+  }
+  return state;
+}
+
+describe('sequenceAfter', () => {
+  it.each([
+    [0, 1, 1],
+    [5, 4, 9],
+    [2 ** 31 - 1, 1, 0],
+    [2 ** 31 - 2, 3, 1],
+  ])('sequenceAfter(%d, %d) = %d', (seq, delta, expected) => {
+    expect(sequenceAfter(seq, delta)).toBe(expected);
+  });
+});
+
+describe('ProducerStateManager checks', () => {
+  // History: epoch 0, batches 0..4 (offsets 0..4), 5..9 (offsets 5..9).
+  const history = [batch(0, 0, 5, 0), batch(0, 5, 5, 5)];
+  it.each([
+    { name: 'next in sequence', b: batch(0, 10, 1, 10), outcome: 'new' },
+    {
+      name: 'retry of the latest',
+      b: batch(0, 5, 5, 10),
+      outcome: { duplicate: true, original: { firstSeq: 5, lastSeq: 9, firstOffset: 5, lastOffset: 9 } },
+    },
+    {
+      name: 'retry of an older one',
+      b: batch(0, 0, 5, 10),
+      outcome: { duplicate: true, original: { firstSeq: 0, lastSeq: 4, firstOffset: 0, lastOffset: 4 } },
+    },
+    { name: 'gap', b: batch(0, 11, 1, 10), outcome: 'OUT_OF_ORDER_SEQUENCE' },
+    { name: 'old unknown sequence', b: batch(0, 3, 1, 10), outcome: 'OUT_OF_ORDER_SEQUENCE' },
+    { name: 'same first seq, different length', b: batch(0, 5, 2, 10), outcome: 'OUT_OF_ORDER_SEQUENCE' },
+    { name: 'new epoch from 0', b: batch(1, 0, 1, 10), outcome: 'new' },
+    { name: 'new epoch not from 0', b: batch(1, 10, 1, 10), outcome: 'OUT_OF_ORDER_SEQUENCE' },
+  ])('$name', ({ b, outcome }) => {
+    const state = stateWith(history);
+    const append = state.begin(ctx);
+    if (outcome === 'new') expect(append.check(b)).toEqual({ duplicate: false });
+    else if (typeof outcome === 'string')
+      expect(() => append.check(b)).toThrow(expect.objectContaining({ code: outcome }));
+    else expect(append.check(b)).toEqual(outcome);
+  });
+
+  it('fences an older epoch', () => {
+    const state = stateWith([batch(3, 0, 1, 0)]);
+    expect(() => state.begin(ctx).check(batch(2, 1, 1, 1))).toThrow(
+      expect.objectContaining({ code: 'INVALID_PRODUCER_EPOCH' }),
+    );
+  });
+
+  it('accepts any first sequence from an unknown producer', () => {
+    const state = new ProducerStateManager();
+    expect(state.begin(ctx).check(batch(0, 1234, 1, 0))).toEqual({ duplicate: false });
+  });
+
+  it('wraps the sequence from 2^31-1 to 0', () => {
+    const state = stateWith([batch(0, 2 ** 31 - 2, 2, 0)]);
+    expect(state.begin(ctx).check(batch(0, 0, 1, 2))).toEqual({ duplicate: false });
+  });
+
+  it('keeps only the last 5 batches for duplicate detection', () => {
+    const state = stateWith(Array.from({ length: 6 }, (_, i) => batch(0, i, 1, i)));
+    expect(state.get(1)?.batches.map((b) => b.firstSeq)).toEqual([1, 2, 3, 4, 5]);
+    expect(state.begin(ctx).check(batch(0, 1, 1, 6)).duplicate).toBe(true);
+    expect(() => state.begin(ctx).check(batch(0, 0, 1, 6))).toThrow(TideError);
+  });
+
+  it('changes nothing until commit, and checks batches of one request against each other', () => {
+    const state = stateWith([batch(0, 0, 1, 0)]);
+    const append = state.begin(ctx);
+    append.check(batch(0, 1, 1, 1));
+    expect(append.check(batch(0, 2, 1, 2))).toEqual({ duplicate: false });
+    expect(state.get(1)?.batches).toHaveLength(1);
+    append.commit();
+    expect(state.get(1)?.batches).toHaveLength(3);
+  });
+
+  it('removeBefore drops producers whose batches are all below the offset', () => {
+    const state = stateWith([batch(0, 0, 5, 0)]);
+    expect(state.removeBefore(5)).toBe(1);
+    expect(state.producerCount).toBe(0);
+  });
+});
+
+describe('producer snapshot file', () => {
+  it('golden bytes', () => {
+    const bytes = encodeProducerSnapshot([
+      {
+        producerId: 7,
+        epoch: 2,
+        lastTimestampMs: 1000,
+        batches: [{ firstSeq: 0, lastSeq: 4, firstOffset: 10, lastOffset: 14 }],
+      },
+    ]);
+    const body =
+      '00000001' + // producerCount
+      '0000000000000007' +
+      '0002' +
+      '00000000000003e8' +
+      '01' + // id, epoch, lastTimestampMs, batchCount
+      '00000000' +
+      '00000004' +
+      '000000000000000a' +
+      '000000000000000e'; // firstSeq, lastSeq, firstOffset, lastOffset
+    expect(bytes.subarray(0, 2).toString('hex')).toBe('0001');
+    expect(bytes.subarray(6).toString('hex')).toBe(body);
+    expect(decodeProducerSnapshot(bytes)).toEqual([
+      {
+        producerId: 7,
+        epoch: 2,
+        lastTimestampMs: 1000,
+        batches: [{ firstSeq: 0, lastSeq: 4, firstOffset: 10, lastOffset: 14 }],
+      },
+    ]);
+  });
+
+  it.each([
+    { name: 'a flipped byte', damage: (b: Buffer) => (b[b.length - 1] ^= 1), why: /crc/ },
+    { name: 'a short file', damage: (b: Buffer) => b.subarray(0, 5), why: /shorter/ },
+    { name: 'another version', damage: (b: Buffer) => b.writeUInt16BE(9, 0), why: /version/ },
+  ])('rejects $name', ({ damage, why }) => {
+    const bytes = encodeProducerSnapshot([{ producerId: 7, epoch: 2, lastTimestampMs: 1000, batches: [] }]);
+    const result = damage(bytes);
+    expect(decodeProducerSnapshot(Buffer.isBuffer(result) ? result : bytes)).toMatch(why);
+  });
+});
