@@ -127,3 +127,45 @@ async function syncDir(dir: string): Promise<void> {
     await handle.close();
   }
 }
+
+/**
+ * Claims `<file>.lock` for this process, so two processes never share a state file. A lock left by
+ * a dead process (or by an earlier process with this pid, as after a container restart) is taken
+ * over. Throws METADATA_UNAVAILABLE when another live process holds it. Returns the release function.
+ */
+export function lockStateFile(file: string): () => void {
+  const lockFile = `${file}.lock`;
+  const token = `${process.pid} ${Date.now()} ${Math.random().toString(36).slice(2)}`;
+  let holder: string | undefined;
+  try {
+    holder = fs.readFileSync(lockFile, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw unreadable(lockFile, (err as Error).message, err);
+  }
+  const holderPid = holder === undefined ? NaN : Number(holder.split(' ')[0]);
+  if (Number.isInteger(holderPid) && holderPid !== process.pid && isAlive(holderPid)) {
+    throw new TideError(
+      'METADATA_UNAVAILABLE',
+      `metadata state file ${file} is in use by process ${holderPid}; stop it, or delete ${lockFile} if that process is not Tide`,
+      { retriable: false },
+    );
+  }
+  fs.writeFileSync(lockFile, token);
+  return () => {
+    try {
+      if (fs.readFileSync(lockFile, 'utf8') === token) fs.unlinkSync(lockFile);
+    } catch {
+      // Already gone: nothing to release.
+    }
+  };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

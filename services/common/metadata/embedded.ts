@@ -24,7 +24,7 @@ import * as path from 'path';
 import type { Clock, Timer } from '../clock';
 import { TideError } from '../errors';
 import type { Logger } from '../logger';
-import { loadState, saveState } from './embedded-persistence';
+import { loadState, lockStateFile, saveState } from './embedded-persistence';
 import type {
   Compare,
   KeyValue,
@@ -43,7 +43,10 @@ export const DEFAULT_HISTORY_REVISIONS_MAX = 10_000;
 export interface EmbeddedMetadataStoreOptions {
   /** Drives lease TTLs. */
   clock: Clock;
-  /** File holding the durable state; absent = memory only. Its folder is created if missing. */
+  /**
+   * File holding the durable state; absent = memory only. Its folder is created if missing, and
+   * `<file>.lock` keeps a second process from opening it while this store is open.
+   */
   persistPath?: string;
   /** Revisions of watch history kept; watching from an older revision fails. */
   historyRevisionsMax?: number;
@@ -103,6 +106,7 @@ export class EmbeddedMetadataStore implements MetadataStore {
   private closed = false;
   private saveWaiters: { resolve: () => void; reject: (err: Error) => void }[] = [];
   private saving?: Promise<void>;
+  private unlock?: () => void;
 
   constructor(options: EmbeddedMetadataStoreOptions) {
     this.clock = options.clock;
@@ -117,7 +121,13 @@ export class EmbeddedMetadataStore implements MetadataStore {
     }
     if (this.persistPath !== undefined) {
       fs.mkdirSync(path.dirname(path.resolve(this.persistPath)), { recursive: true });
-      this.load(this.persistPath);
+      this.unlock = lockStateFile(this.persistPath);
+      try {
+        this.load(this.persistPath);
+      } catch (err) {
+        this.unlock();
+        throw err;
+      }
     }
   }
 
@@ -261,7 +271,11 @@ export class EmbeddedMetadataStore implements MetadataStore {
       watcher.queue = [];
     }
     this.watchers.clear();
-    await this.saving;
+    try {
+      await this.saving;
+    } finally {
+      this.unlock?.();
+    }
   }
 
   private ensureOpen(): void {

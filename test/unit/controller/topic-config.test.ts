@@ -1,3 +1,5 @@
+import * as fs from 'fs';
+import * as path from 'path';
 import { TideError } from '../../../services/common/errors';
 import {
   DEFAULT_FLUSH_POLICY,
@@ -272,5 +274,19 @@ describe('validateTopicName', () => {
     expect(err.code).toBe('INVALID_TOPIC');
     expect(err.message).toMatch(message);
     expect(err.context.topic).toBe(name);
+  });
+});
+
+describe('docs/configuration.md', () => {
+  it('documents every topic config key with its default', () => {
+    const doc = fs.readFileSync(path.join(__dirname, '../../../docs/configuration.md'), 'utf8');
+    for (const def of TOPIC_CONFIGS.values()) {
+      const cells = doc
+        .split('\n')
+        .map((line) => line.split('|').map((cell) => cell.trim()))
+        .find((row) => row[1] === `\`${def.name}\``);
+      expect({ key: def.name, documented: cells !== undefined }).toEqual({ key: def.name, documented: true });
+      expect(cells?.[2]).toContain(`\`${def.defaultValue}\``);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -245,6 +246,20 @@ describe('EmbeddedMetadataStore', () => {
       const file = path.join(dir, 'metadata.json');
       fs.writeFileSync(file, content);
       expect(() => new EmbeddedMetadataStore({ clock, persistPath: file })).toThrow(file);
+    });
+
+    it("refuses a state file another live process holds, and takes over a dead one's lock", async () => {
+      const file = path.join(dir, 'metadata.json');
+      fs.writeFileSync(`${file}.lock`, `${process.ppid} 0 x`);
+      expect(() => new EmbeddedMetadataStore({ clock, persistPath: file })).toThrow(
+        `in use by process ${process.ppid}`,
+      );
+      const deadPid = spawnSync(process.execPath, ['-e', '0']).pid;
+      fs.writeFileSync(`${file}.lock`, `${deadPid} 0 x`);
+      const store = new EmbeddedMetadataStore({ clock, persistPath: file });
+      expect(fs.readFileSync(`${file}.lock`, 'utf8')).toMatch(new RegExp(`^${process.pid} `));
+      await store.close();
+      expect(fs.existsSync(`${file}.lock`)).toBe(false);
     });
 
     it('reports a failed save to the writer as METADATA_UNAVAILABLE', async () => {
