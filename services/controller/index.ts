@@ -24,7 +24,7 @@ export { ProducerIdAllocator, DEFAULT_PRODUCER_ID_BLOCK_SIZE } from './producer-
 export type { ProducerIdAllocatorOptions } from './producer-ids';
 export * from './topic-config';
 export { MAX_TOPIC_NAME_LENGTH, validateTopicName } from './topic-name';
-export { TopicManager, DEFAULT_MAX_PARTITIONS_PER_TOPIC, randomTopicId } from './topic-manager';
+export { TopicManager, DEFAULT_PARTITIONS_PER_TOPIC_MAX, randomTopicId } from './topic-manager';
 export type {
   AlterConfigsRequest,
   CreateTopicRequest,

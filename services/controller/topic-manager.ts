@@ -8,7 +8,7 @@
  * partitionEpoch 0 and isr = replicas; the controller's reconciler moves them later.
  *
  * On etcd, creating a topic writes partitions + 1 keys in one transaction: etcd's --max-txn-ops
- * (default 128) and --max-request-bytes must allow maxPartitionsPerTopic + 1 puts.
+ * (default 128) and --max-request-bytes must allow partitionsPerTopicMax + 1 puts.
  */
 import { randomBytes } from 'crypto';
 import type { Clock } from '../common/clock';
@@ -29,7 +29,7 @@ import { applyConfigChanges, describeConfigs, validateTopicConfigs, type ConfigE
 import { validateTopicName } from './topic-name';
 import { watchTopics, type PartitionView, type TopicsUpdate, type TopicWatch } from './topic-watcher';
 
-export const DEFAULT_MAX_PARTITIONS_PER_TOPIC = 10_000;
+export const DEFAULT_PARTITIONS_PER_TOPIC_MAX = 10_000;
 export const DEFAULT_ALTER_CONFIGS_ATTEMPTS = 5;
 
 /** Where the live broker list comes from: a function, or anything with listBrokers() (BrokerRegistry). */
@@ -43,8 +43,8 @@ export interface TopicManagerOptions {
   /** Replication factor of topics created without one (or with 0). */
   defaultReplicationFactor: number;
   liveBrokers: LiveBrokers;
-  /** Upper bound on a topic's partition count; default DEFAULT_MAX_PARTITIONS_PER_TOPIC. */
-  maxPartitionsPerTopic?: number;
+  /** Upper bound on a topic's partition count; default DEFAULT_PARTITIONS_PER_TOPIC_MAX. */
+  partitionsPerTopicMax?: number;
   /** Conflict retries of alterConfigs before it gives up with METADATA_UNAVAILABLE (retriable). */
   alterConfigsAttempts?: number;
   /** Randomness in [0, 1) for replica placement; default Math.random. */
@@ -109,7 +109,7 @@ export class TopicManager {
     this.keys = new MetadataKeys(options.clusterName);
     this.store = options.store;
     this.logger = options.logger.child({ component: 'topic-manager' });
-    this.maxPartitions = options.maxPartitionsPerTopic ?? DEFAULT_MAX_PARTITIONS_PER_TOPIC;
+    this.maxPartitions = options.partitionsPerTopicMax ?? DEFAULT_PARTITIONS_PER_TOPIC_MAX;
     this.alterAttempts = options.alterConfigsAttempts ?? DEFAULT_ALTER_CONFIGS_ATTEMPTS;
     this.newTopicId = options.newTopicId ?? randomTopicId;
     if (!Number.isInteger(options.defaultReplicationFactor) || options.defaultReplicationFactor < 1) {

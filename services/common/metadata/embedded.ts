@@ -144,10 +144,12 @@ export class EmbeddedMetadataStore implements MetadataStore {
 
   async getPrefix(prefix: string): Promise<RangeResult> {
     this.ensureOpen();
+    // etcd orders keys by their bytes; encode each key once rather than per comparison.
     const kvs = [...this.kvs.values()]
       .filter((kv) => kv.key.startsWith(prefix))
-      .sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)))
-      .map(copyKv);
+      .map((kv) => ({ kv, bytes: Buffer.from(kv.key, 'utf8') }))
+      .sort((a, b) => Buffer.compare(a.bytes, b.bytes))
+      .map(({ kv }) => copyKv(kv));
     return { kvs, revision: this.revision };
   }
 

@@ -146,8 +146,8 @@ describe('TopicManager', () => {
       expect(err.message).toMatch(/1\.\.10000/);
     });
 
-    it('honours maxPartitionsPerTopic', async () => {
-      manager = newManager({ maxPartitionsPerTopic: 4 });
+    it('honours partitionsPerTopicMax', async () => {
+      manager = newManager({ partitionsPerTopicMax: 4 });
       expect((await rejection(manager.createTopic({ name: 't', partitions: 5 }))).code).toBe(
         'INVALID_PARTITIONS',
       );
