@@ -1,0 +1,145 @@
+/**
+ * Group commit and flush policies: concurrent appends share one FileHandle.writev (and one
+ * fdatasync under 'sync'), appends resolve only after their round, 'os' never fsyncs on the append
+ * path, 'interval' fsyncs when due, and a write failure takes the log offline.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { ManualClock } from '../../../services/common/clock';
+import type { SegmentedLog } from '../../../services/broker/log/partition-log';
+import { buildBatch, offsetsIn } from './batches';
+import { TempDirs, openLog, readAll, testConfig } from './helpers';
+
+const dirs = new TempDirs();
+let log: SegmentedLog | undefined;
+const spies: jest.SpyInstance[] = [];
+afterEach(async () => {
+  spies.splice(0).forEach((s) => s.mockRestore());
+  await log?.close().catch(() => undefined);
+  log = undefined;
+  await dirs.cleanup();
+});
+
+/** Spies on the FileHandle prototype (Node does not export the class). */
+async function fileHandlePrototype(dir: string): Promise<Record<string, unknown>> {
+  const handle = await fs.open(path.join(dir, 'probe'), 'w');
+  const proto = Object.getPrototypeOf(handle) as Record<string, unknown>;
+  await handle.close();
+  return proto;
+}
+
+describe('group commit', () => {
+  it('200 appends made in one tick go out in ONE writev, offsets in call order', async () => {
+    const dataDir = await dirs.make();
+    log = await openLog(dataDir, testConfig({ segmentBytes: 1 << 20 }));
+    const proto = await fileHandlePrototype(dataDir);
+    const writev = jest.spyOn(proto as never, 'writev' as never);
+    const write = jest.spyOn(proto as never, 'write' as never);
+    spies.push(writev, write);
+    const results = await Promise.all(Array.from({ length: 200 }, () => log!.append(buildBatch({ records: 2 }), { leaderEpoch: 0 })));
+    results.forEach((r, i) => expect(r).toMatchObject({ baseOffset: 2 * i, lastOffset: 2 * i + 1 }));
+    expect(writev).toHaveBeenCalledTimes(1);
+    expect(write).not.toHaveBeenCalled();
+    expect(log.stats).toMatchObject({ writevCalls: 1, commitRounds: 1, datasyncCalls: 0 });
+    expect(offsetsIn(await readAll(log))).toHaveLength(400);
+  });
+
+  it('appends arriving while a write is in flight are queued and written together', async () => {
+    log = await openLog(await dirs.make(), testConfig({ segmentBytes: 1 << 20 }));
+    const pending: Promise<unknown>[] = [];
+    for (let i = 0; i < 300; i++) {
+      pending.push(log.append(buildBatch(), { leaderEpoch: 0 }));
+      if (i % 10 === 0) await new Promise((r) => setImmediate(r)); // let rounds start in between
+    }
+    await Promise.all(pending);
+    expect(log.stats.writevCalls).toBeLessThan(300 / 5);
+    expect(offsetsIn(await readAll(log))).toEqual(Array.from({ length: 300 }, (_, i) => i));
+  });
+
+  it("'sync': one fdatasync per round, and an append resolves only after it", async () => {
+    const dataDir = await dirs.make();
+    log = await openLog(dataDir, testConfig({ flushPolicy: 'sync', segmentBytes: 1 << 20 }));
+    const proto = await fileHandlePrototype(dataDir);
+    const original = proto.datasync as (this: unknown) => Promise<void>;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const datasync = jest.spyOn(proto as never, 'datasync' as never).mockImplementation((async function (this: unknown) {
+      await gate;
+      return original.call(this);
+    }) as never);
+    spies.push(datasync);
+    let resolved = 0;
+    const results = Promise.all(Array.from({ length: 100 }, () => log!.append(buildBatch(), { leaderEpoch: 0 }).then(() => resolved++)));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(datasync).toHaveBeenCalledTimes(1); // the round's writev is done, its fdatasync is held
+    expect(resolved).toBe(0);
+    open();
+    await results;
+    expect(resolved).toBe(100);
+    expect(log.stats.writevCalls).toBe(1);
+    expect(log.stats.datasyncCalls).toBe(1);
+    expect(datasync).toHaveBeenCalledTimes(1);
+  });
+
+  it("'os': no fsync on the append path; flush() fsyncs once, then nothing when clean", async () => {
+    log = await openLog(await dirs.make(), testConfig({ flushPolicy: 'os' }));
+    for (let i = 0; i < 20; i++) await log.append(buildBatch(), { leaderEpoch: 0 });
+    expect(log.stats.datasyncCalls).toBe(0);
+    await log.flush();
+    expect(log.stats.datasyncCalls).toBe(1);
+    await log.flush();
+    expect(log.stats.datasyncCalls).toBe(1);
+  });
+
+  it("'interval': flushIfDue fsyncs once flushIntervalMs has passed and only if something is unsynced", async () => {
+    const clock = new ManualClock();
+    log = await openLog(await dirs.make(), testConfig({ flushPolicy: 'interval', flushIntervalMs: 1000 }), clock);
+    await log.append(buildBatch(), { leaderEpoch: 0 });
+    clock.advance(999);
+    log.flushIfDue(clock.nowMs());
+    await log.flush().then(() => undefined); // explicit flush still works and resets the interval
+    expect(log.stats.datasyncCalls).toBe(1);
+    await log.append(buildBatch(), { leaderEpoch: 0 });
+    clock.advance(999);
+    log.flushIfDue(clock.nowMs());
+    await new Promise((r) => setTimeout(r, 20));
+    expect(log.stats.datasyncCalls).toBe(1);
+    clock.advance(1);
+    log.flushIfDue(clock.nowMs());
+    await new Promise((r) => setTimeout(r, 20));
+    expect(log.stats.datasyncCalls).toBe(2);
+    clock.advance(5000);
+    log.flushIfDue(clock.nowMs()); // nothing unsynced
+    await new Promise((r) => setTimeout(r, 20));
+    expect(log.stats.datasyncCalls).toBe(2);
+  });
+
+  it('policy changes apply to the next round (updateConfig)', async () => {
+    log = await openLog(await dirs.make(), testConfig({ flushPolicy: 'os' }));
+    await log.append(buildBatch(), { leaderEpoch: 0 });
+    log.updateConfig(testConfig({ flushPolicy: 'sync' }));
+    await log.append(buildBatch(), { leaderEpoch: 0 });
+    expect(log.stats.datasyncCalls).toBe(1);
+  });
+
+  it('a failed write fails the pending appends with KAFKA_STORAGE_ERROR and takes the log offline', async () => {
+    const dataDir = await dirs.make();
+    log = await openLog(dataDir);
+    await log.append(buildBatch(), { leaderEpoch: 0 });
+    const proto = await fileHandlePrototype(dataDir);
+    const writev = jest.spyOn(proto as never, 'writev' as never).mockImplementation((() => Promise.reject(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' }))) as never);
+    spies.push(writev);
+    const a = log.append(buildBatch(), { leaderEpoch: 0 });
+    const b = log.append(buildBatch(), { leaderEpoch: 0 });
+    await expect(a).rejects.toMatchObject({ code: 'KAFKA_STORAGE_ERROR' });
+    await expect(b).rejects.toMatchObject({ code: 'KAFKA_STORAGE_ERROR' });
+    writev.mockRestore();
+    await expect(log.append(buildBatch(), { leaderEpoch: 0 })).rejects.toMatchObject({ code: 'KAFKA_STORAGE_ERROR' });
+    // what was written before stays readable
+    expect(offsetsIn((await log.read(0, 1000)).batches)).toEqual([0]);
+    await log.close();
+    await expect(fs.access(path.join(log.dir, 'clean-shutdown'))).rejects.toThrow(); // not a clean shutdown
+    log = await openLog(dataDir);
+    expect(log.logEndOffset).toBe(1);
+  });
+});
