@@ -1,0 +1,101 @@
+/** `tide consume TOPIC`: print records from a start position, as text or JSON lines. */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { ConsumerRecord, TopicPartition } from '../../client';
+import { action, addBootstrap, parseInteger, withClient } from '../common';
+
+interface ConsumeOptions {
+  fromBeginning?: boolean;
+  offset?: number;
+  fromTime?: number;
+  partition?: number;
+  maxMessages?: number;
+  timeoutMs?: number;
+  format: 'text' | 'json';
+  printKey?: boolean;
+  keySeparator: string;
+  bootstrap: string;
+}
+
+/** Accepts milliseconds since the epoch or an ISO-8601 date. */
+function parseTime(value: string): number {
+  if (/^\d+$/.test(value)) return Number(value);
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new InvalidArgumentError('give milliseconds since the epoch or an ISO-8601 date like 2026-11-29T18:00:00Z.');
+  return ms;
+}
+
+function formatRecord(record: ConsumerRecord, opts: ConsumeOptions): string {
+  if (opts.format === 'json') {
+    return JSON.stringify({
+      topic: record.topic,
+      partition: record.partition,
+      offset: record.offset,
+      timestamp: record.timestampMs,
+      key: record.key?.toString('utf8') ?? null,
+      value: record.value?.toString('utf8') ?? null,
+      headers: Object.fromEntries(record.headers.map((h) => [h.key, h.value?.toString('utf8') ?? null])),
+    });
+  }
+  const value = record.value?.toString('utf8') ?? 'null';
+  return opts.printKey ? `${record.key?.toString('utf8') ?? 'null'}${opts.keySeparator}${value}` : value;
+}
+
+export function consumeCommand(): Command {
+  return addBootstrap(
+    new Command('consume')
+      .description('print records of a topic, one per line (latest only, unless a start is given)')
+      .argument('<topic>')
+      .option('--from-beginning', 'start at the earliest offset still kept')
+      .option('--offset <n>', 'start at this offset (needs --partition)', parseInteger('--offset', 0))
+      .option('--from-time <ms|iso>', 'start at the first record with timestamp >= this time', parseTime)
+      .option('-p, --partition <n>', 'read only this partition', parseInteger('--partition', 0))
+      .option('-n, --max-messages <n>', 'exit after this many records', parseInteger('--max-messages', 1))
+      .option('--timeout-ms <ms>', 'exit when no record arrives for this long', parseInteger('--timeout-ms', 1))
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+      .option('--print-key', 'text format: print key<SEP>value')
+      .option('--key-separator <sep>', 'separator for --print-key', '\t'),
+  ).action(
+    action(async (topic: string, opts: ConsumeOptions) => {
+      const starts = [opts.fromBeginning, opts.offset !== undefined, opts.fromTime !== undefined].filter(Boolean).length;
+      if (starts > 1) throw new InvalidArgumentError('give at most one of --from-beginning, --offset, --from-time.');
+      if (opts.offset !== undefined && opts.partition === undefined) throw new InvalidArgumentError('--offset needs --partition.');
+      await withClient(opts.bootstrap, async (tide) => {
+        const count = await tide.cluster.partitionCount(topic);
+        if (opts.partition !== undefined && opts.partition >= count) {
+          throw new InvalidArgumentError(`topic ${topic} has ${count} partition(s); --partition ${opts.partition} does not exist.`);
+        }
+        const partitions: TopicPartition[] =
+          opts.partition !== undefined ? [{ topic, partition: opts.partition }] : Array.from({ length: count }, (_, partition) => ({ topic, partition }));
+        const consumer = tide.consumer({ autoOffsetReset: opts.fromBeginning ? 'earliest' : 'latest' });
+        consumer.assign(partitions.map((tp) => (opts.offset !== undefined ? { ...tp, offset: opts.offset } : tp)));
+        if (opts.fromBeginning) await consumer.seekToBeginning(partitions);
+        else if (opts.fromTime !== undefined) await consumer.seekToTimestamp(opts.fromTime, partitions);
+        else if (opts.offset === undefined) await consumer.seekToEnd(partitions);
+
+        let printed = 0;
+        let idleTimer: NodeJS.Timeout | undefined;
+        const stop = () => void consumer.close();
+        const armIdle = () => {
+          if (opts.timeoutMs === undefined) return;
+          clearTimeout(idleTimer);
+          idleTimer = setTimeout(stop, opts.timeoutMs);
+        };
+        process.once('SIGINT', stop);
+        armIdle();
+        try {
+          for await (const record of consumer) {
+            process.stdout.write(formatRecord(record, opts) + '\n');
+            printed++;
+            armIdle();
+            if (opts.maxMessages !== undefined && printed >= opts.maxMessages) break;
+          }
+        } finally {
+          clearTimeout(idleTimer);
+          process.off('SIGINT', stop);
+          await consumer.close();
+        }
+        process.stderr.write(`consumed ${printed} record(s)\n`);
+      });
+    }),
+  );
+}

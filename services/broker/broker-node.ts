@@ -1,0 +1,147 @@
+/**
+ * A running broker: its logs, the partitions it hosts, its registration in the cluster, and its
+ * gRPC server. The composition of those parts lives here; the logic lives in the parts.
+ */
+import type { Clock } from '../common/clock';
+import type { Logger } from '../common/logger';
+import type { MetadataStore } from '../common/metadata/store';
+import { tideProto } from '../common/grpc/proto';
+import { startServer, stopServer, type TideServer } from '../common/grpc/server';
+import { BrokerRegistry, type BrokerRegistration } from '../controller/broker-registry';
+import { toTopicInfo } from '../controller/admin-wire';
+import { toLogConfig } from '../controller/topic-config';
+import type { TopicManager } from '../controller/topic-manager';
+import { brokerHandlers } from './api/broker-service';
+import { adminHandlers, type TopicAdmin } from './api/admin';
+import type { MetadataView, ProducerIdSource } from './api/registry';
+import type { BrokerConfig } from './config';
+import { LogManager } from './log/log-manager';
+import { ReplicaManager } from './partition/replica-manager';
+import type { BrokerInfo__Input } from '../common/grpc/generated/tide/v1/BrokerInfo';
+
+export interface BrokerNodeDeps {
+  store: MetadataStore;
+  clock: Clock;
+  logger: Logger;
+  clusterId: string;
+  /** Topic metadata reads and watches. */
+  topicManager: TopicManager;
+  /** Where Admin requests go (the controller). */
+  topicAdmin: TopicAdmin;
+  producerIds: ProducerIdSource;
+  /** The id of the active controller, for metadata responses. */
+  controllerId: () => number;
+}
+
+export class BrokerNode {
+  private constructor(
+    private readonly config: BrokerConfig,
+    private readonly deps: BrokerNodeDeps,
+    private readonly logs: LogManager,
+    private readonly replicas: ReplicaManager,
+    private readonly server: TideServer,
+    private readonly registration: BrokerRegistration,
+    private readonly watches: { cancel(): Promise<void> }[],
+    private readonly brokerInfo: BrokerInfo__Input,
+  ) {}
+
+  /** The address clients connect to, host:port. */
+  get address(): string {
+    return `${this.brokerInfo.host}:${this.brokerInfo.port}`;
+  }
+
+  get id(): number {
+    return this.config.brokerId;
+  }
+
+  static async start(config: BrokerConfig, deps: BrokerNodeDeps): Promise<BrokerNode> {
+    const logger = deps.logger.child({ broker: config.brokerId });
+    const logs = new LogManager({
+      dataDir: config.dataDir,
+      clock: deps.clock,
+      logger,
+      defaultConfig: toLogConfig({}),
+      retentionCheckIntervalMs: config.retentionCheckIntervalMs,
+    });
+    await logs.open();
+    const replicas = new ReplicaManager({ brokerId: config.brokerId, logs, clock: deps.clock, logger });
+    const registry = new BrokerRegistry({ store: deps.store, clusterName: config.clusterName, clock: deps.clock, logger });
+
+    let brokers: BrokerInfo__Input[] = [];
+    const metadata: MetadataView = {
+      clusterId: () => deps.clusterId,
+      controllerId: deps.controllerId,
+      brokers: () => brokers,
+      topics: (names) => {
+        const live = new Set(brokers.map((b) => b.id ?? -1));
+        const all = replicas.currentTopics();
+        const chosen = names ? names.flatMap((n) => (all.has(n) ? [all.get(n)!] : [])) : [...all.values()];
+        return chosen.map((t) => toTopicInfo(t, live));
+      },
+    };
+
+    let server: TideServer | undefined;
+    try {
+      server = await startServer({
+        host: config.host,
+        port: config.port,
+        maxMessageBytes: config.maxRequestBytes,
+        healthServices: ['tide.v1.Broker', 'tide.v1.Admin'],
+        register: (s) => {
+          const proto = tideProto();
+          s.addService(proto.Broker.service, brokerHandlers({ partitions: replicas, metadata, producerIds: deps.producerIds, clock: deps.clock, logger }));
+          s.addService(proto.Admin.service, adminHandlers({ topics: deps.topicAdmin, partitions: replicas, metadata, logger }));
+        },
+      });
+      const brokerInfo: BrokerInfo__Input = {
+        id: config.brokerId,
+        host: config.advertisedHost || (config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host),
+        port: config.advertisedPort || server.port,
+        rack: config.rack,
+      };
+      const registration = await registry.register({
+        id: config.brokerId,
+        host: String(brokerInfo.host),
+        port: Number(brokerInfo.port),
+        ...(config.rack ? { rack: config.rack } : {}),
+      });
+      const brokerWatch = await registry.watchBrokers((update) => {
+        brokers = update.brokers.map((b) => ({ id: b.id, host: b.host, port: b.port, rack: b.rack ?? '' }));
+      });
+      // Serve only once the partitions already assigned here are open.
+      let resolveFirst!: (applied: Promise<void>) => void;
+      const firstApplied = new Promise<Promise<void>>((resolve) => (resolveFirst = resolve));
+      let first = true;
+      const topicWatch = await deps.topicManager.watchTopics((update) => {
+        const applied = replicas.apply(update);
+        if (first) {
+          first = false;
+          resolveFirst(applied);
+        }
+      });
+      await (await firstApplied);
+      const node = new BrokerNode(config, deps, logs, replicas, server, registration, [topicWatch, brokerWatch], brokerInfo);
+      server.health.setStatus('', 'SERVING');
+      server.health.setStatus('tide.v1.Broker', 'SERVING');
+      server.health.setStatus('tide.v1.Admin', 'SERVING');
+      logger.info({ address: node.address, dataDir: config.dataDir }, 'broker started');
+      return node;
+    } catch (err) {
+      if (server) await stopServer(server.server, 0);
+      replicas.closeAll();
+      await logs.closeAll();
+      throw err;
+    }
+  }
+
+  /** Stops serving, closes every log cleanly (writing indexes and the clean-shutdown marker). */
+  async stop(): Promise<void> {
+    this.server.health.setStatus('', 'NOT_SERVING');
+    for (const watch of this.watches) await watch.cancel();
+    this.replicas.closeAll();
+    await stopServer(this.server.server, 2_000);
+    await this.logs.closeAll();
+    await this.registration.close();
+    this.deps.logger.info({ broker: this.config.brokerId }, 'broker stopped');
+  }
+}

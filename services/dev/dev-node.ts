@@ -1,0 +1,72 @@
+/**
+ * `tide dev`: a whole single-node Tide in one process — the controller module and one broker on
+ * the embedded metadata store, persisted under the data dir so topics survive a restart.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import type { Clock } from '../common/clock';
+import type { Logger } from '../common/logger';
+import { EmbeddedMetadataStore } from '../common/metadata/embedded';
+import { ensureClusterId } from '../controller/cluster-id';
+import { topicAdmin } from '../controller/admin-wire';
+import { ProducerIdAllocator } from '../controller/producer-ids';
+import { TopicManager } from '../controller/topic-manager';
+import { BrokerRegistry } from '../controller/broker-registry';
+import { BrokerNode } from '../broker/broker-node';
+import type { BrokerConfig } from '../broker/config';
+
+export const METADATA_FILE = 'metadata.json';
+
+export class DevNode {
+  private constructor(
+    readonly broker: BrokerNode,
+    private readonly store: EmbeddedMetadataStore,
+  ) {}
+
+  get address(): string {
+    return this.broker.address;
+  }
+
+  static async start(config: BrokerConfig, deps: { clock: Clock; logger: Logger }): Promise<DevNode> {
+    fs.mkdirSync(config.dataDir, { recursive: true });
+    // Logs live in <data>/logs so the metadata file never looks like a partition folder.
+    const logDir = path.join(config.dataDir, 'logs');
+    fs.mkdirSync(logDir, { recursive: true });
+    const store = new EmbeddedMetadataStore({ clock: deps.clock, persistPath: path.join(config.dataDir, METADATA_FILE), logger: deps.logger });
+    try {
+      const clusterId = await ensureClusterId(store, config.clusterName);
+      const registry = new BrokerRegistry({ store, clusterName: config.clusterName, clock: deps.clock, logger: deps.logger });
+      const topicManager = new TopicManager({
+        store,
+        clusterName: config.clusterName,
+        clock: deps.clock,
+        logger: deps.logger,
+        defaultReplicationFactor: config.defaultReplicationFactor,
+        liveBrokers: registry,
+      });
+      const producerIds = new ProducerIdAllocator({ store, clusterName: config.clusterName, logger: deps.logger });
+      const broker = await BrokerNode.start(
+        { ...config, dataDir: logDir },
+        {
+          store,
+          clock: deps.clock,
+          logger: deps.logger,
+          clusterId,
+          topicManager,
+          topicAdmin: topicAdmin(topicManager),
+          producerIds,
+          controllerId: () => config.brokerId,
+        },
+      );
+      return new DevNode(broker, store);
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.broker.stop();
+    await this.store.close();
+  }
+}
