@@ -56,6 +56,12 @@ export interface ScanOptions {
   segmentBaseOffset: number;
   /** The first batch's baseOffset must be at least this (default: the segment's base offset). */
   minBaseOffset?: number;
+  /**
+   * Offsets must follow each other exactly (each baseOffset = previous last offset + 1, the first
+   * = minBaseOffset): true of every log that is not compacted. Catches a damaged baseOffset, which
+   * lies outside the CRC.
+   */
+  contiguous?: boolean;
   chunkBytes?: number;
   /** The file, for messages. */
   file: string;
@@ -143,7 +149,7 @@ function checkBatch(buf: Buffer, at: number, sizeBytes: number, position: number
   const recordCount = buf.readInt32BE(at + OFFSET_RECORD_COUNT);
   if (lastOffsetDelta < 0) return `negative lastOffsetDelta ${lastOffsetDelta}`;
   if (recordCount < 0 || recordCount > lastOffsetDelta + 1) return `recordCount ${recordCount} with lastOffsetDelta ${lastOffsetDelta}`;
-  if (baseOffset < minBaseOffset) return `baseOffset ${baseOffset} below the expected ${minBaseOffset}`;
+  if (baseOffset < minBaseOffset || (options.contiguous && baseOffset !== minBaseOffset)) return `baseOffset ${baseOffset}, expected ${options.contiguous ? '' : 'at least '}${minBaseOffset}`;
   const lastOffset = baseOffset + lastOffsetDelta;
   if (lastOffset - options.segmentBaseOffset > MAX_U32) return `last offset ${lastOffset} does not fit segment ${options.segmentBaseOffset}`;
   return {

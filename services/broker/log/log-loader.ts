@@ -10,7 +10,8 @@
  *   - With the `clean-shutdown` marker (written by close()), segments and their index files are
  *     trusted; only the active segment's batches after its last index entry are re-checked (CRC).
  *   - Without it, every segment that may extend past the recovery point is scanned batch by batch
- *     (framing + CRC) and its indexes are rebuilt. The active (last) segment is cut at the first
+ *     (framing, CRC, and for non-compacted logs offsets following each other exactly, which catches
+ *     a damaged baseOffset outside the CRC) and its indexes are rebuilt. The active (last) segment is cut at the first
  *     torn or corrupt batch, with a warning giving the bytes dropped. Older segments are never cut:
  *     the writer fsyncs a segment before the next one is created, so damage there is media
  *     corruption, not a torn write; it is logged as an error and left in place so that reads of it
@@ -70,6 +71,11 @@ export class LogLoader {
   constructor(private readonly options: LogLoaderOptions) {
     this.dir = options.dir;
     this.logger = options.logger;
+  }
+
+  /** Offsets within a segment follow each other exactly unless compaction removed some. */
+  private get contiguous(): boolean {
+    return !this.options.config.cleanupPolicy.includes('compact');
   }
 
   async load(): Promise<LoadedLog> {
@@ -167,7 +173,7 @@ export class LogLoader {
 
   /** Scans a segment with CRC checks and rebuilds its indexes; cuts the active one at damage. */
   private async recover(segment: LogSegment, fileBytes: number, isActive: boolean): Promise<void> {
-    const result = await segment.rebuild(fileBytes, true);
+    const result = await segment.rebuild(fileBytes, { verifyCrc: true, contiguous: this.contiguous });
     if (result.endPosition === fileBytes) return;
     const where = { file: segment.logFile, position: result.endPosition, reason: result.invalid };
     if (isActive) {
@@ -194,7 +200,7 @@ export class LogLoader {
     if (problem !== undefined || typeof offsetIndex === 'string' || typeof timeIndex === 'string') {
       this.logger.warn({ file: segment.logFile, problem }, 'rebuilding segment indexes');
       if (next === undefined) return this.recover(segment, fileBytes, true);
-      const result = await segment.rebuild(fileBytes, false);
+      const result = await segment.rebuild(fileBytes, { verifyCrc: false, contiguous: false });
       if (result.endPosition !== fileBytes) {
         this.logger.error({ file: segment.logFile, position: result.endPosition, reason: result.invalid }, 'corrupt batch inside a rolled segment: left in place, reads of it fail');
         segment.sizeBytes = fileBytes;
@@ -211,7 +217,7 @@ export class LogLoader {
       return;
     }
     // The active segment of a clean shutdown: re-check the batches after its last index entry.
-    const tail = await segment.scanTail(fileBytes, true);
+    const tail = await segment.scanTail(fileBytes, { verifyCrc: true, contiguous: this.contiguous });
     if (tail.endPosition !== fileBytes) {
       this.logger.warn({ file: segment.logFile, position: tail.endPosition, reason: tail.invalid }, 'active segment damaged despite a clean shutdown; recovering it');
       await this.recover(segment, fileBytes, true);

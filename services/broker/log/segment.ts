@@ -148,12 +148,11 @@ export class LogSegment {
    * Stops at the first batch that is not accepted (see batch-scan.ts) and reports it; the caller
    * decides whether to truncate there.
    */
-  async rebuild(fileBytes: number, verifyCrc: boolean, onBatch?: (batch: ScannedBatch) => void): Promise<ScanResult> {
+  async rebuild(fileBytes: number, checks: { verifyCrc: boolean; contiguous: boolean }): Promise<ScanResult> {
     this.resetIndexes();
-    const result = await scanBatches(this.file, 0, fileBytes, { verifyCrc, segmentBaseOffset: this.baseOffset, file: this.logFile }, (batch) => {
-      this.onBatchWritten(batch);
-      onBatch?.(batch);
-    });
+    const result = await scanBatches(this.file, 0, fileBytes, { ...checks, segmentBaseOffset: this.baseOffset, file: this.logFile }, (batch) =>
+      this.onBatchWritten(batch),
+    );
     this.assignedBytes = this.sizeBytes;
     return result;
   }
@@ -162,7 +161,7 @@ export class LogSegment {
    * Continues the indexes over batches after the loaded index (a cleanly closed active segment):
    * scans from the last offset-index entry to `fileBytes`.
    */
-  async scanTail(fileBytes: number, verifyCrc: boolean): Promise<ScanResult> {
+  async scanTail(fileBytes: number, checks: { verifyCrc: boolean; contiguous: boolean }): Promise<ScanResult> {
     const from = this.offsetIndex.entryCount > 0 ? this.offsetIndex.entry(this.offsetIndex.entryCount - 1) : { offset: this.baseOffset, position: 0 };
     this.offsetIndex.truncateToPosition(from.position);
     this.timeIndex.truncateToOffset(from.offset);
@@ -172,7 +171,7 @@ export class LogSegment {
     this.lastIndexedPosition = this.offsetIndex.entryCount > 0 ? this.offsetIndex.entry(this.offsetIndex.entryCount - 1).position : 0;
     this.sizeBytes = from.position;
     this.nextOffset = from.offset;
-    const result = await scanBatches(this.file, from.position, fileBytes, { verifyCrc, segmentBaseOffset: this.baseOffset, minBaseOffset: from.offset, file: this.logFile }, (batch) =>
+    const result = await scanBatches(this.file, from.position, fileBytes, { ...checks, segmentBaseOffset: this.baseOffset, minBaseOffset: from.offset, file: this.logFile }, (batch) =>
       this.onBatchWritten(batch),
     );
     this.assignedBytes = this.sizeBytes;
