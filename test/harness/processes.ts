@@ -7,7 +7,13 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+/** The checkout root, found from the TypeScript sources or from dist/. */
+export const REPO_ROOT = ((): string => {
+  for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'bin', 'tide.js'))) return dir;
+  }
+  throw new Error(`cannot find the Tide checkout above ${__dirname}`);
+})();
 export const CLI = path.join(REPO_ROOT, 'bin', 'tide.js');
 
 const live = new Set<ChildProcess>();
