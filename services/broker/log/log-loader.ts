@@ -67,6 +67,7 @@ export interface LoadedLog {
 export class LogLoader {
   private readonly dir: string;
   private readonly logger: Logger;
+  private readonly opened: LogSegment[] = [];
 
   constructor(private readonly options: LogLoaderOptions) {
     this.dir = options.dir;
@@ -78,7 +79,17 @@ export class LogLoader {
     return !this.options.config.cleanupPolicy.includes('compact');
   }
 
+  /** Loads the folder; on failure closes every file it opened and rethrows. */
   async load(): Promise<LoadedLog> {
+    try {
+      return await this.loadOrThrow();
+    } catch (err) {
+      await Promise.allSettled(this.opened.map((s) => s.close()));
+      throw err;
+    }
+  }
+
+  private async loadOrThrow(): Promise<LoadedLog> {
     await fs.mkdir(this.dir, { recursive: true });
     const names = await this.removeStrayFiles(await fs.readdir(this.dir));
     const cleanShutdown = names.includes(CLEAN_SHUTDOWN_FILE);
@@ -151,6 +162,7 @@ export class LogLoader {
     const fileSizes = new Map<LogSegment, number>();
     for (const base of bases) {
       const segment = new LogSegment(this.dir, base, this.options.config.indexIntervalBytes);
+      this.opened.push(segment);
       const { sizeBytes, mtimeMs } = await segment.openFile();
       segment.lastModifiedMs = mtimeMs;
       fileSizes.set(segment, sizeBytes);
@@ -163,6 +175,7 @@ export class LogLoader {
     }
     if (segments.length === 0) {
       const segment = new LogSegment(this.dir, logStart ?? 0, this.options.config.indexIntervalBytes);
+      this.opened.push(segment);
       await segment.createFile();
       segment.lastModifiedMs = this.options.clock.nowMs();
       fileSizes.set(segment, 0);

@@ -119,8 +119,10 @@ export class LogManager {
     const k = key(topic, partition);
     const failure = this.failures.get(k);
     if (failure) throw failure.error;
-    const existing = this.logs.get(k) ?? (await this.opening.get(k));
-    if (existing) {
+    // No await before openLog() registers the open: concurrent callers must find it.
+    const pending = this.logs.get(k) ?? this.opening.get(k);
+    if (pending) {
+      const existing = await pending;
       if (config) existing.updateConfig(config);
       return existing;
     }

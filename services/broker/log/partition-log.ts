@@ -6,6 +6,7 @@
  *   1. validate every batch of the request (validate.ts);
  *   2. check producer sequences/epochs for all of them (producer-state.ts); a request that is
  *      entirely a retry resolves with the original offsets once they are written;
+ *      the state itself is updated batch by batch in step 3;
  *   3. for each batch: roll if needed (roll.ts), patch baseOffset and partitionLeaderEpoch in place
  *      (outside the CRC; for LogAppendTime also the timestamps + a new CRC);
  *   4. hand the request's bytes to the writer (writer.ts): one writev per group commit round, plus
@@ -37,7 +38,7 @@ import type { AppendOptions, AppendResult, LogConfig, PartitionLog, ReadOptions,
 import { LogLoader, restoreProducerState } from './log-loader';
 import { CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_FILE, RECOVERY_POINT_FILE, partitionDirName } from './names';
 import { encodeProducerSnapshot, type ProducerSnapshotStore } from './producer-snapshot';
-import type { ProducerBatch, ProducerStateManager } from './producer-state';
+import type { ProducerBatch, ProducerBatchInfo, ProducerStateManager } from './producer-state';
 import { findByTimestamp, readSegment } from './reader';
 import { planRetention } from './retention';
 import { rollReason, type RollReason } from './roll';
@@ -176,31 +177,35 @@ export class SegmentedLog implements PartitionLog {
     const incoming = validateBatches(request, this.config.maxMessageBytes);
     const nowMs = this.clock.nowMs();
     const logAppendTime = this.config.timestampType === 'LogAppendTime';
+    // Check every idempotent batch (against the state plus the request's earlier batches) first.
     const sequences = this.producers.begin({ topic: this.topic, partition: this.partition });
+    const producerInfos: Array<ProducerBatchInfo | undefined> = [];
     const duplicates: ProducerBatch[] = [];
     let offset = this.nextOffset;
     for (const b of incoming) {
+      let info: ProducerBatchInfo | undefined;
       if (b.producerId >= 0) {
-        const check = sequences.check({
+        info = {
           producerId: b.producerId,
           epoch: b.producerEpoch,
           firstSeq: b.baseSequence,
           lastOffsetDelta: b.lastOffsetDelta,
           firstOffset: offset,
           maxTimestamp: logAppendTime ? nowMs : b.maxTimestamp,
-        });
+        };
+        const check = sequences.check(info);
         if (check.duplicate) {
           duplicates.push(check.original);
           continue;
         }
       }
+      producerInfos.push(info);
       offset += b.lastOffsetDelta + 1;
     }
     if (duplicates.length > 0) return this.duplicateResult(duplicates, incoming.length);
 
     const baseOffset = this.nextOffset;
-    const done = this.assignAndWrite(request, incoming, options.leaderEpoch, logAppendTime, nowMs);
-    sequences.commit();
+    const done = this.assignAndWrite(request, incoming, producerInfos, options.leaderEpoch, logAppendTime, nowMs);
     const result: AppendResult = {
       baseOffset,
       lastOffset: this.nextOffset - 1,
@@ -228,13 +233,25 @@ export class SegmentedLog implements PartitionLog {
     return this.writer.barrier().then(() => result);
   }
 
-  /** Rolls as needed, patches offsets in place, queues the bytes. Synchronous up to the queueing. */
-  private assignAndWrite(request: Buffer, incoming: IncomingBatch[], leaderEpoch: number, logAppendTime: boolean, nowMs: number): Promise<void> {
+  /**
+   * Rolls as needed, patches offsets in place, updates the producer state batch by batch (so that
+   * a snapshot taken at a roll holds exactly the batches below the new segment), queues the bytes.
+   * Synchronous up to the queueing; nothing here can fail once validation passed.
+   */
+  private assignAndWrite(
+    request: Buffer,
+    incoming: IncomingBatch[],
+    producerInfos: Array<ProducerBatchInfo | undefined>,
+    leaderEpoch: number,
+    logAppendTime: boolean,
+    nowMs: number,
+  ): Promise<void> {
     let segment = this.active;
     let chunkStart = 0;
     let chunkPosition = segment.assignedBytes;
     let written: SegmentBatch[] = [];
-    for (const b of incoming) {
+    for (let i = 0; i < incoming.length; i++) {
+      const b = incoming[i];
       const lastOffset = this.nextOffset + b.lastOffsetDelta;
       const reason = rollReason(segment, { sizeBytes: b.sizeBytes, lastOffset }, this.config, nowMs);
       if (reason) {
@@ -245,6 +262,8 @@ export class SegmentedLog implements PartitionLog {
         segment = this.roll(reason, nowMs);
         chunkPosition = 0;
       }
+      const producerInfo = producerInfos[i];
+      if (producerInfo) this.producers.replay(producerInfo);
       patchBaseOffset(request, b.position, this.nextOffset);
       patchPartitionLeaderEpoch(request, b.position, leaderEpoch);
       let maxTimestamp = b.maxTimestamp;

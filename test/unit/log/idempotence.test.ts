@@ -103,6 +103,27 @@ describe('idempotent producers', () => {
     });
   });
 
+  it('a request whose batches straddle a segment roll: the roll snapshot holds exactly the batches below it', async () => {
+    const dataDir = await dirs.make();
+    const config = testConfig({ segmentBytes: 300 });
+    log = await openLog(dataDir, config);
+    const request = Buffer.concat([0, 2, 4, 6, 8].map((seq) => produce(seq)));
+    await log.append(request, { leaderEpoch: 0 });
+    expect(log.segmentBaseOffsets().length).toBeGreaterThan(1);
+    // a crash: the folder as it is now (no close-time snapshot), reopened
+    const crash = await dirs.make('tide-crash-');
+    await fs.cp(partitionDir(dataDir), partitionDir(crash), { recursive: true });
+    const reopened = await openLog(crash, config);
+    try {
+      for (const seq of [0, 2, 4, 6, 8]) {
+        await expect(reopened.append(produce(seq), { leaderEpoch: 0 })).resolves.toMatchObject({ baseOffset: seq, duplicate: true });
+      }
+      await expect(reopened.append(produce(10), { leaderEpoch: 0 })).resolves.toMatchObject({ baseOffset: 10, duplicate: false });
+    } finally {
+      await reopened.close();
+    }
+  });
+
   it('truncateTo rewinds the producer state: a truncated batch may be appended again', async () => {
     log = await openLog(await dirs.make(), testConfig({ segmentBytes: 300 }));
     for (let seq = 0; seq < 20; seq += 2) await log.append(produce(seq), { leaderEpoch: 0 });
