@@ -3,6 +3,7 @@
  * (PERFORMANCE.md: the default 64 KiB window halves streaming throughput), the standard health
  * service, and server reflection so `grpcurl` works through `kubectl port-forward`.
  */
+import type * as http2 from 'http2';
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import { ReflectionService } from '@grpc/reflection';
@@ -64,7 +65,26 @@ export async function startServer(options: {
       err ? reject(err) : resolve(bound),
     );
   });
+  widenServerWindows(server);
   return { server, health, port };
+}
+
+/**
+ * grpc-js applies `grpc-node.flow_control_window` to client channels only; its server keeps
+ * HTTP/2's 64 KiB windows, which stalls every large produce request on WINDOW_UPDATE round trips.
+ * This widens the stream and connection windows of each new server session. It reaches into
+ * grpc-js's `http2Servers` field; if a grpc-js upgrade removes it, the server still works with
+ * default windows (slower), which the benchmark shows.
+ */
+function widenServerWindows(server: grpc.Server): void {
+  const http2Servers = (server as unknown as { http2Servers?: Map<http2.Http2Server, unknown> }).http2Servers;
+  if (!(http2Servers instanceof Map)) return;
+  for (const http2Server of http2Servers.keys()) {
+    http2Server.on('session', (session: http2.ServerHttp2Session) => {
+      session.settings({ initialWindowSize: FLOW_CONTROL_WINDOW_BYTES });
+      session.setLocalWindowSize(FLOW_CONTROL_WINDOW_BYTES);
+    });
+  }
 }
 
 /** Stops accepting calls, waits up to graceMs for running ones, then cancels the rest. */
