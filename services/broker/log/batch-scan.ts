@@ -93,7 +93,12 @@ export async function scanBatches(
   const chunk = Buffer.allocUnsafe(Math.min(chunkBytes, Math.max(to - from, 0)));
   let nextOffset = options.minBaseOffset ?? options.segmentBaseOffset;
   let pos = from;
-  const stop = (invalid?: string, stopped = false): ScanResult => ({ endPosition: pos, nextOffset, invalid, stopped });
+  const stop = (invalid?: string, stopped = false): ScanResult => ({
+    endPosition: pos,
+    nextOffset,
+    invalid,
+    stopped,
+  });
 
   while (pos < to) {
     const want = Math.min(chunk.length, to - pos);
@@ -112,7 +117,11 @@ export async function scanBatches(
       const sizeBytes = chunk.readInt32BE(at + OFFSET_BATCH_LENGTH) + LOG_OVERHEAD_BYTES;
       if (sizeBytes < BATCH_HEADER_BYTES || sizeBytes > remaining) {
         pos += at;
-        return stop(sizeBytes < BATCH_HEADER_BYTES ? `batch size ${sizeBytes} below the header size` : `torn batch: size ${sizeBytes} runs past the end (${remaining} bytes left)`);
+        return stop(
+          sizeBytes < BATCH_HEADER_BYTES
+            ? `batch size ${sizeBytes} below the header size`
+            : `torn batch: size ${sizeBytes} runs past the end (${remaining} bytes left)`,
+        );
       }
       let buf: Buffer = chunk;
       let bufAt = at;
@@ -140,7 +149,14 @@ export async function scanBatches(
 }
 
 /** Checks one batch whose size is known to fit; returns it or what is wrong with it. */
-function checkBatch(buf: Buffer, at: number, sizeBytes: number, position: number, minBaseOffset: number, options: ScanOptions): ScannedBatch | string {
+function checkBatch(
+  buf: Buffer,
+  at: number,
+  sizeBytes: number,
+  position: number,
+  minBaseOffset: number,
+  options: ScanOptions,
+): ScannedBatch | string {
   const magic = buf.readInt8(at + OFFSET_MAGIC);
   if (magic !== MAGIC_V2) return `magic ${magic}`;
   if (options.verifyCrc && !batchCrcIsValid(buf, at, sizeBytes)) return 'crc mismatch';
@@ -148,10 +164,13 @@ function checkBatch(buf: Buffer, at: number, sizeBytes: number, position: number
   const lastOffsetDelta = buf.readInt32BE(at + OFFSET_LAST_OFFSET_DELTA);
   const recordCount = buf.readInt32BE(at + OFFSET_RECORD_COUNT);
   if (lastOffsetDelta < 0) return `negative lastOffsetDelta ${lastOffsetDelta}`;
-  if (recordCount < 0 || recordCount > lastOffsetDelta + 1) return `recordCount ${recordCount} with lastOffsetDelta ${lastOffsetDelta}`;
-  if (baseOffset < minBaseOffset || (options.contiguous && baseOffset !== minBaseOffset)) return `baseOffset ${baseOffset}, expected ${options.contiguous ? '' : 'at least '}${minBaseOffset}`;
+  if (recordCount < 0 || recordCount > lastOffsetDelta + 1)
+    return `recordCount ${recordCount} with lastOffsetDelta ${lastOffsetDelta}`;
+  if (baseOffset < minBaseOffset || (options.contiguous && baseOffset !== minBaseOffset))
+    return `baseOffset ${baseOffset}, expected ${options.contiguous ? '' : 'at least '}${minBaseOffset}`;
   const lastOffset = baseOffset + lastOffsetDelta;
-  if (lastOffset - options.segmentBaseOffset > MAX_U32) return `last offset ${lastOffset} does not fit segment ${options.segmentBaseOffset}`;
+  if (lastOffset - options.segmentBaseOffset > MAX_U32)
+    return `last offset ${lastOffset} does not fit segment ${options.segmentBaseOffset}`;
   return {
     position,
     sizeBytes,

@@ -49,7 +49,8 @@ export function validateLogConfig(config: LogConfig): void {
   int('maxMessageBytes', 61, 0x7fff_ffff);
   int('indexIntervalBytes', 0, MAX_U32);
   int('flushIntervalMs', 1);
-  if (!['sync', 'interval', 'os'].includes(config.flushPolicy)) bad('flushPolicy', `must be sync, interval or os, got ${config.flushPolicy}`);
+  if (!['sync', 'interval', 'os'].includes(config.flushPolicy))
+    bad('flushPolicy', `must be sync, interval or os, got ${config.flushPolicy}`);
   if (!['CreateTime', 'LogAppendTime'].includes(config.timestampType)) {
     bad('timestampType', `must be CreateTime or LogAppendTime, got ${config.timestampType}`);
   }

@@ -50,7 +50,9 @@ export class DataDirLock {
     const key = await fs.realpath(dataDir);
     const file = path.join(dataDir, DATA_DIR_LOCK_FILE);
     if (heldByThisProcess.has(key)) {
-      throw new TideError('KAFKA_STORAGE_ERROR', `data dir ${dataDir} is already open in this process`, { retriable: false });
+      throw new TideError('KAFKA_STORAGE_ERROR', `data dir ${dataDir} is already open in this process`, {
+        retriable: false,
+      });
     }
     const me: LockOwner = { pid: process.pid, hostname: os.hostname(), acquiredAtMs: nowMs };
     const content = JSON.stringify(me) + '\n';
@@ -61,10 +63,17 @@ export class DataDirLock {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const owner = await readOwner(file);
-      const stale = owner !== undefined && owner.hostname === me.hostname && (owner.pid === process.pid || !processExists(owner.pid));
+      const stale =
+        owner !== undefined &&
+        owner.hostname === me.hostname &&
+        (owner.pid === process.pid || !processExists(owner.pid));
       if (!stale) {
         const who = owner ? `pid ${owner.pid} on ${owner.hostname}` : 'an unreadable lock file';
-        throw new TideError('KAFKA_STORAGE_ERROR', `data dir ${dataDir} is locked by ${who} (${file}); another broker is using it`, { retriable: false });
+        throw new TideError(
+          'KAFKA_STORAGE_ERROR',
+          `data dir ${dataDir} is locked by ${who} (${file}); another broker is using it`,
+          { retriable: false },
+        );
       }
       logger.warn({ file, previousOwner: owner }, 'taking over a stale data dir lock');
       await fs.rename(tmp, file);

@@ -34,7 +34,8 @@ export async function writeFileAtomic(file: string, data: Buffer, syncDir = true
   const handle = await fs.open(tmp, 'w');
   try {
     const { bytesWritten } = await handle.write(data, 0, data.length, 0);
-    if (bytesWritten !== data.length) throw storageError(`short write (${bytesWritten} of ${data.length} bytes)`, tmp, 0);
+    if (bytesWritten !== data.length)
+      throw storageError(`short write (${bytesWritten} of ${data.length} bytes)`, tmp, 0);
     await handle.datasync();
   } finally {
     await handle.close();
@@ -44,7 +45,12 @@ export async function writeFileAtomic(file: string, data: Buffer, syncDir = true
 }
 
 /** Reads until `length` bytes are in `into` or the file ends; returns the bytes read. */
-export async function readFully(handle: FileHandle, into: Buffer, length: number, position: number): Promise<number> {
+export async function readFully(
+  handle: FileHandle,
+  into: Buffer,
+  length: number,
+  position: number,
+): Promise<number> {
   let done = 0;
   while (done < length) {
     const { bytesRead } = await handle.read(into, done, length - done, position + done);
@@ -55,7 +61,12 @@ export async function readFully(handle: FileHandle, into: Buffer, length: number
 }
 
 /** Reads exactly `length` bytes at `position`, or fails with KAFKA_STORAGE_ERROR naming the file. */
-export async function readExactly(handle: FileHandle, file: string, position: number, length: number): Promise<Buffer> {
+export async function readExactly(
+  handle: FileHandle,
+  file: string,
+  position: number,
+  length: number,
+): Promise<Buffer> {
   const buf = Buffer.allocUnsafe(length);
   const got = await readFully(handle, buf, length, position);
   if (got !== length) throw storageError(`short read (${got} of ${length} bytes)`, file, position);

@@ -28,5 +28,10 @@ export {
   type LogManagerOptions,
   type PartitionLoadFailure,
 } from './log-manager';
-export { SegmentedLog, openPartitionLog, type OpenPartitionLogOptions, type RetentionOptions } from './partition-log';
+export {
+  SegmentedLog,
+  openPartitionLog,
+  type OpenPartitionLogOptions,
+  type RetentionOptions,
+} from './partition-log';
 export type { LogIoStats } from './writer';

@@ -93,8 +93,13 @@ export class LogLoader {
     await fs.mkdir(this.dir, { recursive: true });
     const names = await this.removeStrayFiles(await fs.readdir(this.dir));
     const cleanShutdown = names.includes(CLEAN_SHUTDOWN_FILE);
-    const logStartCheckpoint = await readOffsetCheckpoint(path.join(this.dir, LOG_START_OFFSET_FILE), this.logger);
-    const recoveryCheckpoint = cleanShutdown ? undefined : await readOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), this.logger);
+    const logStartCheckpoint = await readOffsetCheckpoint(
+      path.join(this.dir, LOG_START_OFFSET_FILE),
+      this.logger,
+    );
+    const recoveryCheckpoint = cleanShutdown
+      ? undefined
+      : await readOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), this.logger);
 
     const { segments, fileSizes } = await this.openSegments(names, logStartCheckpoint);
     const recoveryPoint = recoveryCheckpoint ?? 0;
@@ -115,32 +120,60 @@ export class LogLoader {
     await this.initRollingTimestamp(active);
 
     const logEndOffset = active.nextOffset;
-    const logStartOffset = Math.min(Math.max(logStartCheckpoint ?? segments[0].baseOffset, segments[0].baseOffset), logEndOffset);
+    const logStartOffset = Math.min(
+      Math.max(logStartCheckpoint ?? segments[0].baseOffset, segments[0].baseOffset),
+      logEndOffset,
+    );
     const snapshots = new ProducerSnapshotStore(this.dir, this.logger);
     const producers = new ProducerStateManager();
-    await restoreProducerState({ segments, snapshots, producers, endOffset: logEndOffset, logStartOffset, logger: this.logger });
+    await restoreProducerState({
+      segments,
+      snapshots,
+      producers,
+      endOffset: logEndOffset,
+      logStartOffset,
+      logger: this.logger,
+    });
 
     // Everything below the active segment is now fsynced and indexed on disk.
     for (const segment of recovered) {
       segment.unsyncedBytes = 1; // it may hold bytes the crash kept from reaching the disk
       await segment.finalize();
     }
-    if (recoveryCheckpoint !== active.baseOffset) await writeOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), active.baseOffset);
-    if (logStartCheckpoint !== logStartOffset) await writeOffsetCheckpoint(path.join(this.dir, LOG_START_OFFSET_FILE), logStartOffset);
+    if (recoveryCheckpoint !== active.baseOffset)
+      await writeOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), active.baseOffset);
+    if (logStartCheckpoint !== logStartOffset)
+      await writeOffsetCheckpoint(path.join(this.dir, LOG_START_OFFSET_FILE), logStartOffset);
     if (cleanShutdown) await unlinkIfExists(path.join(this.dir, CLEAN_SHUTDOWN_FILE));
     await fsyncDir(this.dir);
     this.logger.info(
-      { segments: segments.length, logStartOffset, logEndOffset, cleanShutdown, producers: producers.producerCount },
+      {
+        segments: segments.length,
+        logStartOffset,
+        logEndOffset,
+        cleanShutdown,
+        producers: producers.producerCount,
+      },
       'partition log loaded',
     );
-    return { segments, logStartOffset, recoveryPoint: active.baseOffset, producers, snapshots, cleanShutdown };
+    return {
+      segments,
+      logStartOffset,
+      recoveryPoint: active.baseOffset,
+      producers,
+      snapshots,
+      cleanShutdown,
+    };
   }
 
   private async removeStrayFiles(names: string[]): Promise<string[]> {
-    const logBases = new Set(names.map((n) => parseOffsetFileName(n, LOG_SUFFIX)).filter((o) => o !== undefined));
+    const logBases = new Set(
+      names.map((n) => parseOffsetFileName(n, LOG_SUFFIX)).filter((o) => o !== undefined),
+    );
     const kept: string[] = [];
     for (const name of names) {
-      const indexBase = parseOffsetFileName(name, INDEX_SUFFIX) ?? parseOffsetFileName(name, TIME_INDEX_SUFFIX);
+      const indexBase =
+        parseOffsetFileName(name, INDEX_SUFFIX) ?? parseOffsetFileName(name, TIME_INDEX_SUFFIX);
       const orphanIndex = indexBase !== undefined && !logBases.has(indexBase);
       if (isStrayFile(name) || orphanIndex) {
         this.logger.warn({ file: path.join(this.dir, name) }, 'deleting leftover file');
@@ -153,7 +186,10 @@ export class LogLoader {
   }
 
   /** Opens the .log files (creating a first one if there is none), minus those below logStart. */
-  private async openSegments(names: string[], logStart: number | undefined): Promise<{ segments: LogSegment[]; fileSizes: Map<LogSegment, number> }> {
+  private async openSegments(
+    names: string[],
+    logStart: number | undefined,
+  ): Promise<{ segments: LogSegment[]; fileSizes: Map<LogSegment, number> }> {
     const bases = names
       .map((n) => parseOffsetFileName(n, LOG_SUFFIX))
       .filter((o): o is number => o !== undefined)
@@ -170,7 +206,10 @@ export class LogLoader {
     }
     while (logStart !== undefined && segments.length > 1 && segments[1].baseOffset <= logStart) {
       const gone = segments.shift() as LogSegment;
-      this.logger.warn({ file: gone.logFile, logStartOffset: logStart }, 'deleting segment below the log start offset');
+      this.logger.warn(
+        { file: gone.logFile, logStartOffset: logStart },
+        'deleting segment below the log start offset',
+      );
       await gone.deleteFiles();
     }
     if (segments.length === 0) {
@@ -190,7 +229,10 @@ export class LogLoader {
     if (result.endPosition === fileBytes) return;
     const where = { file: segment.logFile, position: result.endPosition, reason: result.invalid };
     if (isActive) {
-      this.logger.warn({ ...where, droppedBytes: fileBytes - result.endPosition }, 'truncating torn or corrupt tail of the active segment');
+      this.logger.warn(
+        { ...where, droppedBytes: fileBytes - result.endPosition },
+        'truncating torn or corrupt tail of the active segment',
+      );
       await segment.truncateFile(result.endPosition);
     } else {
       this.logger.error(where, 'corrupt batch inside a rolled segment: left in place, reads of it fail');
@@ -200,13 +242,19 @@ export class LogLoader {
   }
 
   /** Trusts the index files if they pass their checks (else rebuilds them by scanning). */
-  private async loadWithIndexes(segment: LogSegment, fileBytes: number, next: LogSegment | undefined): Promise<void> {
+  private async loadWithIndexes(
+    segment: LogSegment,
+    fileBytes: number,
+    next: LogSegment | undefined,
+  ): Promise<void> {
     const files = await segment.readIndexFiles();
     let problem: string | undefined;
     let offsetIndex: OffsetIndex | string = 'missing';
     let timeIndex: TimeIndex | string = 'missing';
-    if (files.offsetIndex) offsetIndex = OffsetIndex.fromBytes(segment.baseOffset, files.offsetIndex, fileBytes);
-    if (files.timeIndex) timeIndex = TimeIndex.fromBytes(segment.baseOffset, files.timeIndex, next?.baseOffset);
+    if (files.offsetIndex)
+      offsetIndex = OffsetIndex.fromBytes(segment.baseOffset, files.offsetIndex, fileBytes);
+    if (files.timeIndex)
+      timeIndex = TimeIndex.fromBytes(segment.baseOffset, files.timeIndex, next?.baseOffset);
     if (typeof offsetIndex === 'string') problem = `offset index: ${offsetIndex}`;
     else if (typeof timeIndex === 'string') problem = `time index: ${timeIndex}`;
 
@@ -215,7 +263,10 @@ export class LogLoader {
       if (next === undefined) return this.recover(segment, fileBytes, true);
       const result = await segment.rebuild(fileBytes, { verifyCrc: false, contiguous: false });
       if (result.endPosition !== fileBytes) {
-        this.logger.error({ file: segment.logFile, position: result.endPosition, reason: result.invalid }, 'corrupt batch inside a rolled segment: left in place, reads of it fail');
+        this.logger.error(
+          { file: segment.logFile, position: result.endPosition, reason: result.invalid },
+          'corrupt batch inside a rolled segment: left in place, reads of it fail',
+        );
         segment.sizeBytes = fileBytes;
         segment.assignedBytes = fileBytes;
       }
@@ -232,7 +283,10 @@ export class LogLoader {
     // The active segment of a clean shutdown: re-check the batches after its last index entry.
     const tail = await segment.scanTail(fileBytes, { verifyCrc: true, contiguous: this.contiguous });
     if (tail.endPosition !== fileBytes) {
-      this.logger.warn({ file: segment.logFile, position: tail.endPosition, reason: tail.invalid }, 'active segment damaged despite a clean shutdown; recovering it');
+      this.logger.warn(
+        { file: segment.logFile, position: tail.endPosition, reason: tail.invalid },
+        'active segment damaged despite a clean shutdown; recovering it',
+      );
       await this.recover(segment, fileBytes, true);
     }
   }
@@ -279,7 +333,12 @@ export async function restoreProducerState(args: {
       segment.file,
       start.position,
       segment.sizeBytes,
-      { verifyCrc: false, segmentBaseOffset: segment.baseOffset, minBaseOffset: start.offset, file: segment.logFile },
+      {
+        verifyCrc: false,
+        segmentBaseOffset: segment.baseOffset,
+        minBaseOffset: start.offset,
+        file: segment.logFile,
+      },
       (b) => {
         if (b.baseOffset < from || b.producerId < 0) return;
         producers.replay({
@@ -292,7 +351,11 @@ export async function restoreProducerState(args: {
         });
       },
     );
-    if (result.invalid) logger.error({ file: segment.logFile, position: result.endPosition, reason: result.invalid }, 'producer state replay stopped at a corrupt batch');
+    if (result.invalid)
+      logger.error(
+        { file: segment.logFile, position: result.endPosition, reason: result.invalid },
+        'producer state replay stopped at a corrupt batch',
+      );
   }
   producers.removeBefore(args.logStartOffset);
 }

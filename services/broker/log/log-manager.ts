@@ -82,17 +82,41 @@ export class LogManager {
     this.lock = await DataDirLock.acquire(this.options.dataDir, this.logger, this.options.clock.nowMs());
     this.state = 'open';
     const entries = await fs.readdir(this.options.dataDir, { withFileTypes: true });
-    const folders = entries.filter((e) => e.isDirectory()).map((e) => ({ name: e.name, parsed: parsePartitionDirName(e.name) }));
-    for (const f of folders) if (!f.parsed) this.logger.warn({ dir: path.join(this.options.dataDir, f.name) }, 'ignoring folder that is not <topic>-<partition>');
+    const folders = entries
+      .filter((e) => e.isDirectory())
+      .map((e) => ({ name: e.name, parsed: parsePartitionDirName(e.name) }));
+    for (const f of folders)
+      if (!f.parsed)
+        this.logger.warn(
+          { dir: path.join(this.options.dataDir, f.name) },
+          'ignoring folder that is not <topic>-<partition>',
+        );
     const todo = folders.flatMap((f) => (f.parsed ? [f.parsed] : []));
-    const workers = Array.from({ length: Math.max(1, this.options.loadConcurrency ?? DEFAULT_LOAD_CONCURRENCY) }, async () => {
-      for (let next = todo.shift(); next; next = todo.shift()) await this.loadFound(next.topic, next.partition);
-    });
+    const workers = Array.from(
+      { length: Math.max(1, this.options.loadConcurrency ?? DEFAULT_LOAD_CONCURRENCY) },
+      async () => {
+        for (let next = todo.shift(); next; next = todo.shift())
+          await this.loadFound(next.topic, next.partition);
+      },
+    );
     await Promise.all(workers);
     const { clock } = this.options;
-    this.timers.push(clock.setInterval(() => void this.runRetention(), this.options.retentionCheckIntervalMs ?? DEFAULT_RETENTION_CHECK_INTERVAL_MS));
-    this.timers.push(clock.setInterval(() => this.flushDue(), this.options.flushCheckIntervalMs ?? DEFAULT_FLUSH_CHECK_INTERVAL_MS));
-    this.logger.info({ dataDir: this.options.dataDir, partitions: this.logs.size, failed: this.failures.size }, 'log manager open');
+    this.timers.push(
+      clock.setInterval(
+        () => void this.runRetention(),
+        this.options.retentionCheckIntervalMs ?? DEFAULT_RETENTION_CHECK_INTERVAL_MS,
+      ),
+    );
+    this.timers.push(
+      clock.setInterval(
+        () => this.flushDue(),
+        this.options.flushCheckIntervalMs ?? DEFAULT_FLUSH_CHECK_INTERVAL_MS,
+      ),
+    );
+    this.logger.info(
+      { dataDir: this.options.dataDir, partitions: this.logs.size, failed: this.failures.size },
+      'log manager open',
+    );
   }
 
   private async loadFound(topic: string, partition: number): Promise<void> {
@@ -114,8 +138,10 @@ export class LogManager {
    */
   async getOrCreate(topic: string, partition: number, config?: LogConfig): Promise<PartitionLog> {
     this.checkOpen();
-    if (!TOPIC_NAME.test(topic) || topic === '.' || topic === '..') throw new TideError('INVALID_TOPIC', `invalid topic name ${JSON.stringify(topic)}`);
-    if (!Number.isSafeInteger(partition) || partition < 0) throw new TideError('INVALID_REQUEST', `invalid partition ${partition}`);
+    if (!TOPIC_NAME.test(topic) || topic === '.' || topic === '..')
+      throw new TideError('INVALID_TOPIC', `invalid topic name ${JSON.stringify(topic)}`);
+    if (!Number.isSafeInteger(partition) || partition < 0)
+      throw new TideError('INVALID_REQUEST', `invalid partition ${partition}`);
     const k = key(topic, partition);
     const failure = this.failures.get(k);
     if (failure) throw failure.error;
@@ -131,7 +157,14 @@ export class LogManager {
 
   private openLog(topic: string, partition: number, config: LogConfig): Promise<SegmentedLog> {
     const k = key(topic, partition);
-    const pending = SegmentedLog.open({ dataDir: this.options.dataDir, topic, partition, config, clock: this.options.clock, logger: this.options.logger });
+    const pending = SegmentedLog.open({
+      dataDir: this.options.dataDir,
+      topic,
+      partition,
+      config,
+      clock: this.options.clock,
+      logger: this.options.logger,
+    });
     this.opening.set(k, pending);
     return pending.then(
       (log) => {
@@ -162,7 +195,10 @@ export class LogManager {
       return true;
     }
     if (this.failures.delete(k)) {
-      await fs.rm(path.join(this.options.dataDir, partitionDirName(topic, partition)), { recursive: true, force: true });
+      await fs.rm(path.join(this.options.dataDir, partitionDirName(topic, partition)), {
+        recursive: true,
+        force: true,
+      });
       return true;
     }
     return false;
@@ -180,7 +216,8 @@ export class LogManager {
     this.timers = [];
     await Promise.allSettled([...this.opening.values()]);
     const results = await Promise.allSettled([...this.logs.values()].map((log) => log.close()));
-    for (const r of results) if (r.status === 'rejected') this.logger.error({ err: r.reason }, 'failed to close a partition log');
+    for (const r of results)
+      if (r.status === 'rejected') this.logger.error({ err: r.reason }, 'failed to close a partition log');
     this.logs.clear();
     await this.lock?.release();
     this.logger.info('log manager closed');
@@ -212,6 +249,10 @@ export class LogManager {
   }
 
   private checkOpen(): void {
-    if (this.state !== 'open') throw new TideError('KAFKA_STORAGE_ERROR', `log manager for ${this.options.dataDir} is ${this.state === 'new' ? 'not open yet' : 'closed'}`);
+    if (this.state !== 'open')
+      throw new TideError(
+        'KAFKA_STORAGE_ERROR',
+        `log manager for ${this.options.dataDir} is ${this.state === 'new' ? 'not open yet' : 'closed'}`,
+      );
   }
 }

@@ -45,15 +45,18 @@ export class OffsetIndex {
    * Returns the index, or why it is unusable (the caller rebuilds it by scanning).
    */
   static fromBytes(baseOffset: number, bytes: Buffer, logSizeBytes: number): OffsetIndex | string {
-    if (bytes.length % OFFSET_INDEX_ENTRY_BYTES !== 0) return `size ${bytes.length} is not a multiple of ${OFFSET_INDEX_ENTRY_BYTES}`;
+    if (bytes.length % OFFSET_INDEX_ENTRY_BYTES !== 0)
+      return `size ${bytes.length} is not a multiple of ${OFFSET_INDEX_ENTRY_BYTES}`;
     const index = new OffsetIndex(baseOffset);
     let lastRelative = 0;
     let lastPosition = 0;
     for (let at = 0; at < bytes.length; at += OFFSET_INDEX_ENTRY_BYTES) {
       const relative = bytes.readUInt32BE(at);
       const position = bytes.readUInt32BE(at + 4);
-      if (at > 0 && relative <= lastRelative) return `relative offsets not increasing at entry ${at / OFFSET_INDEX_ENTRY_BYTES}`;
-      if (position <= lastPosition) return `positions not increasing at entry ${at / OFFSET_INDEX_ENTRY_BYTES}`;
+      if (at > 0 && relative <= lastRelative)
+        return `relative offsets not increasing at entry ${at / OFFSET_INDEX_ENTRY_BYTES}`;
+      if (position <= lastPosition)
+        return `positions not increasing at entry ${at / OFFSET_INDEX_ENTRY_BYTES}`;
       if (position >= logSizeBytes) return `position ${position} beyond the log file (${logSizeBytes} bytes)`;
       lastRelative = relative;
       lastPosition = position;
@@ -74,7 +77,10 @@ export class OffsetIndex {
     assert(position > 0 && position <= MAX_U32, `index position ${position} out of range`);
     if (this.count > 0) {
       const last = this.entry(this.count - 1);
-      assert(offset > last.offset && position > last.position, `index entry ${offset}@${position} after ${last.offset}@${last.position}`);
+      assert(
+        offset > last.offset && position > last.position,
+        `index entry ${offset}@${position} after ${last.offset}@${last.position}`,
+      );
     }
     const at = this.count * OFFSET_INDEX_ENTRY_BYTES;
     if (at + OFFSET_INDEX_ENTRY_BYTES > this.buf.length) {
@@ -105,7 +111,11 @@ export class OffsetIndex {
 
   /** Drops every entry whose position is >= `position`. */
   truncateToPosition(position: number): void {
-    while (this.count > 0 && this.buf.readUInt32BE((this.count - 1) * OFFSET_INDEX_ENTRY_BYTES + 4) >= position) this.count--;
+    while (
+      this.count > 0 &&
+      this.buf.readUInt32BE((this.count - 1) * OFFSET_INDEX_ENTRY_BYTES + 4) >= position
+    )
+      this.count--;
   }
 
   /** The file's bytes (a view: copy before changing the index again if you keep it). */

@@ -34,7 +34,15 @@ import {
 import { writeOffsetCheckpoint } from './checkpoint';
 import { validateLogConfig } from './config';
 import { fsyncDir, readFully } from './fs-util';
-import type { AppendOptions, AppendResult, LogConfig, PartitionLog, ReadOptions, ReadResult, TimestampLookup } from './interface';
+import type {
+  AppendOptions,
+  AppendResult,
+  LogConfig,
+  PartitionLog,
+  ReadOptions,
+  ReadResult,
+  TimestampLookup,
+} from './interface';
 import { LogLoader, restoreProducerState } from './log-loader';
 import { CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_FILE, RECOVERY_POINT_FILE, partitionDirName } from './names';
 import { encodeProducerSnapshot, type ProducerSnapshotStore } from './producer-snapshot';
@@ -99,12 +107,21 @@ export class SegmentedLog implements PartitionLog {
   static async open(options: OpenPartitionLogOptions): Promise<SegmentedLog> {
     validateLogConfig(options.config);
     const dir = path.join(options.dataDir, partitionDirName(options.topic, options.partition));
-    const logger = options.logger.child({ component: 'log', topic: options.topic, partition: options.partition });
+    const logger = options.logger.child({
+      component: 'log',
+      topic: options.topic,
+      partition: options.partition,
+    });
     const loaded = await new LogLoader({ dir, config: options.config, clock: options.clock, logger }).load();
     return new SegmentedLog(options, dir, logger, loaded);
   }
 
-  private constructor(options: OpenPartitionLogOptions, dir: string, logger: Logger, loaded: Awaited<ReturnType<LogLoader['load']>>) {
+  private constructor(
+    options: OpenPartitionLogOptions,
+    dir: string,
+    logger: Logger,
+    loaded: Awaited<ReturnType<LogLoader['load']>>,
+  ) {
     this.topic = options.topic;
     this.partition = options.partition;
     this.dir = dir;
@@ -205,7 +222,14 @@ export class SegmentedLog implements PartitionLog {
     if (duplicates.length > 0) return this.duplicateResult(duplicates, incoming.length);
 
     const baseOffset = this.nextOffset;
-    const done = this.assignAndWrite(request, incoming, producerInfos, options.leaderEpoch, logAppendTime, nowMs);
+    const done = this.assignAndWrite(
+      request,
+      incoming,
+      producerInfos,
+      options.leaderEpoch,
+      logAppendTime,
+      nowMs,
+    );
     const result: AppendResult = {
       baseOffset,
       lastOffset: this.nextOffset - 1,
@@ -219,9 +243,13 @@ export class SegmentedLog implements PartitionLog {
   /** A request that is entirely a retry: the original offsets, once the originals are written. */
   private duplicateResult(duplicates: ProducerBatch[], batchCount: number): Promise<AppendResult> {
     if (duplicates.length !== batchCount) {
-      throw new TideError('INVALID_RECORD', `append request mixes ${duplicates.length} retried batches with ${batchCount - duplicates.length} new ones`, {
-        context: { topic: this.topic, partition: this.partition },
-      });
+      throw new TideError(
+        'INVALID_RECORD',
+        `append request mixes ${duplicates.length} retried batches with ${batchCount - duplicates.length} new ones`,
+        {
+          context: { topic: this.topic, partition: this.partition },
+        },
+      );
     }
     const result: AppendResult = {
       baseOffset: duplicates[0].firstOffset,
@@ -256,7 +284,14 @@ export class SegmentedLog implements PartitionLog {
       const reason = rollReason(segment, { sizeBytes: b.sizeBytes, lastOffset }, this.config, nowMs);
       if (reason) {
         // Writes complete in order, so the promise of the request's last write covers this one.
-        if (written.length > 0) void this.queueWrite(segment, request.subarray(chunkStart, b.position), chunkPosition, written, nowMs);
+        if (written.length > 0)
+          void this.queueWrite(
+            segment,
+            request.subarray(chunkStart, b.position),
+            chunkPosition,
+            written,
+            nowMs,
+          );
         written = [];
         chunkStart = b.position;
         segment = this.roll(reason, nowMs);
@@ -268,21 +303,42 @@ export class SegmentedLog implements PartitionLog {
       patchPartitionLeaderEpoch(request, b.position, leaderEpoch);
       let maxTimestamp = b.maxTimestamp;
       if (logAppendTime) {
-        request.writeInt16BE(request.readInt16BE(b.position + OFFSET_ATTRIBUTES) | TIMESTAMP_TYPE_BIT, b.position + OFFSET_ATTRIBUTES);
+        request.writeInt16BE(
+          request.readInt16BE(b.position + OFFSET_ATTRIBUTES) | TIMESTAMP_TYPE_BIT,
+          b.position + OFFSET_ATTRIBUTES,
+        );
         request.writeBigInt64BE(BigInt(nowMs), b.position + OFFSET_BASE_TIMESTAMP);
         request.writeBigInt64BE(BigInt(nowMs), b.position + OFFSET_MAX_TIMESTAMP);
         writeBatchCrc(request, b.position, b.sizeBytes);
         maxTimestamp = nowMs;
       }
-      written.push({ baseOffset: this.nextOffset, lastOffset, maxTimestamp, position: segment.assignedBytes, sizeBytes: b.sizeBytes });
+      written.push({
+        baseOffset: this.nextOffset,
+        lastOffset,
+        maxTimestamp,
+        position: segment.assignedBytes,
+        sizeBytes: b.sizeBytes,
+      });
       if (segment.assignedBytes === 0) segment.rollingTimestampMs = nowMs;
       segment.assignedBytes += b.sizeBytes;
       this.nextOffset = lastOffset + 1;
     }
-    return this.queueWrite(segment, chunkStart === 0 ? request : request.subarray(chunkStart), chunkPosition, written, nowMs);
+    return this.queueWrite(
+      segment,
+      chunkStart === 0 ? request : request.subarray(chunkStart),
+      chunkPosition,
+      written,
+      nowMs,
+    );
   }
 
-  private queueWrite(segment: LogSegment, bytes: Buffer, position: number, batches: SegmentBatch[], nowMs: number): Promise<void> {
+  private queueWrite(
+    segment: LogSegment,
+    bytes: Buffer,
+    position: number,
+    batches: SegmentBatch[],
+    nowMs: number,
+  ): Promise<void> {
     return this.writer.write(segment, bytes, position, () => {
       for (const batch of batches) segment.onBatchWritten(batch);
       segment.lastModifiedMs = nowMs;
@@ -301,7 +357,15 @@ export class SegmentedLog implements PartitionLog {
     segment.lastModifiedMs = nowMs;
     this.segments.push(segment);
     const snapshot = encodeProducerSnapshot(this.producers.all());
-    this.logger.info({ reason, baseOffset: segment.baseOffset, previousBaseOffset: old.baseOffset, previousBytes: old.assignedBytes }, 'rolling segment');
+    this.logger.info(
+      {
+        reason,
+        baseOffset: segment.baseOffset,
+        previousBaseOffset: old.baseOffset,
+        previousBytes: old.assignedBytes,
+      },
+      'rolling segment',
+    );
     this.writer
       .task(async () => {
         await old.finalize();
@@ -332,7 +396,11 @@ export class SegmentedLog implements PartitionLog {
         for (let i = this.floorSegment(offset); i < this.segments.length; i++) {
           const found = await readSegment(this.segments[i], offset, maxBytes, limit);
           if (found) {
-            return { batches: found.batches, nextOffset: found.batches.length > 0 ? found.nextOffset : offset, logStartOffset: this.startOffset };
+            return {
+              batches: found.batches,
+              nextOffset: found.batches.length > 0 ? found.nextOffset : offset,
+              logStartOffset: this.startOffset,
+            };
           }
         }
       }
@@ -361,9 +429,13 @@ export class SegmentedLog implements PartitionLog {
   private checkReadable(offset: number): void {
     if (this.state === 'closed' || this.state === 'closing') throw this.unavailable();
     if (!Number.isSafeInteger(offset) || offset < this.startOffset || offset > this.nextOffset) {
-      throw new TideError('OFFSET_OUT_OF_RANGE', `offset ${offset} is outside [${this.startOffset}, ${this.nextOffset}] of ${this.topic}-${this.partition}`, {
-        context: { topic: this.topic, partition: this.partition, offset },
-      });
+      throw new TideError(
+        'OFFSET_OUT_OF_RANGE',
+        `offset ${offset} is outside [${this.startOffset}, ${this.nextOffset}] of ${this.topic}-${this.partition}`,
+        {
+          context: { topic: this.topic, partition: this.partition, offset },
+        },
+      );
     }
   }
 
@@ -462,7 +534,16 @@ export class SegmentedLog implements PartitionLog {
       const firstBase = this.segments[0].baseOffset;
       await this.snapshots.deleteWhere((offset) => offset < firstBase);
       await fsyncDir(this.dir);
-      this.logger.info({ segments: doomed.length, bytes, byTime: plan.byTime, bySize: plan.bySize, logStartOffset: this.startOffset }, 'retention deleted segments');
+      this.logger.info(
+        {
+          segments: doomed.length,
+          bytes,
+          byTime: plan.byTime,
+          bySize: plan.bySize,
+          logStartOffset: this.startOffset,
+        },
+        'retention deleted segments',
+      );
       return bytes;
     });
   }

@@ -69,7 +69,7 @@ export function decodeProducerSnapshot(buf: Buffer): ProducerEntry[] | string {
   if (buf.length < HEADER_BYTES) return `${buf.length} bytes is shorter than the header`;
   const version = buf.readUInt16BE(0);
   if (version !== SNAPSHOT_VERSION) return `unknown version ${version}`;
-  if ((crc32c(buf.subarray(6)) >>> 0) !== buf.readUInt32BE(2)) return 'crc mismatch';
+  if (crc32c(buf.subarray(6)) >>> 0 !== buf.readUInt32BE(2)) return 'crc mismatch';
   const count = buf.readUInt32BE(6);
   const entries: ProducerEntry[] = [];
   let at = HEADER_BYTES;

@@ -141,9 +141,13 @@ export class ProducerAppend {
     const known = this.staged.get(info.producerId) ?? this.entries.get(info.producerId);
     const lastSeq = sequenceAfter(info.firstSeq, info.lastOffsetDelta);
     const fail = (code: 'OUT_OF_ORDER_SEQUENCE' | 'INVALID_PRODUCER_EPOCH', why: string): never => {
-      throw new TideError(code, `producer ${info.producerId} epoch ${info.epoch} sequences ${info.firstSeq}..${lastSeq}: ${why}`, {
-        context: { ...this.context, offset: info.firstOffset },
-      });
+      throw new TideError(
+        code,
+        `producer ${info.producerId} epoch ${info.epoch} sequences ${info.firstSeq}..${lastSeq}: ${why}`,
+        {
+          context: { ...this.context, offset: info.firstOffset },
+        },
+      );
     };
     if (known) {
       if (info.epoch < known.epoch) fail('INVALID_PRODUCER_EPOCH', `fenced by epoch ${known.epoch}`);
@@ -158,7 +162,11 @@ export class ProducerAppend {
         fail('OUT_OF_ORDER_SEQUENCE', `a new epoch must start at sequence 0 (known epoch ${known.epoch})`);
       }
     }
-    const entry = known ? (this.staged.has(info.producerId) ? known : cloneEntry(known)) : { producerId: info.producerId, epoch: info.epoch, batches: [], lastTimestampMs: -1 };
+    const entry = known
+      ? this.staged.has(info.producerId)
+        ? known
+        : cloneEntry(known)
+      : { producerId: info.producerId, epoch: info.epoch, batches: [], lastTimestampMs: -1 };
     record(entry, info);
     this.staged.set(info.producerId, entry);
     return { duplicate: false };

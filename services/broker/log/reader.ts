@@ -4,7 +4,20 @@
  * CRC32C check; anything malformed on disk is a TideError KAFKA_STORAGE_ERROR naming the file and
  * byte position, never served and never skipped silently.
  */
-import { CompressionCodec, BATCH_HEADER_BYTES, LOG_OVERHEAD_BYTES, MAGIC_V2, OFFSET_ATTRIBUTES, OFFSET_BASE_OFFSET, OFFSET_BATCH_LENGTH, OFFSET_LAST_OFFSET_DELTA, OFFSET_MAGIC, TIMESTAMP_TYPE_BIT, batchCrcIsValid, compressionOf } from '../../common/records/layout';
+import {
+  CompressionCodec,
+  BATCH_HEADER_BYTES,
+  LOG_OVERHEAD_BYTES,
+  MAGIC_V2,
+  OFFSET_ATTRIBUTES,
+  OFFSET_BASE_OFFSET,
+  OFFSET_BATCH_LENGTH,
+  OFFSET_LAST_OFFSET_DELTA,
+  OFFSET_MAGIC,
+  TIMESTAMP_TYPE_BIT,
+  batchCrcIsValid,
+  compressionOf,
+} from '../../common/records/layout';
 import { scanBatches, type ScannedBatch } from './batch-scan';
 import { readExactly, readFully, storageError } from './fs-util';
 import { firstRecordAtOrAfter } from './record-timestamps';
@@ -29,7 +42,8 @@ interface Header {
 function headerAt(buf: Buffer, at: number, position: number, fileEnd: number): Header | string {
   const sizeBytes = buf.readInt32BE(at + OFFSET_BATCH_LENGTH) + LOG_OVERHEAD_BYTES;
   if (sizeBytes < BATCH_HEADER_BYTES) return `corrupt batch: size ${sizeBytes} below the header size`;
-  if (position + sizeBytes > fileEnd) return `corrupt batch: size ${sizeBytes} runs past the end of the data (${fileEnd})`;
+  if (position + sizeBytes > fileEnd)
+    return `corrupt batch: size ${sizeBytes} runs past the end of the data (${fileEnd})`;
   const magic = buf.readInt8(at + OFFSET_MAGIC);
   if (magic !== MAGIC_V2) return `corrupt batch: magic ${magic}`;
   const lastOffsetDelta = buf.readInt32BE(at + OFFSET_LAST_OFFSET_DELTA);
@@ -43,13 +57,22 @@ function headerAt(buf: Buffer, at: number, position: number, fileEnd: number): H
  * maxBytes (at least one), none starting at or above maxOffset. Undefined when the segment has no
  * batch at or after `offset`.
  */
-export async function readSegment(segment: LogSegment, offset: number, maxBytes: number, maxOffset: number): Promise<SegmentRead | undefined> {
+export async function readSegment(
+  segment: LogSegment,
+  offset: number,
+  maxBytes: number,
+  maxOffset: number,
+): Promise<SegmentRead | undefined> {
   const end = segment.sizeBytes;
   const file = segment.logFile;
   let bufPos = segment.offsetIndex.lookup(offset).position;
   if (bufPos >= end) return undefined;
   const budget = Math.max(maxBytes, 0);
-  let buf = await read(segment, bufPos, Math.min(end - bufPos, budget + segment.indexIntervalBytes + READ_SLACK_BYTES));
+  let buf = await read(
+    segment,
+    bufPos,
+    Math.min(end - bufPos, budget + segment.indexIntervalBytes + READ_SLACK_BYTES),
+  );
 
   // Walk headers to the batch holding `offset`.
   let p = 0;
@@ -59,7 +82,11 @@ export async function readSegment(segment: LogSegment, offset: number, maxBytes:
     if (p + BATCH_HEADER_BYTES > buf.length) {
       bufPos += p;
       p = 0;
-      buf = await read(segment, bufPos, Math.min(end - bufPos, Math.max(budget, BATCH_HEADER_BYTES) + READ_SLACK_BYTES));
+      buf = await read(
+        segment,
+        bufPos,
+        Math.min(end - bufPos, Math.max(budget, BATCH_HEADER_BYTES) + READ_SLACK_BYTES),
+      );
       continue;
     }
     const header = headerAt(buf, p, bufPos + p, end);
@@ -76,7 +103,8 @@ export async function readSegment(segment: LogSegment, offset: number, maxBytes:
     p = 0;
     buf = await read(segment, bufPos, Math.min(end - bufPos, Math.max(first.sizeBytes, budget)));
   }
-  if (!batchCrcIsValid(buf, p, first.sizeBytes)) throw storageError('corrupt batch: crc mismatch', file, bufPos + p);
+  if (!batchCrcIsValid(buf, p, first.sizeBytes))
+    throw storageError('corrupt batch: crc mismatch', file, bufPos + p);
 
   // Take following whole batches while they fit; stop before anything suspect (a later read reports it).
   const start = p;
@@ -85,7 +113,12 @@ export async function readSegment(segment: LogSegment, offset: number, maxBytes:
   while (q + BATCH_HEADER_BYTES <= buf.length && bufPos + q < end) {
     const header = headerAt(buf, q, bufPos + q, end);
     if (typeof header === 'string') break;
-    if (header.baseOffset >= maxOffset || q + header.sizeBytes > buf.length || q + header.sizeBytes - start > budget) break;
+    if (
+      header.baseOffset >= maxOffset ||
+      q + header.sizeBytes > buf.length ||
+      q + header.sizeBytes - start > budget
+    )
+      break;
     if (!batchCrcIsValid(buf, q, header.sizeBytes)) break;
     q += header.sizeBytes;
     nextOffset = header.lastOffset + 1;
@@ -111,22 +144,38 @@ export interface TimestampHit {
  * record-exact for uncompressed CreateTime batches (the first record of that batch with a timestamp
  * >= timestampMs), else the batch's base offset. Undefined when no batch qualifies.
  */
-export async function findByTimestamp(segment: LogSegment, timestampMs: number, minOffset: number): Promise<TimestampHit | undefined> {
+export async function findByTimestamp(
+  segment: LogSegment,
+  timestampMs: number,
+  minOffset: number,
+): Promise<TimestampHit | undefined> {
   const end = segment.sizeBytes;
   const entry = segment.timeIndex.lastEntryBefore(timestampMs);
   const from = entry ? segment.offsetIndex.lookup(entry.offset) : { offset: segment.baseOffset, position: 0 };
   let hit: ScannedBatch | undefined;
-  const scan = await scanBatches(segment.file, from.position, end, { verifyCrc: false, segmentBaseOffset: segment.baseOffset, minBaseOffset: from.offset, file: segment.logFile }, (b) => {
-    if (b.maxTimestamp < timestampMs || b.lastOffset < minOffset) return true;
-    hit = b;
-    return false;
-  });
+  const scan = await scanBatches(
+    segment.file,
+    from.position,
+    end,
+    {
+      verifyCrc: false,
+      segmentBaseOffset: segment.baseOffset,
+      minBaseOffset: from.offset,
+      file: segment.logFile,
+    },
+    (b) => {
+      if (b.maxTimestamp < timestampMs || b.lastOffset < minOffset) return true;
+      hit = b;
+      return false;
+    },
+  );
   if (!hit) {
     if (scan.invalid) throw storageError(`corrupt batch: ${scan.invalid}`, segment.logFile, scan.endPosition);
     return undefined;
   }
   const bytes = await readExactly(segment.file, segment.logFile, hit.position, hit.sizeBytes);
-  if (!batchCrcIsValid(bytes, 0, hit.sizeBytes)) throw storageError('corrupt batch: crc mismatch', segment.logFile, hit.position);
+  if (!batchCrcIsValid(bytes, 0, hit.sizeBytes))
+    throw storageError('corrupt batch: crc mismatch', segment.logFile, hit.position);
   let offset = hit.baseOffset;
   const attributes = bytes.readInt16BE(OFFSET_ATTRIBUTES);
   if (compressionOf(attributes) === CompressionCodec.None && (attributes & TIMESTAMP_TYPE_BIT) === 0) {

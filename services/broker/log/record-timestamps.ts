@@ -8,7 +8,12 @@
  * and `length` lets us skip the rest without decoding keys, values or headers. This deliberately
  * does not depend on the full record codec (services/common/records/codec.ts).
  */
-import { OFFSET_BASE_TIMESTAMP, OFFSET_RECORD_COUNT, OFFSET_RECORDS, batchSizeAt } from '../../common/records/layout';
+import {
+  OFFSET_BASE_TIMESTAMP,
+  OFFSET_RECORD_COUNT,
+  OFFSET_RECORDS,
+  batchSizeAt,
+} from '../../common/records/layout';
 
 interface Varint {
   value: number;

@@ -27,7 +27,12 @@ export function rollReason(
 ): RollReason | undefined {
   if (segment.assignedBytes === 0) return undefined;
   if (segment.assignedBytes + batch.sizeBytes > config.segmentBytes) return 'size';
-  if (config.segmentMs > 0 && segment.rollingTimestampMs !== undefined && nowMs - segment.rollingTimestampMs > config.segmentMs) return 'age';
+  if (
+    config.segmentMs > 0 &&
+    segment.rollingTimestampMs !== undefined &&
+    nowMs - segment.rollingTimestampMs > config.segmentMs
+  )
+    return 'age';
   if (segment.assignedBytes + batch.sizeBytes > MAX_U32) return 'position-overflow';
   if (batch.lastOffset - segment.baseOffset > MAX_U32) return 'offset-overflow';
   return undefined;

@@ -99,8 +99,14 @@ export class LogSegment {
 
   /** Records that a batch is now in the file at the current end: sizes, indexes, max timestamp. */
   onBatchWritten(batch: SegmentBatch): void {
-    assert(batch.position === this.sizeBytes, `batch at ${batch.position} written after ${this.sizeBytes} bytes of ${this.logFile}`);
-    assert(batch.baseOffset >= this.nextOffset, `batch ${batch.baseOffset} written after offset ${this.nextOffset} in ${this.logFile}`);
+    assert(
+      batch.position === this.sizeBytes,
+      `batch at ${batch.position} written after ${this.sizeBytes} bytes of ${this.logFile}`,
+    );
+    assert(
+      batch.baseOffset >= this.nextOffset,
+      `batch ${batch.baseOffset} written after offset ${this.nextOffset} in ${this.logFile}`,
+    );
     if (batch.maxTimestamp > this.maxTimestampMs) {
       this.maxTimestampMs = batch.maxTimestamp;
       this.offsetOfMaxTimestamp = batch.baseOffset;
@@ -118,7 +124,8 @@ export class LogSegment {
   adoptIndexes(offsetIndex: OffsetIndex, timeIndex: TimeIndex): void {
     this.offsetIndex = offsetIndex;
     this.timeIndex = timeIndex;
-    this.lastIndexedPosition = offsetIndex.entryCount > 0 ? offsetIndex.entry(offsetIndex.entryCount - 1).position : 0;
+    this.lastIndexedPosition =
+      offsetIndex.entryCount > 0 ? offsetIndex.entry(offsetIndex.entryCount - 1).position : 0;
     const last = timeIndex.lastEntry();
     if (last) {
       this.maxTimestampMs = last.timestampMs;
@@ -128,7 +135,10 @@ export class LogSegment {
 
   /** Reads the index files; undefined for each that is missing. */
   async readIndexFiles(): Promise<{ offsetIndex?: Buffer; timeIndex?: Buffer }> {
-    return { offsetIndex: await readFileIfExists(this.indexFile), timeIndex: await readFileIfExists(this.timeIndexFile) };
+    return {
+      offsetIndex: await readFileIfExists(this.indexFile),
+      timeIndex: await readFileIfExists(this.timeIndexFile),
+    };
   }
 
   /** Forgets all batches (before a rebuild by scanning). */
@@ -150,8 +160,12 @@ export class LogSegment {
    */
   async rebuild(fileBytes: number, checks: { verifyCrc: boolean; contiguous: boolean }): Promise<ScanResult> {
     this.resetIndexes();
-    const result = await scanBatches(this.file, 0, fileBytes, { ...checks, segmentBaseOffset: this.baseOffset, file: this.logFile }, (batch) =>
-      this.onBatchWritten(batch),
+    const result = await scanBatches(
+      this.file,
+      0,
+      fileBytes,
+      { ...checks, segmentBaseOffset: this.baseOffset, file: this.logFile },
+      (batch) => this.onBatchWritten(batch),
     );
     this.assignedBytes = this.sizeBytes;
     return result;
@@ -161,18 +175,29 @@ export class LogSegment {
    * Continues the indexes over batches after the loaded index (a cleanly closed active segment):
    * scans from the last offset-index entry to `fileBytes`.
    */
-  async scanTail(fileBytes: number, checks: { verifyCrc: boolean; contiguous: boolean }): Promise<ScanResult> {
-    const from = this.offsetIndex.entryCount > 0 ? this.offsetIndex.entry(this.offsetIndex.entryCount - 1) : { offset: this.baseOffset, position: 0 };
+  async scanTail(
+    fileBytes: number,
+    checks: { verifyCrc: boolean; contiguous: boolean },
+  ): Promise<ScanResult> {
+    const from =
+      this.offsetIndex.entryCount > 0
+        ? this.offsetIndex.entry(this.offsetIndex.entryCount - 1)
+        : { offset: this.baseOffset, position: 0 };
     this.offsetIndex.truncateToPosition(from.position);
     this.timeIndex.truncateToOffset(from.offset);
     const timeEntry = this.timeIndex.lastEntry();
     this.maxTimestampMs = timeEntry?.timestampMs ?? -1;
     this.offsetOfMaxTimestamp = timeEntry?.offset ?? this.baseOffset;
-    this.lastIndexedPosition = this.offsetIndex.entryCount > 0 ? this.offsetIndex.entry(this.offsetIndex.entryCount - 1).position : 0;
+    this.lastIndexedPosition =
+      this.offsetIndex.entryCount > 0 ? this.offsetIndex.entry(this.offsetIndex.entryCount - 1).position : 0;
     this.sizeBytes = from.position;
     this.nextOffset = from.offset;
-    const result = await scanBatches(this.file, from.position, fileBytes, { ...checks, segmentBaseOffset: this.baseOffset, minBaseOffset: from.offset, file: this.logFile }, (batch) =>
-      this.onBatchWritten(batch),
+    const result = await scanBatches(
+      this.file,
+      from.position,
+      fileBytes,
+      { ...checks, segmentBaseOffset: this.baseOffset, minBaseOffset: from.offset, file: this.logFile },
+      (batch) => this.onBatchWritten(batch),
     );
     this.assignedBytes = this.sizeBytes;
     return result;
@@ -191,11 +216,22 @@ export class LogSegment {
   async truncateTo(offset: number): Promise<number> {
     const start = this.offsetIndex.lookup(offset);
     let cut: ScannedBatch | undefined;
-    const scan = await scanBatches(this.file, start.position, this.sizeBytes, { verifyCrc: false, segmentBaseOffset: this.baseOffset, minBaseOffset: start.offset, file: this.logFile }, (b) => {
-      if (b.lastOffset < offset) return true;
-      cut = b;
-      return false;
-    });
+    const scan = await scanBatches(
+      this.file,
+      start.position,
+      this.sizeBytes,
+      {
+        verifyCrc: false,
+        segmentBaseOffset: this.baseOffset,
+        minBaseOffset: start.offset,
+        file: this.logFile,
+      },
+      (b) => {
+        if (b.lastOffset < offset) return true;
+        cut = b;
+        return false;
+      },
+    );
     const position = cut ? cut.position : scan.endPosition;
     const removed = this.sizeBytes - position;
     if (removed === 0) return 0;
@@ -203,7 +239,8 @@ export class LogSegment {
     await this.truncateFile(position);
     this.offsetIndex.truncateToPosition(position);
     this.timeIndex.truncateToOffset(newNextOffset);
-    this.lastIndexedPosition = this.offsetIndex.entryCount > 0 ? this.offsetIndex.entry(this.offsetIndex.entryCount - 1).position : 0;
+    this.lastIndexedPosition =
+      this.offsetIndex.entryCount > 0 ? this.offsetIndex.entry(this.offsetIndex.entryCount - 1).position : 0;
     this.sizeBytes = position;
     this.assignedBytes = position;
     this.nextOffset = newNextOffset;
@@ -217,12 +254,23 @@ export class LogSegment {
     this.maxTimestampMs = last?.timestampMs ?? -1;
     this.offsetOfMaxTimestamp = last?.offset ?? this.baseOffset;
     const from = last ? this.offsetIndex.lookup(last.offset) : { offset: this.baseOffset, position: 0 };
-    await scanBatches(this.file, from.position, this.sizeBytes, { verifyCrc: false, segmentBaseOffset: this.baseOffset, minBaseOffset: from.offset, file: this.logFile }, (b) => {
-      if (b.maxTimestamp > this.maxTimestampMs) {
-        this.maxTimestampMs = b.maxTimestamp;
-        this.offsetOfMaxTimestamp = b.baseOffset;
-      }
-    });
+    await scanBatches(
+      this.file,
+      from.position,
+      this.sizeBytes,
+      {
+        verifyCrc: false,
+        segmentBaseOffset: this.baseOffset,
+        minBaseOffset: from.offset,
+        file: this.logFile,
+      },
+      (b) => {
+        if (b.maxTimestamp > this.maxTimestampMs) {
+          this.maxTimestampMs = b.maxTimestamp;
+          this.offsetOfMaxTimestamp = b.baseOffset;
+        }
+      },
+    );
   }
 
   /** Newest timestamp for retention: the max batch timestamp, or the last write time without one. */

@@ -45,16 +45,20 @@ export class TimeIndex {
    * `nextOffsetBound` when it is known. Returns the index or why it is unusable.
    */
   static fromBytes(baseOffset: number, bytes: Buffer, nextOffsetBound?: number): TimeIndex | string {
-    if (bytes.length % TIME_INDEX_ENTRY_BYTES !== 0) return `size ${bytes.length} is not a multiple of ${TIME_INDEX_ENTRY_BYTES}`;
+    if (bytes.length % TIME_INDEX_ENTRY_BYTES !== 0)
+      return `size ${bytes.length} is not a multiple of ${TIME_INDEX_ENTRY_BYTES}`;
     const index = new TimeIndex(baseOffset);
     for (let at = 0; at < bytes.length; at += TIME_INDEX_ENTRY_BYTES) {
       const timestampMs = Number(bytes.readBigInt64BE(at));
       const relative = bytes.readUInt32BE(at + 8);
       if (at > 0) {
-        if (timestampMs <= Number(bytes.readBigInt64BE(at - TIME_INDEX_ENTRY_BYTES))) return `timestamps not increasing at entry ${at / TIME_INDEX_ENTRY_BYTES}`;
-        if (relative <= bytes.readUInt32BE(at - TIME_INDEX_ENTRY_BYTES + 8)) return `offsets not increasing at entry ${at / TIME_INDEX_ENTRY_BYTES}`;
+        if (timestampMs <= Number(bytes.readBigInt64BE(at - TIME_INDEX_ENTRY_BYTES)))
+          return `timestamps not increasing at entry ${at / TIME_INDEX_ENTRY_BYTES}`;
+        if (relative <= bytes.readUInt32BE(at - TIME_INDEX_ENTRY_BYTES + 8))
+          return `offsets not increasing at entry ${at / TIME_INDEX_ENTRY_BYTES}`;
       }
-      if (nextOffsetBound !== undefined && baseOffset + relative >= nextOffsetBound) return `offset ${baseOffset + relative} beyond the segment`;
+      if (nextOffsetBound !== undefined && baseOffset + relative >= nextOffsetBound)
+        return `offset ${baseOffset + relative} beyond the segment`;
     }
     index.buf = Buffer.from(bytes);
     index.count = bytes.length / TIME_INDEX_ENTRY_BYTES;
@@ -67,7 +71,10 @@ export class TimeIndex {
 
   entry(i: number): TimestampOffset {
     const at = i * TIME_INDEX_ENTRY_BYTES;
-    return { timestampMs: Number(this.buf.readBigInt64BE(at)), offset: this.baseOffset + this.buf.readUInt32BE(at + 8) };
+    return {
+      timestampMs: Number(this.buf.readBigInt64BE(at)),
+      offset: this.baseOffset + this.buf.readUInt32BE(at + 8),
+    };
   }
 
   lastEntry(): TimestampOffset | undefined {

@@ -70,26 +70,37 @@ function validateOne(buf: Buffer, at: number, index: number, maxMessageBytes: nu
   const remaining = buf.length - at;
   if (remaining < LOG_OVERHEAD_BYTES) fail('INVALID_RECORD', `${remaining} trailing bytes are not a batch`);
   const sizeBytes = buf.readInt32BE(at + OFFSET_BATCH_LENGTH) + LOG_OVERHEAD_BYTES;
-  if (sizeBytes < BATCH_HEADER_BYTES) fail('INVALID_RECORD', `batchLength gives ${sizeBytes} bytes, below the ${BATCH_HEADER_BYTES}-byte header`);
-  if (sizeBytes > remaining) fail('INVALID_RECORD', `batchLength gives ${sizeBytes} bytes but only ${remaining} remain`);
-  if (sizeBytes > maxMessageBytes) fail('MESSAGE_TOO_LARGE', `${sizeBytes} bytes exceed max.message.bytes ${maxMessageBytes}`);
+  if (sizeBytes < BATCH_HEADER_BYTES)
+    fail(
+      'INVALID_RECORD',
+      `batchLength gives ${sizeBytes} bytes, below the ${BATCH_HEADER_BYTES}-byte header`,
+    );
+  if (sizeBytes > remaining)
+    fail('INVALID_RECORD', `batchLength gives ${sizeBytes} bytes but only ${remaining} remain`);
+  if (sizeBytes > maxMessageBytes)
+    fail('MESSAGE_TOO_LARGE', `${sizeBytes} bytes exceed max.message.bytes ${maxMessageBytes}`);
   const magic = buf.readInt8(at + OFFSET_MAGIC);
   if (magic !== MAGIC_V2) fail('INVALID_RECORD', `magic ${magic}, only RecordBatch v2 (magic 2) is accepted`);
   if (!batchCrcIsValid(buf, at, sizeBytes)) fail('CORRUPT_MESSAGE', 'CRC32C does not match the content');
   const attributes = buf.readInt16BE(at + OFFSET_ATTRIBUTES);
-  if (compressionOf(attributes) > CompressionCodec.Zstd) fail('INVALID_RECORD', `unknown compression codec ${compressionOf(attributes)}`);
+  if (compressionOf(attributes) > CompressionCodec.Zstd)
+    fail('INVALID_RECORD', `unknown compression codec ${compressionOf(attributes)}`);
   if (attributes & CONTROL_BIT) fail('INVALID_RECORD', 'producers may not send control batches');
   if (attributes & TRANSACTIONAL_BIT) fail('INVALID_RECORD', 'transactional batches are not supported yet');
   const lastOffsetDelta = buf.readInt32BE(at + OFFSET_LAST_OFFSET_DELTA);
   const recordCount = buf.readInt32BE(at + OFFSET_RECORD_COUNT);
   if (lastOffsetDelta < 0) fail('INVALID_RECORD', `negative lastOffsetDelta ${lastOffsetDelta}`);
-  if (recordCount !== lastOffsetDelta + 1) fail('INVALID_RECORD', `recordCount ${recordCount} != lastOffsetDelta ${lastOffsetDelta} + 1`);
+  if (recordCount !== lastOffsetDelta + 1)
+    fail('INVALID_RECORD', `recordCount ${recordCount} != lastOffsetDelta ${lastOffsetDelta} + 1`);
   const producerId = Number(buf.readBigInt64BE(at + OFFSET_PRODUCER_ID));
   const producerEpoch = buf.readInt16BE(at + OFFSET_PRODUCER_EPOCH);
   const baseSequence = buf.readInt32BE(at + OFFSET_BASE_SEQUENCE);
   if (producerId < NO_PRODUCER_ID) fail('INVALID_RECORD', `invalid producerId ${producerId}`);
   if (producerId >= 0 && (producerEpoch < 0 || baseSequence < 0)) {
-    fail('INVALID_RECORD', `idempotent batch (producerId ${producerId}) needs producerEpoch >= 0 and baseSequence >= 0, got ${producerEpoch} and ${baseSequence}`);
+    fail(
+      'INVALID_RECORD',
+      `idempotent batch (producerId ${producerId}) needs producerEpoch >= 0 and baseSequence >= 0, got ${producerEpoch} and ${baseSequence}`,
+    );
   }
   return {
     position: at,

@@ -138,18 +138,25 @@ export class GroupCommitWriter {
   private async writeGroup(ops: WriteOp[], from: number, to: number): Promise<void> {
     const segment = ops[from].segment;
     const position = ops[from].position;
-    assert(position === segment.sizeBytes, `write at ${position} but ${segment.logFile} holds ${segment.sizeBytes} bytes`);
+    assert(
+      position === segment.sizeBytes,
+      `write at ${position} but ${segment.logFile} holds ${segment.sizeBytes} bytes`,
+    );
     const buffers: Buffer[] = [];
     let bytes = 0;
     for (let k = from; k < to; k++) {
-      assert(ops[k].position === position + bytes, `writes to ${segment.logFile} not contiguous at ${ops[k].position}`);
+      assert(
+        ops[k].position === position + bytes,
+        `writes to ${segment.logFile} not contiguous at ${ops[k].position}`,
+      );
       buffers.push(ops[k].buffer);
       bytes += ops[k].buffer.length;
     }
     const { bytesWritten } = await segment.file.writev(buffers, position);
     this.options.stats.writevCalls++;
     this.options.stats.bytesWritten += bytesWritten;
-    if (bytesWritten !== bytes) throw storageError(`short write (${bytesWritten} of ${bytes} bytes)`, segment.logFile, position);
+    if (bytesWritten !== bytes)
+      throw storageError(`short write (${bytesWritten} of ${bytes} bytes)`, segment.logFile, position);
     segment.unsyncedBytes += bytes;
     for (let k = from; k < to; k++) ops[k].onWritten();
     if (this.options.syncEachRound()) {
@@ -161,7 +168,15 @@ export class GroupCommitWriter {
   }
 
   private fail(err: unknown, pending: Op[]): void {
-    const error = err instanceof TideError ? err : storageError(`write failed: ${(err as Error).message ?? String(err)}`, pending[0]?.kind === 'write' ? pending[0].segment.logFile : 'log', undefined, err);
+    const error =
+      err instanceof TideError
+        ? err
+        : storageError(
+            `write failed: ${(err as Error).message ?? String(err)}`,
+            pending[0]?.kind === 'write' ? pending[0].segment.logFile : 'log',
+            undefined,
+            err,
+          );
     this.failed = error;
     const rest = this.queue;
     this.queue = [];
@@ -169,8 +184,9 @@ export class GroupCommitWriter {
     for (const op of [...pending, ...rest]) op.reject(error);
     this.options.onFailure(error);
     // A failed assertion is a bug: after failing the callers, let it crash the process.
-    if (err instanceof AssertionError) queueMicrotask(() => {
-      throw err;
-    });
+    if (err instanceof AssertionError)
+      queueMicrotask(() => {
+        throw err;
+      });
   }
 }

@@ -5,7 +5,11 @@
  */
 import { promises as fs } from 'node:fs';
 import { ManualClock } from '../../../services/common/clock';
-import { TIMESTAMP_TYPE_BIT, batchCrcIsValid, readBatchHeader } from '../../../services/common/records/layout';
+import {
+  TIMESTAMP_TYPE_BIT,
+  batchCrcIsValid,
+  readBatchHeader,
+} from '../../../services/common/records/layout';
 import type { SegmentedLog } from '../../../services/broker/log/partition-log';
 import { BASE_TIMESTAMP_MS, batchHeaders, buildBatch, offsetsIn } from './batches';
 import { TempDirs, listPartitionFiles, openLog, readAll, testConfig } from './helpers';
@@ -19,7 +23,12 @@ afterEach(async () => {
 });
 
 /** Appends `count` batches of `records` records each, one append call per batch. */
-async function appendMany(target: SegmentedLog, count: number, records = 3, valueBytes = 20): Promise<Buffer[]> {
+async function appendMany(
+  target: SegmentedLog,
+  count: number,
+  records = 3,
+  valueBytes = 20,
+): Promise<Buffer[]> {
   const sent: Buffer[] = [];
   for (let i = 0; i < count; i++) {
     const batch = buildBatch({ records, valueBytes, timestampMs: BASE_TIMESTAMP_MS + i * 10 });
@@ -34,7 +43,13 @@ describe('append and read', () => {
     log = await openLog(await dirs.make());
     const first = await log.append(buildBatch({ records: 3 }), { leaderEpoch: 1 });
     const second = await log.append(buildBatch({ records: 2 }), { leaderEpoch: 1 });
-    expect(first).toEqual({ baseOffset: 0, lastOffset: 2, logAppendTimeMs: -1, logStartOffset: 0, duplicate: false });
+    expect(first).toEqual({
+      baseOffset: 0,
+      lastOffset: 2,
+      logAppendTimeMs: -1,
+      logStartOffset: 0,
+      duplicate: false,
+    });
     expect(second).toMatchObject({ baseOffset: 3, lastOffset: 4 });
     expect(log.logEndOffset).toBe(5);
   });
@@ -50,7 +65,10 @@ describe('append and read', () => {
     headers.forEach((h, i) => {
       expect(h.baseOffset).toBe(i * 3);
       expect(h.partitionLeaderEpoch).toBe(4);
-      const stored = all.subarray(headers.slice(0, i).reduce((s, x) => s + x.sizeBytes, 0), headers.slice(0, i + 1).reduce((s, x) => s + x.sizeBytes, 0));
+      const stored = all.subarray(
+        headers.slice(0, i).reduce((s, x) => s + x.sizeBytes, 0),
+        headers.slice(0, i + 1).reduce((s, x) => s + x.sizeBytes, 0),
+      );
       expect(stored.subarray(17).equals(sent[i].subarray(17))).toBe(true); // from the CRC on: untouched
       expect(batchCrcIsValid(stored)).toBe(true);
     });
@@ -58,7 +76,8 @@ describe('append and read', () => {
     expect(files.filter((f) => f.endsWith('.log'))).toHaveLength(log.segmentBaseOffsets().length);
     expect(files).toContain('00000000000000000000.log');
     // every rolled segment got its index files and a producer snapshot at its successor's base
-    for (const base of log.segmentBaseOffsets().slice(1)) expect(files).toContain(`${String(base).padStart(20, '0')}.snapshot`);
+    for (const base of log.segmentBaseOffsets().slice(1))
+      expect(files).toContain(`${String(base).padStart(20, '0')}.snapshot`);
   });
 
   it('reads at every offset: the batch holding it comes first', async () => {
@@ -158,12 +177,17 @@ describe('append and read', () => {
     expect(h.baseTimestamp).toBe(1_800_000_000_000);
     expect(h.attributes & TIMESTAMP_TYPE_BIT).toBe(TIMESTAMP_TYPE_BIT);
     expect(batchCrcIsValid(batches)).toBe(true);
-    await expect(log.offsetForTimestamp(1_800_000_000_000)).resolves.toEqual({ offset: 0, timestampMs: 1_800_000_000_000 });
+    await expect(log.offsetForTimestamp(1_800_000_000_000)).resolves.toEqual({
+      offset: 0,
+      timestampMs: 1_800_000_000_000,
+    });
   });
 
   it('several batches in one request are appended whole, offsets in order, even across a roll', async () => {
     log = await openLog(await dirs.make(), testConfig({ segmentBytes: 300 }));
-    const request = Buffer.concat(Array.from({ length: 8 }, () => buildBatch({ records: 2, valueBytes: 30 })));
+    const request = Buffer.concat(
+      Array.from({ length: 8 }, () => buildBatch({ records: 2, valueBytes: 30 })),
+    );
     const result = await log.append(request, { leaderEpoch: 0 });
     expect(result).toMatchObject({ baseOffset: 0, lastOffset: 15 });
     expect(log.segmentBaseOffsets().length).toBeGreaterThan(1);
@@ -190,20 +214,36 @@ describe('offsetForTimestamp', () => {
     { ts: BASE_TIMESTAMP_MS + 20, expected: { offset: 2, timestampMs: BASE_TIMESTAMP_MS + 20 } },
     { ts: BASE_TIMESTAMP_MS + 21, expected: { offset: 3, timestampMs: BASE_TIMESTAMP_MS + 1020 } },
     { ts: BASE_TIMESTAMP_MS + 1015, expected: { offset: 5, timestampMs: BASE_TIMESTAMP_MS + 1020 } },
-    { ts: BASE_TIMESTAMP_MS + 99 * 1000 + 20, expected: { offset: 99 * 3 + 2, timestampMs: BASE_TIMESTAMP_MS + 99 * 1000 + 20 } },
+    {
+      ts: BASE_TIMESTAMP_MS + 99 * 1000 + 20,
+      expected: { offset: 99 * 3 + 2, timestampMs: BASE_TIMESTAMP_MS + 99 * 1000 + 20 },
+    },
     { ts: BASE_TIMESTAMP_MS + 99 * 1000 + 21, expected: undefined },
   ])('record-exact in uncompressed batches: ts $ts', async ({ ts, expected }) => {
     log = await openLog(await dirs.make(), testConfig({ segmentBytes: 1500, indexIntervalBytes: 200 }));
     // batch i: records at base+i*1000 + 0, +10, +20
     for (let i = 0; i < 100; i++) {
       const t = BASE_TIMESTAMP_MS + i * 1000;
-      await log.append(buildBatch({ records: [{ value: 'a', timestampMs: t }, { value: 'b', timestampMs: t + 10 }, { value: 'c', timestampMs: t + 20 }], timestampMs: t }), { leaderEpoch: 0 });
+      await log.append(
+        buildBatch({
+          records: [
+            { value: 'a', timestampMs: t },
+            { value: 'b', timestampMs: t + 10 },
+            { value: 'c', timestampMs: t + 20 },
+          ],
+          timestampMs: t,
+        }),
+        { leaderEpoch: 0 },
+      );
     }
     expect(log.segmentBaseOffsets().length).toBeGreaterThan(5);
     await expect(log.offsetForTimestamp(ts)).resolves.toEqual(expected);
     // and the same after a reopen, from the index files
     await log.close();
-    log = await openLog(log.dir.replace(/\/orders-0$/, ''), testConfig({ segmentBytes: 1500, indexIntervalBytes: 200 }));
+    log = await openLog(
+      log.dir.replace(/\/orders-0$/, ''),
+      testConfig({ segmentBytes: 1500, indexIntervalBytes: 200 }),
+    );
     await expect(log.offsetForTimestamp(ts)).resolves.toEqual(expected);
   });
 
@@ -212,13 +252,24 @@ describe('offsetForTimestamp', () => {
     await log.append(buildBatch({ records: 1 }), { leaderEpoch: 0 });
     const t = BASE_TIMESTAMP_MS + 1000;
     // codec bit 2 (snappy) set; the log never decompresses
-    await log.append(buildBatch({ records: [{ value: 'a', timestampMs: t }, { value: 'b', timestampMs: t + 10 }], timestampMs: t, attributes: 2 }), { leaderEpoch: 0 });
+    await log.append(
+      buildBatch({
+        records: [
+          { value: 'a', timestampMs: t },
+          { value: 'b', timestampMs: t + 10 },
+        ],
+        timestampMs: t,
+        attributes: 2,
+      }),
+      { leaderEpoch: 0 },
+    );
     await expect(log.offsetForTimestamp(t + 5)).resolves.toEqual({ offset: 1, timestampMs: t + 10 });
   });
 
   it('non-monotonic timestamps: the first batch whose max reaches the time', async () => {
     log = await openLog(await dirs.make(), testConfig({ indexIntervalBytes: 0 }));
-    for (const t of [100, 500, 200, 900, 300]) await log.append(buildBatch({ timestampMs: t }), { leaderEpoch: 0 });
+    for (const t of [100, 500, 200, 900, 300])
+      await log.append(buildBatch({ timestampMs: t }), { leaderEpoch: 0 });
     await expect(log.offsetForTimestamp(250)).resolves.toEqual({ offset: 1, timestampMs: 500 });
     await expect(log.offsetForTimestamp(600)).resolves.toEqual({ offset: 3, timestampMs: 900 });
     await expect(log.offsetForTimestamp(901)).resolves.toBeUndefined();

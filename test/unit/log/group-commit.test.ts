@@ -36,7 +36,9 @@ describe('group commit', () => {
     const writev = jest.spyOn(proto as never, 'writev' as never);
     const write = jest.spyOn(proto as never, 'write' as never);
     spies.push(writev, write);
-    const results = await Promise.all(Array.from({ length: 200 }, () => log!.append(buildBatch({ records: 2 }), { leaderEpoch: 0 })));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, () => log!.append(buildBatch({ records: 2 }), { leaderEpoch: 0 })),
+    );
     results.forEach((r, i) => expect(r).toMatchObject({ baseOffset: 2 * i, lastOffset: 2 * i + 1 }));
     expect(writev).toHaveBeenCalledTimes(1);
     expect(write).not.toHaveBeenCalled();
@@ -63,13 +65,17 @@ describe('group commit', () => {
     const original = proto.datasync as (this: unknown) => Promise<void>;
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
-    const datasync = jest.spyOn(proto as never, 'datasync' as never).mockImplementation((async function (this: unknown) {
+    const datasync = jest.spyOn(proto as never, 'datasync' as never).mockImplementation(async function (
+      this: unknown,
+    ) {
       await gate;
       return original.call(this);
-    }) as never);
+    } as never);
     spies.push(datasync);
     let resolved = 0;
-    const results = Promise.all(Array.from({ length: 100 }, () => log!.append(buildBatch(), { leaderEpoch: 0 }).then(() => resolved++)));
+    const results = Promise.all(
+      Array.from({ length: 100 }, () => log!.append(buildBatch(), { leaderEpoch: 0 }).then(() => resolved++)),
+    );
     await new Promise((r) => setTimeout(r, 50));
     expect(datasync).toHaveBeenCalledTimes(1); // the round's writev is done, its fdatasync is held
     expect(resolved).toBe(0);
@@ -93,7 +99,11 @@ describe('group commit', () => {
 
   it("'interval': flushIfDue fsyncs once flushIntervalMs has passed and only if something is unsynced", async () => {
     const clock = new ManualClock();
-    log = await openLog(await dirs.make(), testConfig({ flushPolicy: 'interval', flushIntervalMs: 1000 }), clock);
+    log = await openLog(
+      await dirs.make(),
+      testConfig({ flushPolicy: 'interval', flushIntervalMs: 1000 }),
+      clock,
+    );
     await log.append(buildBatch(), { leaderEpoch: 0 });
     clock.advance(999);
     log.flushIfDue(clock.nowMs());
@@ -127,14 +137,19 @@ describe('group commit', () => {
     log = await openLog(dataDir);
     await log.append(buildBatch(), { leaderEpoch: 0 });
     const proto = await fileHandlePrototype(dataDir);
-    const writev = jest.spyOn(proto as never, 'writev' as never).mockImplementation((() => Promise.reject(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' }))) as never);
+    const writev = jest
+      .spyOn(proto as never, 'writev' as never)
+      .mockImplementation((() =>
+        Promise.reject(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' }))) as never);
     spies.push(writev);
     const a = log.append(buildBatch(), { leaderEpoch: 0 });
     const b = log.append(buildBatch(), { leaderEpoch: 0 });
     await expect(a).rejects.toMatchObject({ code: 'KAFKA_STORAGE_ERROR' });
     await expect(b).rejects.toMatchObject({ code: 'KAFKA_STORAGE_ERROR' });
     writev.mockRestore();
-    await expect(log.append(buildBatch(), { leaderEpoch: 0 })).rejects.toMatchObject({ code: 'KAFKA_STORAGE_ERROR' });
+    await expect(log.append(buildBatch(), { leaderEpoch: 0 })).rejects.toMatchObject({
+      code: 'KAFKA_STORAGE_ERROR',
+    });
     // what was written before stays readable
     expect(offsetsIn((await log.read(0, 1000)).batches)).toEqual([0]);
     await log.close();

@@ -8,7 +8,14 @@ import * as path from 'node:path';
 import { ManualClock } from '../../../services/common/clock';
 import type { SegmentedLog } from '../../../services/broker/log/partition-log';
 import { buildBatch } from './batches';
-import { TempDirs, forgetCleanShutdown, listPartitionFiles, openLog, partitionDir, testConfig } from './helpers';
+import {
+  TempDirs,
+  forgetCleanShutdown,
+  listPartitionFiles,
+  openLog,
+  partitionDir,
+  testConfig,
+} from './helpers';
 
 const dirs = new TempDirs();
 let log: SegmentedLog | undefined;
@@ -18,7 +25,8 @@ afterEach(async () => {
   await dirs.cleanup();
 });
 
-const produce = (seq: number, records = 2, epoch = 0, producerId = 42): Buffer => buildBatch({ producerId, producerEpoch: epoch, baseSequence: seq, records });
+const produce = (seq: number, records = 2, epoch = 0, producerId = 42): Buffer =>
+  buildBatch({ producerId, producerEpoch: epoch, baseSequence: seq, records });
 
 describe('idempotent producers', () => {
   it('a retried batch resolves with its original offsets and writes nothing', async () => {
@@ -54,14 +62,18 @@ describe('idempotent producers', () => {
     const err = await log.append(next(), { leaderEpoch: 0 }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code, retriable: false });
     expect(log.logEndOffset).toBe(4);
-    await expect(log.append(produce(4, 1, epoch), { leaderEpoch: 0 })).resolves.toMatchObject({ baseOffset: 4 });
+    await expect(log.append(produce(4, 1, epoch), { leaderEpoch: 0 })).resolves.toMatchObject({
+      baseOffset: 4,
+    });
   });
 
   it('a newer epoch starting at 0 is accepted and fences the old one', async () => {
     log = await openLog(await dirs.make());
     await log.append(produce(0, 2, 0), { leaderEpoch: 0 });
     await log.append(produce(0, 2, 1), { leaderEpoch: 0 });
-    await expect(log.append(produce(2, 1, 0), { leaderEpoch: 0 })).rejects.toMatchObject({ code: 'INVALID_PRODUCER_EPOCH' });
+    await expect(log.append(produce(2, 1, 0), { leaderEpoch: 0 })).rejects.toMatchObject({
+      code: 'INVALID_PRODUCER_EPOCH',
+    });
   });
 
   describe.each([
@@ -91,15 +103,31 @@ describe('idempotent producers', () => {
       log = undefined;
       if (unclean) await forgetCleanShutdown(dataDir);
       if (dropSnapshots) {
-        for (const f of await listPartitionFiles(dataDir)) if (f.endsWith('.snapshot')) await fs.rm(path.join(partitionDir(dataDir), f));
+        for (const f of await listPartitionFiles(dataDir))
+          if (f.endsWith('.snapshot')) await fs.rm(path.join(partitionDir(dataDir), f));
       }
       log = await openLog(dataDir, config);
       expect(log.logEndOffset).toBe(leo);
-      await expect(log.append(produce(seq42 - 2, 2), { leaderEpoch: 0 })).resolves.toEqual({ ...originals[`42:${seq42 - 2}`], duplicate: true, logAppendTimeMs: -1, logStartOffset: 0 });
-      await expect(log.append(produce(seq7 - 1, 1, 3, 7), { leaderEpoch: 0 })).resolves.toMatchObject({ ...originals[`7:${seq7 - 1}`], duplicate: true });
-      await expect(log.append(produce(seq42 + 1, 1), { leaderEpoch: 0 })).rejects.toMatchObject({ code: 'OUT_OF_ORDER_SEQUENCE' });
-      await expect(log.append(produce(seq7, 1, 2, 7), { leaderEpoch: 0 })).rejects.toMatchObject({ code: 'INVALID_PRODUCER_EPOCH' });
-      await expect(log.append(produce(seq42, 1), { leaderEpoch: 0 })).resolves.toMatchObject({ baseOffset: leo, duplicate: false });
+      await expect(log.append(produce(seq42 - 2, 2), { leaderEpoch: 0 })).resolves.toEqual({
+        ...originals[`42:${seq42 - 2}`],
+        duplicate: true,
+        logAppendTimeMs: -1,
+        logStartOffset: 0,
+      });
+      await expect(log.append(produce(seq7 - 1, 1, 3, 7), { leaderEpoch: 0 })).resolves.toMatchObject({
+        ...originals[`7:${seq7 - 1}`],
+        duplicate: true,
+      });
+      await expect(log.append(produce(seq42 + 1, 1), { leaderEpoch: 0 })).rejects.toMatchObject({
+        code: 'OUT_OF_ORDER_SEQUENCE',
+      });
+      await expect(log.append(produce(seq7, 1, 2, 7), { leaderEpoch: 0 })).rejects.toMatchObject({
+        code: 'INVALID_PRODUCER_EPOCH',
+      });
+      await expect(log.append(produce(seq42, 1), { leaderEpoch: 0 })).resolves.toMatchObject({
+        baseOffset: leo,
+        duplicate: false,
+      });
     });
   });
 
@@ -116,9 +144,15 @@ describe('idempotent producers', () => {
     const reopened = await openLog(crash, config);
     try {
       for (const seq of [0, 2, 4, 6, 8]) {
-        await expect(reopened.append(produce(seq), { leaderEpoch: 0 })).resolves.toMatchObject({ baseOffset: seq, duplicate: true });
+        await expect(reopened.append(produce(seq), { leaderEpoch: 0 })).resolves.toMatchObject({
+          baseOffset: seq,
+          duplicate: true,
+        });
       }
-      await expect(reopened.append(produce(10), { leaderEpoch: 0 })).resolves.toMatchObject({ baseOffset: 10, duplicate: false });
+      await expect(reopened.append(produce(10), { leaderEpoch: 0 })).resolves.toMatchObject({
+        baseOffset: 10,
+        duplicate: false,
+      });
     } finally {
       await reopened.close();
     }
@@ -129,20 +163,32 @@ describe('idempotent producers', () => {
     for (let seq = 0; seq < 20; seq += 2) await log.append(produce(seq), { leaderEpoch: 0 });
     await log.truncateTo(10); // keeps sequences 0..9 (offsets 0..9)
     expect(log.logEndOffset).toBe(10);
-    await expect(log.append(produce(10), { leaderEpoch: 0 })).resolves.toMatchObject({ baseOffset: 10, duplicate: false });
-    await expect(log.append(produce(8), { leaderEpoch: 0 })).resolves.toMatchObject({ baseOffset: 8, duplicate: true });
+    await expect(log.append(produce(10), { leaderEpoch: 0 })).resolves.toMatchObject({
+      baseOffset: 10,
+      duplicate: false,
+    });
+    await expect(log.append(produce(8), { leaderEpoch: 0 })).resolves.toMatchObject({
+      baseOffset: 8,
+      duplicate: true,
+    });
   });
 
   it('producers whose batches are all deleted by retention are forgotten', async () => {
     const clock = new ManualClock();
     log = await openLog(await dirs.make(), testConfig({ segmentBytes: 300, retentionMs: 1000 }), clock);
-    await log.append(buildBatch({ producerId: 5, baseSequence: 0, timestampMs: clock.nowMs() }), { leaderEpoch: 0 });
-    for (let i = 0; i < 5; i++) await log.append(buildBatch({ records: 2, timestampMs: clock.nowMs() }), { leaderEpoch: 0 });
-    for (let i = 0; i < 10; i++) await log.append(buildBatch({ records: 2, timestampMs: clock.nowMs() + 5000 }), { leaderEpoch: 0 });
+    await log.append(buildBatch({ producerId: 5, baseSequence: 0, timestampMs: clock.nowMs() }), {
+      leaderEpoch: 0,
+    });
+    for (let i = 0; i < 5; i++)
+      await log.append(buildBatch({ records: 2, timestampMs: clock.nowMs() }), { leaderEpoch: 0 });
+    for (let i = 0; i < 10; i++)
+      await log.append(buildBatch({ records: 2, timestampMs: clock.nowMs() + 5000 }), { leaderEpoch: 0 });
     clock.advance(2000);
     expect(await log.applyRetention(clock.nowMs())).toBeGreaterThan(0);
     expect(log.logStartOffset).toBeGreaterThan(0);
     // unknown again: any sequence is accepted
-    await expect(log.append(buildBatch({ producerId: 5, baseSequence: 77 }), { leaderEpoch: 0 })).resolves.toMatchObject({ duplicate: false });
+    await expect(
+      log.append(buildBatch({ producerId: 5, baseSequence: 77 }), { leaderEpoch: 0 }),
+    ).resolves.toMatchObject({ duplicate: false });
   });
 });

@@ -18,7 +18,11 @@ afterEach(async () => {
   await dirs.cleanup();
 });
 
-function manager(dataDir: string, clock = new ManualClock(), extra: Partial<ConstructorParameters<typeof LogManager>[0]> = {}): LogManager {
+function manager(
+  dataDir: string,
+  clock = new ManualClock(),
+  extra: Partial<ConstructorParameters<typeof LogManager>[0]> = {},
+): LogManager {
   const m = new LogManager({ dataDir, clock, logger: silentLogger(), defaultConfig: testConfig(), ...extra });
   managers.push(m);
   return m;
@@ -68,7 +72,12 @@ describe('LogManager', () => {
     const dataDir = await dirs.make();
     const first = manager(dataDir);
     await first.open();
-    for (const [topic, p] of [['orders', 0], ['orders', 1], ['my-topic-with-dashes', 3], ['broken', 0]] as const) {
+    for (const [topic, p] of [
+      ['orders', 0],
+      ['orders', 1],
+      ['my-topic-with-dashes', 3],
+      ['broken', 0],
+    ] as const) {
       const log = await first.getOrCreate(topic, p);
       await log.append(buildBatch({ records: p + 1 }), { leaderEpoch: 0 });
     }
@@ -81,10 +90,17 @@ describe('LogManager', () => {
 
     const second = manager(dataDir);
     await second.open();
-    expect(second.all().map((l) => `${l.topic}-${l.partition}`).sort()).toEqual(['my-topic-with-dashes-3', 'orders-0', 'orders-1']);
+    expect(
+      second
+        .all()
+        .map((l) => `${l.topic}-${l.partition}`)
+        .sort(),
+    ).toEqual(['my-topic-with-dashes-3', 'orders-0', 'orders-1']);
     expect(second.get('orders', 1)?.logEndOffset).toBe(2);
     expect(second.get('my-topic-with-dashes', 3)?.logEndOffset).toBe(4);
-    expect(second.loadFailures).toEqual([expect.objectContaining({ topic: 'broken', partition: 0, dir: path.join(dataDir, 'broken-0') })]);
+    expect(second.loadFailures).toEqual([
+      expect.objectContaining({ topic: 'broken', partition: 0, dir: path.join(dataDir, 'broken-0') }),
+    ]);
     expect(second.loadFailures[0].error.message).toMatch(/EISDIR|illegal operation on a directory/);
     await expect(second.getOrCreate('broken', 0)).rejects.toBe(second.loadFailures[0].error);
     expect(await second.delete('broken', 0)).toBe(true);
@@ -104,8 +120,16 @@ describe('LogManager', () => {
       const dataDir = await dirs.make();
       const m = manager(dataDir);
       await m.open();
-      const other = new LogManager({ dataDir, clock: new ManualClock(), logger: silentLogger(), defaultConfig: testConfig() });
-      await expect(other.open()).rejects.toMatchObject({ code: 'KAFKA_STORAGE_ERROR', message: expect.stringContaining('already open') });
+      const other = new LogManager({
+        dataDir,
+        clock: new ManualClock(),
+        logger: silentLogger(),
+        defaultConfig: testConfig(),
+      });
+      await expect(other.open()).rejects.toMatchObject({
+        code: 'KAFKA_STORAGE_ERROR',
+        message: expect.stringContaining('already open'),
+      });
       await m.closeAll();
       const again = manager(dataDir);
       await expect(again.open()).resolves.toBeUndefined();
@@ -114,26 +138,44 @@ describe('LogManager', () => {
     it('refuses a lock held by another live process, takes over a dead one', async () => {
       const dataDir = await dirs.make();
       const lock = path.join(dataDir, '.lock');
-      await fs.writeFile(lock, JSON.stringify({ pid: process.ppid, hostname: os.hostname(), acquiredAtMs: 0 }));
-      await expect(manager(dataDir).open()).rejects.toMatchObject({ code: 'KAFKA_STORAGE_ERROR', message: expect.stringContaining(`locked by pid ${process.ppid}`) });
-      await fs.writeFile(lock, JSON.stringify({ pid: 2 ** 22 + 12345, hostname: os.hostname(), acquiredAtMs: 0 }));
+      await fs.writeFile(
+        lock,
+        JSON.stringify({ pid: process.ppid, hostname: os.hostname(), acquiredAtMs: 0 }),
+      );
+      await expect(manager(dataDir).open()).rejects.toMatchObject({
+        code: 'KAFKA_STORAGE_ERROR',
+        message: expect.stringContaining(`locked by pid ${process.ppid}`),
+      });
+      await fs.writeFile(
+        lock,
+        JSON.stringify({ pid: 2 ** 22 + 12345, hostname: os.hostname(), acquiredAtMs: 0 }),
+      );
       await expect(manager(dataDir).open()).resolves.toBeUndefined();
       expect(JSON.parse(await fs.readFile(lock, 'utf8'))).toMatchObject({ pid: process.pid });
     });
 
     it('never takes over a lock from another host', async () => {
       const dataDir = await dirs.make();
-      await fs.writeFile(path.join(dataDir, '.lock'), JSON.stringify({ pid: 1, hostname: 'some-other-host', acquiredAtMs: 0 }));
-      await expect(manager(dataDir).open()).rejects.toMatchObject({ message: expect.stringContaining('some-other-host') });
+      await fs.writeFile(
+        path.join(dataDir, '.lock'),
+        JSON.stringify({ pid: 1, hostname: 'some-other-host', acquiredAtMs: 0 }),
+      );
+      await expect(manager(dataDir).open()).rejects.toMatchObject({
+        message: expect.stringContaining('some-other-host'),
+      });
     });
   });
 
   it('runs retention every retentionCheckIntervalMs on the clock', async () => {
     const clock = new ManualClock();
-    const m = manager(await dirs.make(), clock, { retentionCheckIntervalMs: 60_000, defaultConfig: testConfig({ segmentBytes: 200, retentionMs: 10_000 }) });
+    const m = manager(await dirs.make(), clock, {
+      retentionCheckIntervalMs: 60_000,
+      defaultConfig: testConfig({ segmentBytes: 200, retentionMs: 10_000 }),
+    });
     await m.open();
     const log = await m.getOrCreate('t', 0);
-    for (let i = 0; i < 10; i++) await log.append(buildBatch({ timestampMs: clock.nowMs() }), { leaderEpoch: 0 });
+    for (let i = 0; i < 10; i++)
+      await log.append(buildBatch({ timestampMs: clock.nowMs() }), { leaderEpoch: 0 });
     await log.append(buildBatch({ timestampMs: clock.nowMs() + 1_000_000 }), { leaderEpoch: 0 });
     clock.advance(59_999);
     await settle();
@@ -144,7 +186,10 @@ describe('LogManager', () => {
 
   it("fsyncs 'interval' logs from its flush timer", async () => {
     const clock = new ManualClock();
-    const m = manager(await dirs.make(), clock, { flushCheckIntervalMs: 100, defaultConfig: testConfig({ flushPolicy: 'interval', flushIntervalMs: 1000 }) });
+    const m = manager(await dirs.make(), clock, {
+      flushCheckIntervalMs: 100,
+      defaultConfig: testConfig({ flushPolicy: 'interval', flushIntervalMs: 1000 }),
+    });
     await m.open();
     const log = (await m.getOrCreate('t', 0)) as SegmentedLog;
     await log.append(buildBatch(), { leaderEpoch: 0 });
@@ -167,7 +212,9 @@ describe('LogManager', () => {
     await expect(fs.access(path.join(dataDir, '.lock'))).rejects.toThrow();
     clock.advance(10 * 60_000);
     await settle();
-    await expect(log.append(buildBatch(), { leaderEpoch: 0 })).rejects.toMatchObject({ code: 'KAFKA_STORAGE_ERROR' });
+    await expect(log.append(buildBatch(), { leaderEpoch: 0 })).rejects.toMatchObject({
+      code: 'KAFKA_STORAGE_ERROR',
+    });
     await expect(m.getOrCreate('t', 0)).rejects.toMatchObject({ code: 'KAFKA_STORAGE_ERROR' });
   });
 });

@@ -8,7 +8,15 @@ import * as path from 'node:path';
 import { ManualClock } from '../../../services/common/clock';
 import type { SegmentedLog } from '../../../services/broker/log/partition-log';
 import { batchHeaders, buildBatch, offsetsIn } from './batches';
-import { TempDirs, forgetCleanShutdown, listPartitionFiles, openLog, partitionDir, readAll, testConfig } from './helpers';
+import {
+  TempDirs,
+  forgetCleanShutdown,
+  listPartitionFiles,
+  openLog,
+  partitionDir,
+  readAll,
+  testConfig,
+} from './helpers';
 
 const dirs = new TempDirs();
 let log: SegmentedLog | undefined;
@@ -21,7 +29,9 @@ afterEach(async () => {
 /** Appends `count` 2-record batches stamped with the clock's time, advancing it 1 s per batch. */
 async function appendTimed(target: SegmentedLog, clock: ManualClock, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
-    await target.append(buildBatch({ records: 2, valueBytes: 40, timestampMs: clock.nowMs() }), { leaderEpoch: 0 });
+    await target.append(buildBatch({ records: 2, valueBytes: 40, timestampMs: clock.nowMs() }), {
+      leaderEpoch: 0,
+    });
     clock.advance(1000);
   }
 }
@@ -77,7 +87,9 @@ describe('retention', () => {
     expect(deleted).toBeGreaterThan(0);
     expect(log.sizeBytes).toBeGreaterThanOrEqual(1500);
     // deleting one more segment would have gone below the limit
-    const oldest = await fs.stat(path.join(log.dir, `${String(log.segmentBaseOffsets()[0]).padStart(20, '0')}.log`));
+    const oldest = await fs.stat(
+      path.join(log.dir, `${String(log.segmentBaseOffsets()[0]).padStart(20, '0')}.log`),
+    );
     expect(log.sizeBytes - oldest.size).toBeLessThan(1500);
     await expect(log.read(0, 100)).rejects.toMatchObject({ code: 'OFFSET_OUT_OF_RANGE' });
   });
@@ -129,7 +141,10 @@ describe('retention', () => {
     await log.close();
     log = undefined;
     const { encodeOffsetCheckpoint } = await import('../../../services/broker/log/checkpoint');
-    await fs.writeFile(path.join(partitionDir(dataDir), 'log-start-offset'), encodeOffsetCheckpoint(bases[2]));
+    await fs.writeFile(
+      path.join(partitionDir(dataDir), 'log-start-offset'),
+      encodeOffsetCheckpoint(bases[2]),
+    );
     log = await openLog(dataDir, config, clock);
     expect(log.segmentBaseOffsets()).toEqual(bases.slice(2));
     expect(log.logStartOffset).toBe(bases[2]);
@@ -157,7 +172,9 @@ describe('truncateTo', () => {
     const after = await readAll(log);
     expect(before.subarray(0, after.length).equals(after)).toBe(true);
     expect(offsetsIn(after)).toEqual(Array.from({ length: leo }, (_, i) => i));
-    await expect(log.append(buildBatch({ records: 2 }), { leaderEpoch: 1 })).resolves.toMatchObject({ baseOffset: leo });
+    await expect(log.append(buildBatch({ records: 2 }), { leaderEpoch: 1 })).resolves.toMatchObject({
+      baseOffset: leo,
+    });
     expect(offsetsIn(await readAll(log))).toEqual(Array.from({ length: leo + 2 }, (_, i) => i));
   });
 

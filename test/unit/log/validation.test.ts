@@ -32,29 +32,94 @@ const good = (): Buffer => buildBatch({ records: 2 });
 const cases: Array<{ name: string; input: () => Buffer; code: string }> = [
   { name: 'empty request', input: () => Buffer.alloc(0), code: 'INVALID_RECORD' },
   { name: 'fewer than 12 bytes', input: () => good().subarray(0, 11), code: 'INVALID_RECORD' },
-  { name: 'batchLength below the header size', input: () => withHeader(good(), (b) => b.writeInt32BE(40, OFFSET_BATCH_LENGTH)), code: 'INVALID_RECORD' },
-  { name: 'batchLength past the end', input: () => withHeader(good(), (b) => b.writeInt32BE(b.length, OFFSET_BATCH_LENGTH)), code: 'INVALID_RECORD' },
+  {
+    name: 'batchLength below the header size',
+    input: () => withHeader(good(), (b) => b.writeInt32BE(40, OFFSET_BATCH_LENGTH)),
+    code: 'INVALID_RECORD',
+  },
+  {
+    name: 'batchLength past the end',
+    input: () => withHeader(good(), (b) => b.writeInt32BE(b.length, OFFSET_BATCH_LENGTH)),
+    code: 'INVALID_RECORD',
+  },
   { name: 'truncated batch', input: () => good().subarray(0, 70), code: 'INVALID_RECORD' },
-  { name: 'trailing garbage after a good batch', input: () => Buffer.concat([good(), Buffer.alloc(5)]), code: 'INVALID_RECORD' },
-  { name: 'magic 1', input: () => withHeader(good(), (b) => b.writeInt8(1, OFFSET_MAGIC)), code: 'INVALID_RECORD' },
-  { name: 'bad CRC', input: () => withHeader(good(), (b) => (b[b.length - 1] ^= 0xff), true), code: 'CORRUPT_MESSAGE' },
-  { name: 'bad CRC in the second batch', input: () => Buffer.concat([good(), withHeader(good(), (b) => (b[b.length - 1] ^= 0xff), true)]), code: 'CORRUPT_MESSAGE' },
+  {
+    name: 'trailing garbage after a good batch',
+    input: () => Buffer.concat([good(), Buffer.alloc(5)]),
+    code: 'INVALID_RECORD',
+  },
+  {
+    name: 'magic 1',
+    input: () => withHeader(good(), (b) => b.writeInt8(1, OFFSET_MAGIC)),
+    code: 'INVALID_RECORD',
+  },
+  {
+    name: 'bad CRC',
+    input: () => withHeader(good(), (b) => (b[b.length - 1] ^= 0xff), true),
+    code: 'CORRUPT_MESSAGE',
+  },
+  {
+    name: 'bad CRC in the second batch',
+    input: () => Buffer.concat([good(), withHeader(good(), (b) => (b[b.length - 1] ^= 0xff), true)]),
+    code: 'CORRUPT_MESSAGE',
+  },
   { name: 'too large', input: () => buildBatch({ records: 1, valueBytes: 2000 }), code: 'MESSAGE_TOO_LARGE' },
-  { name: 'too large second batch', input: () => Buffer.concat([good(), buildBatch({ records: 1, valueBytes: 2000 })]), code: 'MESSAGE_TOO_LARGE' },
-  { name: 'negative lastOffsetDelta', input: () => withHeader(good(), (b) => b.writeInt32BE(-1, OFFSET_LAST_OFFSET_DELTA)), code: 'INVALID_RECORD' },
-  { name: 'recordCount != lastOffsetDelta + 1', input: () => withHeader(good(), (b) => b.writeInt32BE(5, OFFSET_RECORD_COUNT)), code: 'INVALID_RECORD' },
-  { name: 'unknown compression codec', input: () => withHeader(good(), (b) => b.writeInt16BE(6, OFFSET_ATTRIBUTES)), code: 'INVALID_RECORD' },
-  { name: 'control batch', input: () => withHeader(good(), (b) => b.writeInt16BE(CONTROL_BIT, OFFSET_ATTRIBUTES)), code: 'INVALID_RECORD' },
-  { name: 'transactional batch', input: () => withHeader(good(), (b) => b.writeInt16BE(TRANSACTIONAL_BIT, OFFSET_ATTRIBUTES)), code: 'INVALID_RECORD' },
-  { name: 'producerId below -1', input: () => withHeader(good(), (b) => b.writeBigInt64BE(-5n, OFFSET_PRODUCER_ID)), code: 'INVALID_RECORD' },
-  { name: 'idempotent with epoch -1', input: () => withHeader(buildBatch({ producerId: 3 }), (b) => b.writeInt16BE(-1, OFFSET_PRODUCER_EPOCH)), code: 'INVALID_RECORD' },
-  { name: 'idempotent with sequence -1', input: () => withHeader(buildBatch({ producerId: 3 }), (b) => b.writeInt32BE(-1, OFFSET_BASE_SEQUENCE)), code: 'INVALID_RECORD' },
-  { name: 'a good batch then a bad one', input: () => Buffer.concat([good(), withHeader(good(), (b) => b.writeInt8(0, OFFSET_MAGIC))]), code: 'INVALID_RECORD' },
+  {
+    name: 'too large second batch',
+    input: () => Buffer.concat([good(), buildBatch({ records: 1, valueBytes: 2000 })]),
+    code: 'MESSAGE_TOO_LARGE',
+  },
+  {
+    name: 'negative lastOffsetDelta',
+    input: () => withHeader(good(), (b) => b.writeInt32BE(-1, OFFSET_LAST_OFFSET_DELTA)),
+    code: 'INVALID_RECORD',
+  },
+  {
+    name: 'recordCount != lastOffsetDelta + 1',
+    input: () => withHeader(good(), (b) => b.writeInt32BE(5, OFFSET_RECORD_COUNT)),
+    code: 'INVALID_RECORD',
+  },
+  {
+    name: 'unknown compression codec',
+    input: () => withHeader(good(), (b) => b.writeInt16BE(6, OFFSET_ATTRIBUTES)),
+    code: 'INVALID_RECORD',
+  },
+  {
+    name: 'control batch',
+    input: () => withHeader(good(), (b) => b.writeInt16BE(CONTROL_BIT, OFFSET_ATTRIBUTES)),
+    code: 'INVALID_RECORD',
+  },
+  {
+    name: 'transactional batch',
+    input: () => withHeader(good(), (b) => b.writeInt16BE(TRANSACTIONAL_BIT, OFFSET_ATTRIBUTES)),
+    code: 'INVALID_RECORD',
+  },
+  {
+    name: 'producerId below -1',
+    input: () => withHeader(good(), (b) => b.writeBigInt64BE(-5n, OFFSET_PRODUCER_ID)),
+    code: 'INVALID_RECORD',
+  },
+  {
+    name: 'idempotent with epoch -1',
+    input: () => withHeader(buildBatch({ producerId: 3 }), (b) => b.writeInt16BE(-1, OFFSET_PRODUCER_EPOCH)),
+    code: 'INVALID_RECORD',
+  },
+  {
+    name: 'idempotent with sequence -1',
+    input: () => withHeader(buildBatch({ producerId: 3 }), (b) => b.writeInt32BE(-1, OFFSET_BASE_SEQUENCE)),
+    code: 'INVALID_RECORD',
+  },
+  {
+    name: 'a good batch then a bad one',
+    input: () => Buffer.concat([good(), withHeader(good(), (b) => b.writeInt8(0, OFFSET_MAGIC))]),
+    code: 'INVALID_RECORD',
+  },
 ];
 
 async function snapshotOf(dataDir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const f of await listPartitionFiles(dataDir)) out[f] = (await fs.readFile(path.join(partitionDir(dataDir), f))).toString('hex');
+  for (const f of await listPartitionFiles(dataDir))
+    out[f] = (await fs.readFile(path.join(partitionDir(dataDir), f))).toString('hex');
   return out;
 }
 
@@ -75,7 +140,9 @@ describe('append validation', () => {
     expect(log.logEndOffset).toBe(before.leo);
     expect((await readAll(log)).equals(before.bytes)).toBe(true);
     expect(await snapshotOf(dataDir)).toEqual(before.files);
-    await expect(log.append(buildBatch({ records: 1, producerId: 9, baseSequence: 1 }), { leaderEpoch: 0 })).resolves.toMatchObject({ baseOffset: before.leo });
+    await expect(
+      log.append(buildBatch({ records: 1, producerId: 9, baseSequence: 1 }), { leaderEpoch: 0 }),
+    ).resolves.toMatchObject({ baseOffset: before.leo });
   });
 
   it('refuses a request that mixes a retried batch with new ones', async () => {
@@ -89,9 +156,15 @@ describe('append validation', () => {
 
   it('refuses bad configs with INVALID_CONFIG', async () => {
     const dataDir = await dirs.make();
-    await expect(openLog(dataDir, testConfig({ segmentBytes: 0 }))).rejects.toMatchObject({ code: 'INVALID_CONFIG' });
-    await expect(openLog(dataDir, testConfig({ flushPolicy: 'never' as never }))).rejects.toMatchObject({ code: 'INVALID_CONFIG' });
+    await expect(openLog(dataDir, testConfig({ segmentBytes: 0 }))).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+    });
+    await expect(openLog(dataDir, testConfig({ flushPolicy: 'never' as never }))).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+    });
     log = await openLog(dataDir);
-    expect(() => log?.updateConfig(testConfig({ retentionMs: -2 }))).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }));
+    expect(() => log?.updateConfig(testConfig({ retentionMs: -2 }))).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIG' }),
+    );
   });
 });
