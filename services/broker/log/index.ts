@@ -17,6 +17,7 @@ export type {
   PartitionLog,
   ReadOptions,
   ReadResult,
+  RetentionOptions,
   TimestampLookup,
   TimestampType,
 } from './interface';
@@ -28,10 +29,5 @@ export {
   type LogManagerOptions,
   type PartitionLoadFailure,
 } from './log-manager';
-export {
-  SegmentedLog,
-  openPartitionLog,
-  type OpenPartitionLogOptions,
-  type RetentionOptions,
-} from './partition-log';
+export { SegmentedLog, openPartitionLog, type OpenPartitionLogOptions } from './partition-log';
 export type { LogIoStats } from './writer';

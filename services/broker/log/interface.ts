@@ -59,6 +59,11 @@ export interface ReadOptions {
   maxOffset?: number;
 }
 
+export interface RetentionOptions {
+  /** Delete only segments that end at or below this offset (e.g. the high watermark). */
+  maxOffset?: number;
+}
+
 export interface ReadResult {
   /** Whole batches as stored, back to back; the first may start before the requested offset. */
   batches: Buffer;
@@ -109,8 +114,11 @@ export interface PartitionLog {
   /** Applies new config (retention, segment size, flush policy...) from now on. */
   updateConfig(config: LogConfig): void;
 
-  /** Deletes segments beyond retention, advancing logStartOffset. Returns bytes deleted. */
-  applyRetention(nowMs: number): Promise<number>;
+  /**
+   * Deletes segments beyond retention, advancing logStartOffset. Returns bytes deleted.
+   * With options.maxOffset (the high watermark), never deletes a segment that ends above it.
+   */
+  applyRetention(nowMs: number, options?: RetentionOptions): Promise<number>;
 
   /** Writes buffered data and fsyncs. */
   flush(): Promise<void>;

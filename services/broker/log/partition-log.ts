@@ -41,6 +41,7 @@ import type {
   PartitionLog,
   ReadOptions,
   ReadResult,
+  RetentionOptions,
   TimestampLookup,
 } from './interface';
 import { LogLoader, restoreProducerState } from './log-loader';
@@ -62,12 +63,6 @@ export interface OpenPartitionLogOptions {
   config: LogConfig;
   clock: Clock;
   logger: Logger;
-}
-
-/** Extra options of applyRetention beyond the PartitionLog contract. */
-export interface RetentionOptions {
-  /** Delete only segments that end at or below this offset (the high watermark). */
-  maxOffset?: number;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -191,6 +186,10 @@ export class SegmentedLog implements PartitionLog {
   }
 
   private appendNow(request: Buffer, options: AppendOptions): Promise<AppendResult> {
+    const leaderEpoch = options.leaderEpoch;
+    if (!Number.isInteger(leaderEpoch) || leaderEpoch < -1 || leaderEpoch > 0x7fff_ffff) {
+      throw new TideError('INVALID_REQUEST', `leaderEpoch ${leaderEpoch} is not an int32 >= -1`);
+    }
     const incoming = validateBatches(request, this.config.maxMessageBytes);
     const nowMs = this.clock.nowMs();
     const logAppendTime = this.config.timestampType === 'LogAppendTime';

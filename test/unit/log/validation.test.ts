@@ -154,6 +154,15 @@ describe('append validation', () => {
     expect(log.logEndOffset).toBe(1);
   });
 
+  it.each([1.5, -2, 2 ** 31])('refuses leaderEpoch %p with INVALID_REQUEST', async (leaderEpoch) => {
+    log = await openLog(await dirs.make());
+    const batch = buildBatch();
+    const copy = Buffer.from(batch);
+    await expect(log.append(batch, { leaderEpoch })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    expect(batch.equals(copy)).toBe(true);
+    expect(log.logEndOffset).toBe(0);
+  });
+
   it('refuses bad configs with INVALID_CONFIG', async () => {
     const dataDir = await dirs.make();
     await expect(openLog(dataDir, testConfig({ segmentBytes: 0 }))).rejects.toMatchObject({
