@@ -20,6 +20,14 @@ afterEach(async () => {
   await dirs.cleanup();
 });
 
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
 /** Spies on the FileHandle prototype (Node does not export the class). */
 async function fileHandlePrototype(dir: string): Promise<Record<string, unknown>> {
   const handle = await fs.open(path.join(dir, 'probe'), 'w');
@@ -76,8 +84,9 @@ describe('group commit', () => {
     const results = Promise.all(
       Array.from({ length: 100 }, () => log!.append(buildBatch(), { leaderEpoch: 0 }).then(() => resolved++)),
     );
-    await new Promise((r) => setTimeout(r, 50));
-    expect(datasync).toHaveBeenCalledTimes(1); // the round's writev is done, its fdatasync is held
+    await waitFor(() => datasync.mock.calls.length > 0); // the round's writev is done, its fdatasync is held
+    await new Promise((r) => setTimeout(r, 20));
+    expect(datasync).toHaveBeenCalledTimes(1);
     expect(resolved).toBe(0);
     open();
     await results;
@@ -116,8 +125,7 @@ describe('group commit', () => {
     expect(log.stats.datasyncCalls).toBe(1);
     clock.advance(1);
     log.flushIfDue(clock.nowMs());
-    await new Promise((r) => setTimeout(r, 20));
-    expect(log.stats.datasyncCalls).toBe(2);
+    await waitFor(() => log!.stats.datasyncCalls === 2);
     clock.advance(5000);
     log.flushIfDue(clock.nowMs()); // nothing unsynced
     await new Promise((r) => setTimeout(r, 20));
