@@ -25,10 +25,9 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Clock } from '../../common/clock';
 import type { Logger } from '../../common/logger';
-import { BATCH_HEADER_BYTES, OFFSET_MAX_TIMESTAMP } from '../../common/records/layout';
 import { scanBatches } from './batch-scan';
 import { readOffsetCheckpoint, writeOffsetCheckpoint } from './checkpoint';
-import { fsyncDir, readFully, unlinkIfExists } from './fs-util';
+import { fsyncDir, unlinkIfExists } from './fs-util';
 import type { LogConfig } from './interface';
 import {
   CLEAN_SHUTDOWN_FILE,
@@ -117,7 +116,7 @@ export class LogLoader {
       if (next) segment.nextOffset = Math.max(segment.nextOffset, next.baseOffset);
     }
     const active = segments[segments.length - 1];
-    await this.initRollingTimestamp(active);
+    await active.initRollingTimestamp(this.options.clock.nowMs());
 
     const logEndOffset = active.nextOffset;
     const logStartOffset = Math.min(
@@ -289,16 +288,6 @@ export class LogLoader {
       );
       await this.recover(segment, fileBytes, true);
     }
-  }
-
-  /** Rolls by age count from the first batch's timestamp (the append time is not stored). */
-  private async initRollingTimestamp(active: LogSegment): Promise<void> {
-    if (active.sizeBytes < BATCH_HEADER_BYTES) return;
-    const header = Buffer.alloc(BATCH_HEADER_BYTES);
-    await readFully(active.file, header, BATCH_HEADER_BYTES, 0);
-    const firstTimestamp = Number(header.readBigInt64BE(OFFSET_MAX_TIMESTAMP));
-    const nowMs = this.options.clock.nowMs();
-    active.rollingTimestampMs = firstTimestamp >= 0 ? Math.min(firstTimestamp, nowMs) : nowMs;
   }
 }
 

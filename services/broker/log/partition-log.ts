@@ -22,7 +22,6 @@ import type { Clock } from '../../common/clock';
 import { TideError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import {
-  BATCH_HEADER_BYTES,
   OFFSET_ATTRIBUTES,
   OFFSET_BASE_TIMESTAMP,
   OFFSET_MAX_TIMESTAMP,
@@ -33,7 +32,7 @@ import {
 } from '../../common/records/layout';
 import { writeOffsetCheckpoint } from './checkpoint';
 import { validateLogConfig } from './config';
-import { fsyncDir, readFully } from './fs-util';
+import { fsyncDir } from './fs-util';
 import type {
   AppendOptions,
   AppendResult,
@@ -559,7 +558,7 @@ export class SegmentedLog implements PartitionLog {
         for (const segment of this.segments.splice(index + 1)) await segment.deleteFiles();
         const segment = this.active;
         await segment.truncateTo(offset);
-        segment.rollingTimestampMs = await this.firstBatchTimestamp(segment);
+        await segment.initRollingTimestamp(this.clock.nowMs());
         this.nextOffset = segment.nextOffset;
         this.writtenEndOffset = segment.nextOffset;
         if (this.recoveryPoint > segment.baseOffset) {
@@ -594,15 +593,6 @@ export class SegmentedLog implements PartitionLog {
     await this.snapshots.deleteWhere(() => true);
     await writeOffsetCheckpoint(path.join(this.dir, LOG_START_OFFSET_FILE), offset);
     await writeOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), offset);
-  }
-
-  private async firstBatchTimestamp(segment: LogSegment): Promise<number | undefined> {
-    if (segment.sizeBytes < BATCH_HEADER_BYTES) return undefined;
-    const header = Buffer.alloc(BATCH_HEADER_BYTES);
-    await readFully(segment.file, header, BATCH_HEADER_BYTES, 0);
-    const ts = Number(header.readBigInt64BE(OFFSET_MAX_TIMESTAMP));
-    const nowMs = this.clock.nowMs();
-    return ts >= 0 ? Math.min(ts, nowMs) : nowMs;
   }
 
   // ------------------------------------------------------------------------------ close and delete

@@ -16,7 +16,8 @@ import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { assert } from '../../common/assert';
 import { scanBatches, type ScanResult, type ScannedBatch } from './batch-scan';
-import { readFileIfExists, unlinkIfExists, writeFileAtomic } from './fs-util';
+import { readExactly, readFileIfExists, unlinkIfExists, writeFileAtomic } from './fs-util';
+import { BATCH_HEADER_BYTES, OFFSET_MAX_TIMESTAMP } from '../../common/records/layout';
 import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, offsetFileName } from './names';
 import { OffsetIndex } from './offset-index';
 import { TimeIndex } from './time-index';
@@ -271,6 +272,21 @@ export class LogSegment {
         }
       },
     );
+  }
+
+  /**
+   * Sets rollingTimestampMs for a segment that becomes active with batches whose append time is not
+   * known (after a load or a truncation): its first batch's maxTimestamp, capped at now; now when
+   * that batch has no timestamp; undefined when the segment is empty.
+   */
+  async initRollingTimestamp(nowMs: number): Promise<void> {
+    if (this.sizeBytes < BATCH_HEADER_BYTES) {
+      this.rollingTimestampMs = undefined;
+      return;
+    }
+    const header = await readExactly(this.file, this.logFile, 0, BATCH_HEADER_BYTES);
+    const firstTimestamp = Number(header.readBigInt64BE(OFFSET_MAX_TIMESTAMP));
+    this.rollingTimestampMs = firstTimestamp >= 0 ? Math.min(firstTimestamp, nowMs) : nowMs;
   }
 
   /** Newest timestamp for retention: the max batch timestamp, or the last write time without one. */
