@@ -35,6 +35,11 @@ export interface LogManagerOptions {
   flushCheckIntervalMs?: number;
   /** Partitions loaded at the same time by open() (default 4). */
   loadConcurrency?: number;
+  /**
+   * The offset retention must not delete past for a log (its high watermark), if the broker knows
+   * one; see PartitionLog.applyRetention's maxOffset.
+   */
+  retentionMaxOffset?: (log: PartitionLog) => number | undefined;
 }
 
 /** A partition folder that open() could not load. */
@@ -231,7 +236,8 @@ export class LogManager {
     try {
       for (const log of [...this.logs.values()]) {
         try {
-          bytes += await log.applyRetention(this.options.clock.nowMs());
+          const maxOffset = this.options.retentionMaxOffset?.(log);
+          bytes += await log.applyRetention(this.options.clock.nowMs(), { maxOffset });
         } catch (err) {
           this.logger.error({ err, topic: log.topic, partition: log.partition }, 'retention failed');
         }

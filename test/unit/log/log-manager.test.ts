@@ -184,6 +184,21 @@ describe('LogManager', () => {
     await waitFor(() => log.logStartOffset > 0);
   });
 
+  it('bounds retention by retentionMaxOffset (the high watermark)', async () => {
+    const clock = new ManualClock();
+    const m = manager(await dirs.make(), clock, {
+      retentionMaxOffset: () => 3,
+      defaultConfig: testConfig({ segmentBytes: 100, retentionMs: 10 }),
+    });
+    await m.open();
+    const log = await m.getOrCreate('t', 0);
+    for (let i = 0; i < 10; i++)
+      await log.append(buildBatch({ timestampMs: clock.nowMs() }), { leaderEpoch: 0 });
+    clock.advance(1000);
+    await m.runRetention();
+    expect(log.logStartOffset).toBe(3);
+  });
+
   it("fsyncs 'interval' logs from its flush timer", async () => {
     const clock = new ManualClock();
     const m = manager(await dirs.make(), clock, {
