@@ -45,3 +45,20 @@ export function tideProto(): (BrokerProto & AdminProto)['tide']['v1'] {
   if (!cached) cached = grpc.loadPackageDefinition(publicPackageDefinition()) as unknown as BrokerProto & AdminProto;
   return cached.tide.v1;
 }
+
+import type { ProtoGrpcType as ControllerProto } from './generated/controller';
+import type { ProtoGrpcType as ReplicationProto } from './generated/replication';
+
+let cachedInternal: (ControllerProto & ReplicationProto) | undefined;
+
+/** The services brokers and controllers call on each other (not part of the client API). */
+export function internalProto(): { controller: ControllerProto['tide']['v1']; replication: ReplicationProto['tide']['v1']['internal'] } {
+  if (!cachedInternal) {
+    const definition = protoLoader.loadSync(['tide/v1/controller.proto', 'tide/v1/internal/replication.proto'], {
+      ...PROTO_LOADER_OPTIONS,
+      includeDirs: [protoRoot()],
+    });
+    cachedInternal = grpc.loadPackageDefinition(definition) as unknown as ControllerProto & ReplicationProto;
+  }
+  return { controller: cachedInternal.tide.v1, replication: cachedInternal.tide.v1.internal };
+}

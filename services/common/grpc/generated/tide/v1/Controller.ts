@@ -1,0 +1,41 @@
+// Original file: protos/tide/v1/controller.proto
+
+import type * as grpc from '@grpc/grpc-js'
+import type { MethodDefinition } from '@grpc/proto-loader'
+import type { AlterPartitionRequest__Input as _tide_v1_AlterPartitionRequest__Input, AlterPartitionRequest as _tide_v1_AlterPartitionRequest } from '../../tide/v1/AlterPartitionRequest';
+import type { AlterPartitionResponse__Input as _tide_v1_AlterPartitionResponse__Input, AlterPartitionResponse as _tide_v1_AlterPartitionResponse } from '../../tide/v1/AlterPartitionResponse';
+import type { ControlledShutdownRequest__Input as _tide_v1_ControlledShutdownRequest__Input, ControlledShutdownRequest as _tide_v1_ControlledShutdownRequest } from '../../tide/v1/ControlledShutdownRequest';
+import type { ControlledShutdownResponse__Input as _tide_v1_ControlledShutdownResponse__Input, ControlledShutdownResponse as _tide_v1_ControlledShutdownResponse } from '../../tide/v1/ControlledShutdownResponse';
+
+export interface ControllerClient extends grpc.Client {
+  AlterPartition(argument: _tide_v1_AlterPartitionRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_AlterPartitionResponse>): grpc.ClientUnaryCall;
+  AlterPartition(argument: _tide_v1_AlterPartitionRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_AlterPartitionResponse>): grpc.ClientUnaryCall;
+  AlterPartition(argument: _tide_v1_AlterPartitionRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_AlterPartitionResponse>): grpc.ClientUnaryCall;
+  AlterPartition(argument: _tide_v1_AlterPartitionRequest__Input, callback: grpc.requestCallback<_tide_v1_AlterPartitionResponse>): grpc.ClientUnaryCall;
+  alterPartition(argument: _tide_v1_AlterPartitionRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_AlterPartitionResponse>): grpc.ClientUnaryCall;
+  alterPartition(argument: _tide_v1_AlterPartitionRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_AlterPartitionResponse>): grpc.ClientUnaryCall;
+  alterPartition(argument: _tide_v1_AlterPartitionRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_AlterPartitionResponse>): grpc.ClientUnaryCall;
+  alterPartition(argument: _tide_v1_AlterPartitionRequest__Input, callback: grpc.requestCallback<_tide_v1_AlterPartitionResponse>): grpc.ClientUnaryCall;
+  
+  ControlledShutdown(argument: _tide_v1_ControlledShutdownRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_ControlledShutdownResponse>): grpc.ClientUnaryCall;
+  ControlledShutdown(argument: _tide_v1_ControlledShutdownRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_ControlledShutdownResponse>): grpc.ClientUnaryCall;
+  ControlledShutdown(argument: _tide_v1_ControlledShutdownRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_ControlledShutdownResponse>): grpc.ClientUnaryCall;
+  ControlledShutdown(argument: _tide_v1_ControlledShutdownRequest__Input, callback: grpc.requestCallback<_tide_v1_ControlledShutdownResponse>): grpc.ClientUnaryCall;
+  controlledShutdown(argument: _tide_v1_ControlledShutdownRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_ControlledShutdownResponse>): grpc.ClientUnaryCall;
+  controlledShutdown(argument: _tide_v1_ControlledShutdownRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_ControlledShutdownResponse>): grpc.ClientUnaryCall;
+  controlledShutdown(argument: _tide_v1_ControlledShutdownRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_ControlledShutdownResponse>): grpc.ClientUnaryCall;
+  controlledShutdown(argument: _tide_v1_ControlledShutdownRequest__Input, callback: grpc.requestCallback<_tide_v1_ControlledShutdownResponse>): grpc.ClientUnaryCall;
+  
+}
+
+export interface ControllerHandlers extends grpc.UntypedServiceImplementation {
+  AlterPartition: grpc.handleUnaryCall<_tide_v1_AlterPartitionRequest, _tide_v1_AlterPartitionResponse__Input>;
+  
+  ControlledShutdown: grpc.handleUnaryCall<_tide_v1_ControlledShutdownRequest, _tide_v1_ControlledShutdownResponse__Input>;
+  
+}
+
+export interface ControllerDefinition extends grpc.ServiceDefinition {
+  AlterPartition: MethodDefinition<_tide_v1_AlterPartitionRequest__Input, _tide_v1_AlterPartitionResponse__Input, _tide_v1_AlterPartitionRequest, _tide_v1_AlterPartitionResponse>
+  ControlledShutdown: MethodDefinition<_tide_v1_ControlledShutdownRequest__Input, _tide_v1_ControlledShutdownResponse__Input, _tide_v1_ControlledShutdownRequest, _tide_v1_ControlledShutdownResponse>
+}
