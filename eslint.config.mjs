@@ -1,7 +1,18 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'services/common/grpc/generated/**', 'bin/**', '*.js', '*.mjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      'services/common/grpc/generated/**',
+      'bin/**',
+      'scripts/**/*.js',
+      '*.js',
+      '*.mjs',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -20,7 +20,13 @@ interface BenchOptions {
 }
 
 function parseArgs(argv: string[]): BenchOptions {
-  const options: BenchOptions = { records: 1_000_000, size: 100, policies: ['sync', 'interval', 'os'], chunk: 1000, compression: 'none' };
+  const options: BenchOptions = {
+    records: 1_000_000,
+    size: 100,
+    policies: ['sync', 'interval', 'os'],
+    chunk: 1000,
+    compression: 'none',
+  };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
     if (flag === '--records') options.records = Number(value);
@@ -44,11 +50,20 @@ export interface ProduceConsumeResult {
   brokerCpuSec: number;
 }
 
-async function runPolicy(broker: TideProcess, options: BenchOptions, policy: string): Promise<ProduceConsumeResult> {
+async function runPolicy(
+  broker: TideProcess,
+  options: BenchOptions,
+  policy: string,
+): Promise<ProduceConsumeResult> {
   const tide = new Tide({ bootstrap: [broker.address] });
   const topic = `bench-${policy}-${Date.now()}`;
   await tide.admin().createTopic(topic, { partitions: 1, configs: { 'flush.policy': policy } });
-  const producer = tide.producer({ acks: 'leader', idempotence: false, maxInFlight: 5, compression: options.compression });
+  const producer = tide.producer({
+    acks: 'leader',
+    idempotence: false,
+    maxInFlight: 5,
+    compression: options.compression,
+  });
   await producer.connect();
 
   // Values differ per record so compression is not flattered; built before timing starts.
@@ -67,7 +82,11 @@ async function runPolicy(broker: TideProcess, options: BenchOptions, policy: str
   for (let sent = 0; sent < options.records; sent += options.chunk) {
     const count = Math.min(options.chunk, options.records - sent);
     const t0 = performance.now();
-    pending.push(producer.sendBatch(topic, count === values.length ? values : values.slice(0, count), { partition: 0 }).then(() => void latencies.push(performance.now() - t0)));
+    pending.push(
+      producer
+        .sendBatch(topic, count === values.length ? values : values.slice(0, count), { partition: 0 })
+        .then(() => void latencies.push(performance.now() - t0)),
+    );
     // sendBatch waits for buffer space itself; yielding here lets acknowledgements run.
     if (pending.length % 64 === 0) await producer.ready();
   }
@@ -105,7 +124,9 @@ async function runPolicy(broker: TideProcess, options: BenchOptions, policy: str
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const dataDir = makeTempDir('tide-bench-');
-  const broker = await startTide(['dev', '--data', dataDir, '--port', '0'], { env: { TIDE_LOG_LEVEL: 'warn' } });
+  const broker = await startTide(['dev', '--data', dataDir, '--port', '0'], {
+    env: { TIDE_LOG_LEVEL: 'warn' },
+  });
   const results: ProduceConsumeResult[] = [];
   try {
     for (const policy of options.policies) results.push(await runPolicy(broker, options, policy));
@@ -127,10 +148,22 @@ async function main(): Promise<void> {
     r.producerCpuSec.toFixed(1),
     r.brokerCpuSec.toFixed(1),
   ]);
-  const headers = ['flush.policy', 'produce rec/s', 'MB/s', 'p50 ms', 'p99 ms', 'consume rec/s', 'producer CPU s', 'broker CPU s'];
+  const headers = [
+    'flush.policy',
+    'produce rec/s',
+    'MB/s',
+    'p50 ms',
+    'p99 ms',
+    'consume rec/s',
+    'producer CPU s',
+    'broker CPU s',
+  ];
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  for (const row of [headers, ...rows]) process.stdout.write(row.map((c, i) => c.padStart(widths[i])).join('  ') + '\n');
-  process.stdout.write('\nLatency: from a sendBatch call of one chunk to its acknowledgement, at full load (includes queueing).\n');
+  for (const row of [headers, ...rows])
+    process.stdout.write(row.map((c, i) => c.padStart(widths[i])).join('  ') + '\n');
+  process.stdout.write(
+    '\nLatency: from a sendBatch call of one chunk to its acknowledgement, at full load (includes queueing).\n',
+  );
 }
 
 main().catch((err: unknown) => {

@@ -30,7 +30,10 @@ export function parseInteger(name: string, min = Number.MIN_SAFE_INTEGER): (valu
 }
 
 /** Collects repeated `--flag key=value` into an object. */
-export function collectKeyValue(value: string, previous: Record<string, string> = {}): Record<string, string> {
+export function collectKeyValue(
+  value: string,
+  previous: Record<string, string> = {},
+): Record<string, string> {
   const eq = value.indexOf('=');
   if (eq <= 0) throw new InvalidArgumentError(`expected key=value, got "${value}".`);
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
@@ -46,7 +49,11 @@ export function connect(bootstrap: string): Tide {
     .split(',')
     .map((a) => a.trim())
     .filter(Boolean);
-  return new Tide({ bootstrap: addresses, clientId: 'tide-cli', logger: createLogger({ level: process.env.TIDE_LOG_LEVEL ?? 'warn' }) });
+  return new Tide({
+    bootstrap: addresses,
+    clientId: 'tide-cli',
+    logger: createLogger({ level: process.env.TIDE_LOG_LEVEL ?? 'warn' }),
+  });
 }
 
 /** Runs a command body with a client and maps failures to a message and exit code. */
@@ -78,7 +85,9 @@ export function reportError(err: unknown): number {
 }
 
 /** Wraps an action so its failure sets the exit code instead of throwing through commander. */
-export function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+export function action<A extends unknown[]>(
+  fn: (...args: A) => Promise<void>,
+): (...args: A) => Promise<void> {
   return async (...args: A) => {
     try {
       await fn(...args);

@@ -17,8 +17,21 @@ const files = fs
 fs.rmSync(outDir, { recursive: true, force: true });
 execFileSync(
   path.join(root, 'node_modules', '.bin', 'proto-loader-gen-types'),
-  ['--longs=Number', '--enums=String', '--defaults', '--oneofs', '--keepCase', '--grpcLib=@grpc/grpc-js',
-   '--inputTemplate=%s__Input', '--outputTemplate=%s', '-I', protoRoot, '-O', outDir, ...files],
+  [
+    '--longs=Number',
+    '--enums=String',
+    '--defaults',
+    '--oneofs',
+    '--keepCase',
+    '--grpcLib=@grpc/grpc-js',
+    '--inputTemplate=%s__Input',
+    '--outputTemplate=%s',
+    '-I',
+    protoRoot,
+    '-O',
+    outDir,
+    ...files,
+  ],
   { stdio: 'inherit' },
 );
 
@@ -26,6 +39,9 @@ execFileSync(
 for (const file of fs.readdirSync(outDir, { recursive: true })) {
   const full = path.join(outDir, String(file));
   if (!full.endsWith('.ts')) continue;
-  const text = fs.readFileSync(full, 'utf8').split(protoRoot + path.sep).join('protos/');
+  const text = fs
+    .readFileSync(full, 'utf8')
+    .split(protoRoot + path.sep)
+    .join('protos/');
   fs.writeFileSync(full, text);
 }

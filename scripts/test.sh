@@ -6,4 +6,6 @@ cd "$(dirname "$0")/.."
 npm ci --no-audit --no-fund
 npm run build
 npm run lint
+# Integration tests spawn a real etcd (test/harness/etcd.ts): install it if it is missing.
+bash scripts/install-etcd.sh
 npx jest --ci

@@ -20,7 +20,10 @@ interface ConsumeOptions {
 function parseTime(value: string): number {
   if (/^\d+$/.test(value)) return Number(value);
   const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw new InvalidArgumentError('give milliseconds since the epoch or an ISO-8601 date like 2026-11-29T18:00:00Z.');
+  if (Number.isNaN(ms))
+    throw new InvalidArgumentError(
+      'give milliseconds since the epoch or an ISO-8601 date like 2026-11-29T18:00:00Z.',
+    );
   return ms;
 }
 
@@ -50,24 +53,38 @@ export function consumeCommand(): Command {
       .option('--from-time <ms|iso>', 'start at the first record with timestamp >= this time', parseTime)
       .option('-p, --partition <n>', 'read only this partition', parseInteger('--partition', 0))
       .option('-n, --max-messages <n>', 'exit after this many records', parseInteger('--max-messages', 1))
-      .option('--timeout-ms <ms>', 'exit when no record arrives for this long', parseInteger('--timeout-ms', 1))
+      .option(
+        '--timeout-ms <ms>',
+        'exit when no record arrives for this long',
+        parseInteger('--timeout-ms', 1),
+      )
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
       .option('--print-key', 'text format: print key<SEP>value')
       .option('--key-separator <sep>', 'separator for --print-key', '\t'),
   ).action(
     action(async (topic: string, opts: ConsumeOptions) => {
-      const starts = [opts.fromBeginning, opts.offset !== undefined, opts.fromTime !== undefined].filter(Boolean).length;
-      if (starts > 1) throw new InvalidArgumentError('give at most one of --from-beginning, --offset, --from-time.');
-      if (opts.offset !== undefined && opts.partition === undefined) throw new InvalidArgumentError('--offset needs --partition.');
+      const starts = [opts.fromBeginning, opts.offset !== undefined, opts.fromTime !== undefined].filter(
+        Boolean,
+      ).length;
+      if (starts > 1)
+        throw new InvalidArgumentError('give at most one of --from-beginning, --offset, --from-time.');
+      if (opts.offset !== undefined && opts.partition === undefined)
+        throw new InvalidArgumentError('--offset needs --partition.');
       await withClient(opts.bootstrap, async (tide) => {
         const count = await tide.cluster.partitionCount(topic);
         if (opts.partition !== undefined && opts.partition >= count) {
-          throw new InvalidArgumentError(`topic ${topic} has ${count} partition(s); --partition ${opts.partition} does not exist.`);
+          throw new InvalidArgumentError(
+            `topic ${topic} has ${count} partition(s); --partition ${opts.partition} does not exist.`,
+          );
         }
         const partitions: TopicPartition[] =
-          opts.partition !== undefined ? [{ topic, partition: opts.partition }] : Array.from({ length: count }, (_, partition) => ({ topic, partition }));
+          opts.partition !== undefined
+            ? [{ topic, partition: opts.partition }]
+            : Array.from({ length: count }, (_, partition) => ({ topic, partition }));
         const consumer = tide.consumer({ autoOffsetReset: opts.fromBeginning ? 'earliest' : 'latest' });
-        consumer.assign(partitions.map((tp) => (opts.offset !== undefined ? { ...tp, offset: opts.offset } : tp)));
+        consumer.assign(
+          partitions.map((tp) => (opts.offset !== undefined ? { ...tp, offset: opts.offset } : tp)),
+        );
         if (opts.fromBeginning) await consumer.seekToBeginning(partitions);
         else if (opts.fromTime !== undefined) await consumer.seekToTimestamp(opts.fromTime, partitions);
         else if (opts.offset === undefined) await consumer.seekToEnd(partitions);

@@ -25,9 +25,22 @@ export function produceCommand(): Command {
       .option('-k, --key-separator <sep>', 'split each line at the first SEP into key and value')
       .option('-H, --header <key=value>', 'header added to every record, repeatable', collectKeyValue, {})
       .option('-p, --partition <n>', 'send every record to this partition', parseInteger('--partition', 0))
-      .addOption(new Option('--acks <acks>', 'acknowledgement level').choices(['none', 'leader', 'all']).default('all'))
-      .addOption(new Option('--compression <codec>', 'batch compression').choices(['none', 'gzip', 'snappy']).default('none'))
-      .option('--linger-ms <ms>', 'how long a batch waits for more records', parseInteger('--linger-ms', 0), 5),
+      .addOption(
+        new Option('--acks <acks>', 'acknowledgement level')
+          .choices(['none', 'leader', 'all'])
+          .default('all'),
+      )
+      .addOption(
+        new Option('--compression <codec>', 'batch compression')
+          .choices(['none', 'gzip', 'snappy'])
+          .default('none'),
+      )
+      .option(
+        '--linger-ms <ms>',
+        'how long a batch waits for more records',
+        parseInteger('--linger-ms', 0),
+        5,
+      ),
   ).action(
     action(async (topic: string, opts: ProduceOptions) => {
       await withClient(opts.bootstrap, async (tide) => {

@@ -12,30 +12,55 @@ export function topicsCommand(): Command {
         .description('create a topic')
         .argument('<name>', 'topic name: [a-zA-Z0-9._-], up to 249 characters')
         .requiredOption('-p, --partitions <n>', 'number of partitions', parseInteger('--partitions', 1))
-        .option('-r, --replication-factor <n>', 'replicas per partition (default: the cluster default)', parseInteger('--replication-factor', 1))
-        .option('-c, --config <key=value>', 'topic config, repeatable (e.g. retention.ms=86400000)', collectKeyValue, {})
+        .option(
+          '-r, --replication-factor <n>',
+          'replicas per partition (default: the cluster default)',
+          parseInteger('--replication-factor', 1),
+        )
+        .option(
+          '-c, --config <key=value>',
+          'topic config, repeatable (e.g. retention.ms=86400000)',
+          collectKeyValue,
+          {},
+        )
         .option('--validate-only', 'check the request without creating the topic'),
     ).action(
-      action(async (name: string, opts: { partitions: number; replicationFactor?: number; config: Record<string, string>; validateOnly?: boolean; bootstrap: string }) => {
-        await withClient(opts.bootstrap, async (tide) => {
-          const created = await tide.admin().createTopic(name, {
-            partitions: opts.partitions,
-            replicationFactor: opts.replicationFactor,
-            configs: opts.config,
-            validateOnly: opts.validateOnly,
+      action(
+        async (
+          name: string,
+          opts: {
+            partitions: number;
+            replicationFactor?: number;
+            config: Record<string, string>;
+            validateOnly?: boolean;
+            bootstrap: string;
+          },
+        ) => {
+          await withClient(opts.bootstrap, async (tide) => {
+            const created = await tide.admin().createTopic(name, {
+              partitions: opts.partitions,
+              replicationFactor: opts.replicationFactor,
+              configs: opts.config,
+              validateOnly: opts.validateOnly,
+            });
+            const verb = opts.validateOnly ? 'would create' : 'created';
+            process.stdout.write(
+              `${verb} topic ${created.name} with ${created.partitions.length} partition(s)\n`,
+            );
           });
-          const verb = opts.validateOnly ? 'would create' : 'created';
-          process.stdout.write(`${verb} topic ${created.name} with ${created.partitions.length} partition(s)\n`);
-        });
-      }),
+        },
+      ),
     ),
   );
 
   topics.addCommand(
-    addBootstrap(new Command('list').description('list topic names').option('--internal', 'include internal topics')).action(
+    addBootstrap(
+      new Command('list').description('list topic names').option('--internal', 'include internal topics'),
+    ).action(
       action(async (opts: { internal?: boolean; bootstrap: string }) => {
         await withClient(opts.bootstrap, async (tide) => {
-          for (const name of await tide.admin().listTopics({ includeInternal: opts.internal })) process.stdout.write(`${name}\n`);
+          for (const name of await tide.admin().listTopics({ includeInternal: opts.internal }))
+            process.stdout.write(`${name}\n`);
         });
       }),
     ),
@@ -43,7 +68,10 @@ export function topicsCommand(): Command {
 
   topics.addCommand(
     addBootstrap(
-      new Command('describe').description('partitions, leaders, offsets and configs of a topic').argument('<name>').option('--json', 'print JSON'),
+      new Command('describe')
+        .description('partitions, leaders, offsets and configs of a topic')
+        .argument('<name>')
+        .option('--json', 'print JSON'),
     ).action(
       action(async (name: string, opts: { json?: boolean; bootstrap: string }) => {
         await withClient(opts.bootstrap, async (tide) => {
@@ -52,13 +80,25 @@ export function topicsCommand(): Command {
             process.stdout.write(JSON.stringify(details, null, 2) + '\n');
             return;
           }
-          process.stdout.write(`Topic: ${details.topic.name}  id: ${details.topic.topicId}  partitions: ${details.topic.partitions.length}\n\n`);
+          process.stdout.write(
+            `Topic: ${details.topic.name}  id: ${details.topic.topicId}  partitions: ${details.topic.partitions.length}\n\n`,
+          );
           const status = new Map(details.status.map((s) => [s.partition, s]));
           printTable(
             ['PARTITION', 'LEADER', 'EPOCH', 'REPLICAS', 'ISR', 'LOG-START', 'HW', 'LEO', 'BYTES'],
             details.topic.partitions.map((p) => {
               const s = status.get(p.partition);
-              return [p.partition, p.leader, p.leaderEpoch, p.replicas.join(','), p.isr.join(','), s?.logStartOffset ?? '-', s?.highWatermark ?? '-', s?.logEndOffset ?? '-', s?.sizeBytes ?? '-'];
+              return [
+                p.partition,
+                p.leader,
+                p.leaderEpoch,
+                p.replicas.join(','),
+                p.isr.join(','),
+                s?.logStartOffset ?? '-',
+                s?.highWatermark ?? '-',
+                s?.logEndOffset ?? '-',
+                s?.sizeBytes ?? '-',
+              ];
             }),
           );
           process.stdout.write('\n');
@@ -72,7 +112,9 @@ export function topicsCommand(): Command {
   );
 
   topics.addCommand(
-    addBootstrap(new Command('delete').description('delete a topic and all its data').argument('<name>')).action(
+    addBootstrap(
+      new Command('delete').description('delete a topic and all its data').argument('<name>'),
+    ).action(
       action(async (name: string, opts: { bootstrap: string }) => {
         await withClient(opts.bootstrap, async (tide) => {
           await tide.admin().deleteTopic(name);
@@ -91,18 +133,25 @@ export function topicsCommand(): Command {
         .option('--delete <key>', 'return a config to its default, repeatable', collectList, [])
         .option('--validate-only', 'check without changing anything'),
     ).action(
-      action(async (name: string, opts: { set: Record<string, string>; delete: string[]; validateOnly?: boolean; bootstrap: string }) => {
-        if (Object.keys(opts.set).length === 0 && opts.delete.length === 0) {
-          throw new InvalidArgumentError('give at least one --set key=value or --delete key');
-        }
-        await withClient(opts.bootstrap, async (tide) => {
-          const configs = await tide.admin().alterConfigs(name, { set: opts.set, delete: opts.delete, validateOnly: opts.validateOnly });
-          printTable(
-            ['CONFIG', 'VALUE', 'SOURCE'],
-            configs.filter((c) => !c.isDefault).map((c) => [c.name, c.value, 'topic']),
-          );
-        });
-      }),
+      action(
+        async (
+          name: string,
+          opts: { set: Record<string, string>; delete: string[]; validateOnly?: boolean; bootstrap: string },
+        ) => {
+          if (Object.keys(opts.set).length === 0 && opts.delete.length === 0) {
+            throw new InvalidArgumentError('give at least one --set key=value or --delete key');
+          }
+          await withClient(opts.bootstrap, async (tide) => {
+            const configs = await tide
+              .admin()
+              .alterConfigs(name, { set: opts.set, delete: opts.delete, validateOnly: opts.validateOnly });
+            printTable(
+              ['CONFIG', 'VALUE', 'SOURCE'],
+              configs.filter((c) => !c.isDefault).map((c) => [c.name, c.value, 'topic']),
+            );
+          });
+        },
+      ),
     ),
   );
   return topics;

@@ -8,18 +8,68 @@ export const DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_RETENTION_CHECK_INTERVAL_MS = 5 * 60 * 1000;
 
 export const BROKER_CONFIG_SCHEMA = {
-  brokerId: { type: 'int', default: 0, min: 0, max: 2 ** 31 - 1, doc: 'Stable id of this broker (the StatefulSet ordinal on Kubernetes).' },
+  brokerId: {
+    type: 'int',
+    default: 0,
+    min: 0,
+    max: 2 ** 31 - 1,
+    doc: 'Stable id of this broker (the StatefulSet ordinal on Kubernetes).',
+  },
   host: { type: 'string', default: '127.0.0.1', doc: 'Address the gRPC server binds.' },
-  port: { type: 'int', default: DEFAULT_BROKER_PORT, min: 0, max: 65535, doc: 'gRPC port; 0 picks a free one.' },
-  advertisedHost: { type: 'string', default: '', doc: 'Host clients should connect to; empty = host (or 127.0.0.1 when host is 0.0.0.0).' },
-  advertisedPort: { type: 'int', default: 0, min: 0, max: 65535, doc: 'Port clients should connect to; 0 = the bound port.' },
+  port: {
+    type: 'int',
+    default: DEFAULT_BROKER_PORT,
+    min: 0,
+    max: 65535,
+    doc: 'gRPC port; 0 picks a free one.',
+  },
+  advertisedHost: {
+    type: 'string',
+    default: '',
+    doc: 'Host clients should connect to; empty = host (or 127.0.0.1 when host is 0.0.0.0).',
+  },
+  advertisedPort: {
+    type: 'int',
+    default: 0,
+    min: 0,
+    max: 65535,
+    doc: 'Port clients should connect to; 0 = the bound port.',
+  },
   rack: { type: 'string', default: '', doc: 'Rack or zone, for rack-aware replica placement.' },
-  dataDir: { type: 'string', default: DEFAULT_DATA_DIR, doc: 'Folder holding partition logs (one subfolder per partition).' },
-  clusterName: { type: 'string', default: 'tide', doc: 'Names the metadata key space, so clusters can share an etcd.' },
-  logLevel: { type: 'string', default: 'info', oneOf: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], doc: 'pino log level.' },
-  maxRequestBytes: { type: 'int', default: DEFAULT_MAX_REQUEST_BYTES, min: 1024, doc: 'Largest request accepted, bytes.' },
-  defaultReplicationFactor: { type: 'int', default: 1, min: 1, doc: 'Replication factor of topics created without one.' },
-  retentionCheckIntervalMs: { type: 'int', default: DEFAULT_RETENTION_CHECK_INTERVAL_MS, min: 100, doc: 'How often retention runs.' },
+  dataDir: {
+    type: 'string',
+    default: DEFAULT_DATA_DIR,
+    doc: 'Folder holding partition logs (one subfolder per partition).',
+  },
+  clusterName: {
+    type: 'string',
+    default: 'tide',
+    doc: 'Names the metadata key space, so clusters can share an etcd.',
+  },
+  logLevel: {
+    type: 'string',
+    default: 'info',
+    oneOf: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    doc: 'pino log level.',
+  },
+  maxRequestBytes: {
+    type: 'int',
+    default: DEFAULT_MAX_REQUEST_BYTES,
+    min: 1024,
+    doc: 'Largest request accepted, bytes.',
+  },
+  defaultReplicationFactor: {
+    type: 'int',
+    default: 1,
+    min: 1,
+    doc: 'Replication factor of topics created without one.',
+  },
+  retentionCheckIntervalMs: {
+    type: 'int',
+    default: DEFAULT_RETENTION_CHECK_INTERVAL_MS,
+    min: 100,
+    doc: 'How often retention runs.',
+  },
 } satisfies ConfigSchema;
 
 export type BrokerConfig = ConfigOf<typeof BROKER_CONFIG_SCHEMA>;

@@ -45,10 +45,18 @@ function parseValue(spec: ConfigKeySpec<unknown>, key: string, raw: unknown, sou
   const where = `${key} (from ${source})`;
   switch (spec.type) {
     case 'int': {
-      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
-      if (!Number.isSafeInteger(n)) throw new ConfigError(`${where} must be an integer, got ${JSON.stringify(raw)}`);
-      if (spec.min !== undefined && n < spec.min) throw new ConfigError(`${where} must be >= ${spec.min}, got ${n}`);
-      if (spec.max !== undefined && n > spec.max) throw new ConfigError(`${where} must be <= ${spec.max}, got ${n}`);
+      const n =
+        typeof raw === 'number'
+          ? raw
+          : typeof raw === 'string' && /^-?\d+$/.test(raw.trim())
+            ? Number(raw)
+            : NaN;
+      if (!Number.isSafeInteger(n))
+        throw new ConfigError(`${where} must be an integer, got ${JSON.stringify(raw)}`);
+      if (spec.min !== undefined && n < spec.min)
+        throw new ConfigError(`${where} must be >= ${spec.min}, got ${n}`);
+      if (spec.max !== undefined && n > spec.max)
+        throw new ConfigError(`${where} must be <= ${spec.max}, got ${n}`);
       return n;
     }
     case 'bool': {
@@ -58,7 +66,8 @@ function parseValue(spec: ConfigKeySpec<unknown>, key: string, raw: unknown, sou
       throw new ConfigError(`${where} must be true or false, got ${JSON.stringify(raw)}`);
     }
     case 'string': {
-      if (typeof raw !== 'string') throw new ConfigError(`${where} must be a string, got ${JSON.stringify(raw)}`);
+      if (typeof raw !== 'string')
+        throw new ConfigError(`${where} must be a string, got ${JSON.stringify(raw)}`);
       if (spec.oneOf && !spec.oneOf.includes(raw)) {
         throw new ConfigError(`${where} must be one of ${spec.oneOf.join(', ')}, got ${JSON.stringify(raw)}`);
       }
@@ -94,7 +103,10 @@ export function loadConfig<S extends ConfigSchema>(schema: S, sources: ConfigSou
     }
     for (const [key, raw] of Object.entries(parsed)) {
       const spec = schema[key];
-      if (!spec) throw new ConfigError(`unknown config key "${key}" in ${sources.file}; known keys: ${Object.keys(schema).join(', ')}`);
+      if (!spec)
+        throw new ConfigError(
+          `unknown config key "${key}" in ${sources.file}; known keys: ${Object.keys(schema).join(', ')}`,
+        );
       config[key] = parseValue(spec, key, raw, sources.file);
     }
   }
@@ -103,7 +115,10 @@ export function loadConfig<S extends ConfigSchema>(schema: S, sources: ConfigSou
   for (const [name, raw] of Object.entries(sources.env ?? {})) {
     if (!name.startsWith('TIDE_') || raw === undefined || sources.ignoreEnv?.includes(name)) continue;
     const key = byEnvName.get(name);
-    if (!key) throw new ConfigError(`unknown environment variable ${name}; known: ${[...byEnvName.keys()].join(', ')}`);
+    if (!key)
+      throw new ConfigError(
+        `unknown environment variable ${name}; known: ${[...byEnvName.keys()].join(', ')}`,
+      );
     config[key] = parseValue(schema[key], key, raw, `env ${name}`);
   }
 
@@ -117,7 +132,10 @@ export function loadConfig<S extends ConfigSchema>(schema: S, sources: ConfigSou
 }
 
 /** The config with secret values replaced, for the one start-up log line. */
-export function redactConfig<S extends ConfigSchema>(schema: S, config: ConfigOf<S>): Record<string, unknown> {
+export function redactConfig<S extends ConfigSchema>(
+  schema: S,
+  config: ConfigOf<S>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(schema)) out[key] = schema[key].secret ? '[redacted]' : config[key];
   return out;

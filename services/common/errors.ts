@@ -14,31 +14,131 @@ export interface ErrorSpec {
 }
 
 export const ERROR_CODES = {
-  UNKNOWN_TOPIC: { grpcStatus: GrpcStatus.NOT_FOUND, retriable: false, hint: 'create the topic first (tide topics create)' },
-  UNKNOWN_PARTITION: { grpcStatus: GrpcStatus.NOT_FOUND, retriable: false, hint: 'use a partition number below the topic\'s partition count' },
-  TOPIC_ALREADY_EXISTS: { grpcStatus: GrpcStatus.ALREADY_EXISTS, retriable: false, hint: 'pick another name or delete the topic first' },
-  INVALID_TOPIC: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, retriable: false, hint: 'topic names use [a-zA-Z0-9._-], 1 to 249 characters, not "." or ".."' },
-  INVALID_PARTITIONS: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, retriable: false, hint: 'give a partition count of at least 1' },
-  INVALID_REPLICATION_FACTOR: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, retriable: false, hint: 'the replication factor must be between 1 and the number of live brokers' },
-  INVALID_CONFIG: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, retriable: false, hint: 'see docs/configuration.md for topic config keys and their values' },
-  INVALID_REQUEST: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, retriable: false, hint: 'fix the request fields named in the message' },
-  INVALID_RECORD: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, retriable: false, hint: 'send well-formed Kafka RecordBatch v2 bytes, or use the portable records field' },
-  CORRUPT_MESSAGE: { grpcStatus: GrpcStatus.DATA_LOSS, retriable: true, hint: 'the batch failed its CRC32C check; the client resends it' },
-  MESSAGE_TOO_LARGE: { grpcStatus: GrpcStatus.INVALID_ARGUMENT, retriable: false, hint: 'split the batch or raise the topic\'s max.message.bytes' },
-  REQUEST_TOO_LARGE: { grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED, retriable: false, hint: 'send smaller requests or raise the broker\'s max request size' },
-  OFFSET_OUT_OF_RANGE: { grpcStatus: GrpcStatus.OUT_OF_RANGE, retriable: false, hint: 'seek to an offset between the log start offset and the high watermark' },
-  NOT_LEADER: { grpcStatus: GrpcStatus.FAILED_PRECONDITION, retriable: true, hint: 'refresh metadata and send to the current leader' },
-  LEADER_NOT_AVAILABLE: { grpcStatus: GrpcStatus.UNAVAILABLE, retriable: true, hint: 'the partition has no leader right now; retry after a metadata refresh' },
-  FENCED_EPOCH: { grpcStatus: GrpcStatus.FAILED_PRECONDITION, retriable: true, hint: 'the sender used a stale epoch; refresh metadata and retry' },
-  NOT_ENOUGH_REPLICAS: { grpcStatus: GrpcStatus.UNAVAILABLE, retriable: true, hint: 'fewer in-sync replicas than min.insync.replicas; wait for replicas to catch up' },
-  REQUEST_TIMED_OUT: { grpcStatus: GrpcStatus.DEADLINE_EXCEEDED, retriable: true, hint: 'the broker could not complete the request in time; retry' },
-  OUT_OF_ORDER_SEQUENCE: { grpcStatus: GrpcStatus.FAILED_PRECONDITION, retriable: false, hint: 'the idempotent producer lost a batch; restart the producer (records after the gap were not written)' },
-  INVALID_PRODUCER_EPOCH: { grpcStatus: GrpcStatus.FAILED_PRECONDITION, retriable: false, hint: 'a newer producer with the same id exists; close this one' },
-  UNKNOWN_PRODUCER_ID: { grpcStatus: GrpcStatus.FAILED_PRECONDITION, retriable: false, hint: 'call InitProducerId to get a producer id' },
-  KAFKA_STORAGE_ERROR: { grpcStatus: GrpcStatus.INTERNAL, retriable: true, hint: 'the broker found corrupt or unreadable data on disk; check its log and disk' },
-  BROKER_NOT_AVAILABLE: { grpcStatus: GrpcStatus.UNAVAILABLE, retriable: true, hint: 'the broker is unreachable or shutting down; retry against another broker' },
-  METADATA_UNAVAILABLE: { grpcStatus: GrpcStatus.UNAVAILABLE, retriable: true, hint: 'the metadata store did not answer; check etcd and retry' },
-  NOT_CONTROLLER: { grpcStatus: GrpcStatus.FAILED_PRECONDITION, retriable: true, hint: 'send to the active controller' },
+  UNKNOWN_TOPIC: {
+    grpcStatus: GrpcStatus.NOT_FOUND,
+    retriable: false,
+    hint: 'create the topic first (tide topics create)',
+  },
+  UNKNOWN_PARTITION: {
+    grpcStatus: GrpcStatus.NOT_FOUND,
+    retriable: false,
+    hint: "use a partition number below the topic's partition count",
+  },
+  TOPIC_ALREADY_EXISTS: {
+    grpcStatus: GrpcStatus.ALREADY_EXISTS,
+    retriable: false,
+    hint: 'pick another name or delete the topic first',
+  },
+  INVALID_TOPIC: {
+    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
+    retriable: false,
+    hint: 'topic names use [a-zA-Z0-9._-], 1 to 249 characters, not "." or ".."',
+  },
+  INVALID_PARTITIONS: {
+    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
+    retriable: false,
+    hint: 'give a partition count of at least 1',
+  },
+  INVALID_REPLICATION_FACTOR: {
+    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
+    retriable: false,
+    hint: 'the replication factor must be between 1 and the number of live brokers',
+  },
+  INVALID_CONFIG: {
+    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
+    retriable: false,
+    hint: 'see docs/configuration.md for topic config keys and their values',
+  },
+  INVALID_REQUEST: {
+    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
+    retriable: false,
+    hint: 'fix the request fields named in the message',
+  },
+  INVALID_RECORD: {
+    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
+    retriable: false,
+    hint: 'send well-formed Kafka RecordBatch v2 bytes, or use the portable records field',
+  },
+  CORRUPT_MESSAGE: {
+    grpcStatus: GrpcStatus.DATA_LOSS,
+    retriable: true,
+    hint: 'the batch failed its CRC32C check; the client resends it',
+  },
+  MESSAGE_TOO_LARGE: {
+    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
+    retriable: false,
+    hint: "split the batch or raise the topic's max.message.bytes",
+  },
+  REQUEST_TOO_LARGE: {
+    grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED,
+    retriable: false,
+    hint: "send smaller requests or raise the broker's max request size",
+  },
+  OFFSET_OUT_OF_RANGE: {
+    grpcStatus: GrpcStatus.OUT_OF_RANGE,
+    retriable: false,
+    hint: 'seek to an offset between the log start offset and the high watermark',
+  },
+  NOT_LEADER: {
+    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
+    retriable: true,
+    hint: 'refresh metadata and send to the current leader',
+  },
+  LEADER_NOT_AVAILABLE: {
+    grpcStatus: GrpcStatus.UNAVAILABLE,
+    retriable: true,
+    hint: 'the partition has no leader right now; retry after a metadata refresh',
+  },
+  FENCED_EPOCH: {
+    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
+    retriable: true,
+    hint: 'the sender used a stale epoch; refresh metadata and retry',
+  },
+  NOT_ENOUGH_REPLICAS: {
+    grpcStatus: GrpcStatus.UNAVAILABLE,
+    retriable: true,
+    hint: 'fewer in-sync replicas than min.insync.replicas; wait for replicas to catch up',
+  },
+  REQUEST_TIMED_OUT: {
+    grpcStatus: GrpcStatus.DEADLINE_EXCEEDED,
+    retriable: true,
+    hint: 'the broker could not complete the request in time; retry',
+  },
+  OUT_OF_ORDER_SEQUENCE: {
+    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
+    retriable: false,
+    hint: 'the idempotent producer lost a batch; restart the producer (records after the gap were not written)',
+  },
+  INVALID_PRODUCER_EPOCH: {
+    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
+    retriable: false,
+    hint: 'a newer producer with the same id exists; close this one',
+  },
+  UNKNOWN_PRODUCER_ID: {
+    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
+    retriable: false,
+    hint: 'call InitProducerId to get a producer id',
+  },
+  KAFKA_STORAGE_ERROR: {
+    grpcStatus: GrpcStatus.INTERNAL,
+    retriable: true,
+    hint: 'the broker found corrupt or unreadable data on disk; check its log and disk',
+  },
+  BROKER_NOT_AVAILABLE: {
+    grpcStatus: GrpcStatus.UNAVAILABLE,
+    retriable: true,
+    hint: 'the broker is unreachable or shutting down; retry against another broker',
+  },
+  METADATA_UNAVAILABLE: {
+    grpcStatus: GrpcStatus.UNAVAILABLE,
+    retriable: true,
+    hint: 'the metadata store did not answer; check etcd and retry',
+  },
+  NOT_CONTROLLER: {
+    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
+    retriable: true,
+    hint: 'send to the active controller',
+  },
   UNKNOWN: { grpcStatus: GrpcStatus.UNKNOWN, retriable: false, hint: 'see the broker log for details' },
 } as const satisfies Record<string, ErrorSpec>;
 
@@ -62,7 +162,11 @@ export class TideError extends Error {
   readonly retriable: boolean;
   readonly context: ErrorContext;
 
-  constructor(code: ErrorCode, message: string, options: { context?: ErrorContext; cause?: unknown; retriable?: boolean } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { context?: ErrorContext; cause?: unknown; retriable?: boolean } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'TideError';
     this.code = code;

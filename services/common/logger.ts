@@ -15,7 +15,10 @@ export interface LoggerOptions {
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const destination = options.destination ?? pino.destination({ fd: 2, sync: false });
-  return pino({ level: options.level ?? 'info', name: options.name ?? 'tide', base: { pid: process.pid } }, destination);
+  return pino(
+    { level: options.level ?? 'info', name: options.name ?? 'tide', base: { pid: process.pid } },
+    destination,
+  );
 }
 
 /** A logger that drops everything: for unit tests. */

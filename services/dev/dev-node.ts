@@ -32,10 +32,19 @@ export class DevNode {
     // Logs live in <data>/logs so the metadata file never looks like a partition folder.
     const logDir = path.join(config.dataDir, 'logs');
     fs.mkdirSync(logDir, { recursive: true });
-    const store = new EmbeddedMetadataStore({ clock: deps.clock, persistPath: path.join(config.dataDir, METADATA_FILE), logger: deps.logger });
+    const store = new EmbeddedMetadataStore({
+      clock: deps.clock,
+      persistPath: path.join(config.dataDir, METADATA_FILE),
+      logger: deps.logger,
+    });
     try {
       const clusterId = await ensureClusterId(store, config.clusterName);
-      const registry = new BrokerRegistry({ store, clusterName: config.clusterName, clock: deps.clock, logger: deps.logger });
+      const registry = new BrokerRegistry({
+        store,
+        clusterName: config.clusterName,
+        clock: deps.clock,
+        logger: deps.logger,
+      });
       const topicManager = new TopicManager({
         store,
         clusterName: config.clusterName,
@@ -44,7 +53,11 @@ export class DevNode {
         defaultReplicationFactor: config.defaultReplicationFactor,
         liveBrokers: registry,
       });
-      const producerIds = new ProducerIdAllocator({ store, clusterName: config.clusterName, logger: deps.logger });
+      const producerIds = new ProducerIdAllocator({
+        store,
+        clusterName: config.clusterName,
+        logger: deps.logger,
+      });
       const broker = await BrokerNode.start(
         { ...config, dataDir: logDir },
         {

@@ -81,7 +81,12 @@ export function checkHistory(acked: AckedRecord[], read: ReadRecord[]): HistoryR
     records.sort((x, y) => x.seq - y.seq);
     for (let i = 1; i < records.length; i++) {
       if (records[i].offset <= records[i - 1].offset) {
-        reordered.push({ producer: records[i].producer, partition: records[i].partition, before: records[i - 1].value, after: records[i].value });
+        reordered.push({
+          producer: records[i].producer,
+          partition: records[i].partition,
+          before: records[i - 1].value,
+          after: records[i].value,
+        });
       }
     }
   }

@@ -36,9 +36,14 @@ export function makeTempDir(prefix = 'tide-test-'): string {
 }
 
 /** Starts `tide <args>` and resolves once it prints `bootstrap <host:port>`. */
-export function startTide(args: string[], options: { env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {}): Promise<TideProcess> {
+export function startTide(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {},
+): Promise<TideProcess> {
   if (!fs.existsSync(path.join(REPO_ROOT, 'dist', 'cli', 'tide.js'))) {
-    throw new Error('dist/ is missing: integration tests run the built CLI; use `npm test` (it builds first)');
+    throw new Error(
+      'dist/ is missing: integration tests run the built CLI; use `npm test` (it builds first)',
+    );
   }
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: REPO_ROOT,
@@ -113,7 +118,10 @@ export function runCli(
 }
 
 /** Polls `check` until it returns a truthy value or the timeout passes. */
-export async function waitFor<T>(check: () => Promise<T> | T, options: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T> | T,
+  options: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 10_000);
   let lastError: unknown;
   for (;;) {
@@ -124,7 +132,9 @@ export async function waitFor<T>(check: () => Promise<T> | T, options: { timeout
       lastError = err;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${options.what ?? 'condition'}${lastError ? `: ${String(lastError)}` : ''}`);
+      throw new Error(
+        `timed out waiting for ${options.what ?? 'condition'}${lastError ? `: ${String(lastError)}` : ''}`,
+      );
     }
     await new Promise((r) => setTimeout(r, options.intervalMs ?? 50));
   }

@@ -12,7 +12,11 @@ test.each(Object.keys(BROKER_CONFIG_SCHEMA))('docs/configuration.md documents br
 test('layers: defaults < file < env < flags', () => {
   const file = path.join(fs.mkdtempSync('/tmp/tide-config-'), 'broker.json');
   fs.writeFileSync(file, JSON.stringify({ port: 1000, rack: 'file', brokerId: 3 }));
-  const config = loadConfig(BROKER_CONFIG_SCHEMA, { file, env: { TIDE_RACK: 'env', TIDE_BROKER_ID: '4' }, flags: { brokerId: 5 } });
+  const config = loadConfig(BROKER_CONFIG_SCHEMA, {
+    file,
+    env: { TIDE_RACK: 'env', TIDE_BROKER_ID: '4' },
+    flags: { brokerId: 5 },
+  });
   expect(config).toMatchObject({ port: 1000, rack: 'env', brokerId: 5, dataDir: './tide-data' });
 });
 

@@ -1,10 +1,19 @@
 import { checkHistory, type AckedRecord, type ReadRecord } from '../harness/history-checker';
 
-const acked = (partition: number, offset: number, value: string, seq: number, producer = 'p1'): AckedRecord => ({ partition, offset, value, seq, producer });
+const acked = (
+  partition: number,
+  offset: number,
+  value: string,
+  seq: number,
+  producer = 'p1',
+): AckedRecord => ({ partition, offset, value, seq, producer });
 const read = (partition: number, offset: number, value: string): ReadRecord => ({ partition, offset, value });
 
 test('a clean history passes', () => {
-  const report = checkHistory([acked(0, 0, 'a', 0), acked(0, 1, 'b', 1), acked(1, 0, 'c', 2)], [read(0, 0, 'a'), read(0, 1, 'b'), read(1, 0, 'c'), read(1, 1, 'unacked')]);
+  const report = checkHistory(
+    [acked(0, 0, 'a', 0), acked(0, 1, 'b', 1), acked(1, 0, 'c', 2)],
+    [read(0, 0, 'a'), read(0, 1, 'b'), read(1, 0, 'c'), read(1, 1, 'unacked')],
+  );
   expect(report.ok).toBe(true);
 });
 

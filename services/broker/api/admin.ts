@@ -29,7 +29,12 @@ export interface TopicAdmin {
   listTopics(includeInternal: boolean): Promise<string[]>;
   describeTopic(name: string): Promise<{ topic: TopicInfo__Input; configs: ConfigEntry__Input[] }>;
   describeConfigs(name: string): Promise<ConfigEntry__Input[]>;
-  alterConfigs(name: string, set: Record<string, string>, remove: string[], validateOnly: boolean): Promise<ConfigEntry__Input[]>;
+  alterConfigs(
+    name: string,
+    set: Record<string, string>,
+    remove: string[],
+    validateOnly: boolean,
+  ): Promise<ConfigEntry__Input[]>;
 }
 
 export interface AdminDeps {
@@ -61,7 +66,9 @@ export function adminHandlers(deps: AdminDeps): AdminHandlers {
       await deps.topics.deleteTopic(requireName(req.name));
       return {};
     }),
-    ListTopics: unary(logger, 'ListTopics', async (req) => ({ names: await deps.topics.listTopics(req.include_internal) })),
+    ListTopics: unary(logger, 'ListTopics', async (req) => ({
+      names: await deps.topics.listTopics(req.include_internal),
+    })),
     DescribeTopic: unary(logger, 'DescribeTopic', async (req) => {
       const described = await deps.topics.describeTopic(requireName(req.name));
       const status: PartitionStatus__Input[] = [];

@@ -30,6 +30,9 @@ export function brokerHandlers(deps: BrokerServiceDeps): BrokerHandlers {
       brokers: deps.metadata.brokers(),
       topics: deps.metadata.topics(req.topics.length > 0 ? req.topics : undefined),
     })),
-    InitProducerId: unary(logger, 'InitProducerId', async () => ({ producer_id: await deps.producerIds.next(), producer_epoch: 0 })),
+    InitProducerId: unary(logger, 'InitProducerId', async () => ({
+      producer_id: await deps.producerIds.next(),
+      producer_epoch: 0,
+    })),
   };
 }

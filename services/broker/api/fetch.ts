@@ -49,7 +49,12 @@ export async function fetch(deps: FetchDeps, request: FetchRequest): Promise<Fet
   return toFetchResponse(partition, offset, result, request.format);
 }
 
-function toFetchResponse(partition: Partition, offset: number, result: PartitionReadResult, format: RecordFormat): FetchResponse__Input {
+function toFetchResponse(
+  partition: Partition,
+  offset: number,
+  result: PartitionReadResult,
+  format: RecordFormat,
+): FetchResponse__Input {
   const response: FetchResponse__Input = {
     topic: partition.topic,
     partition: partition.partition,
@@ -66,7 +71,10 @@ function toFetchResponse(partition: Partition, offset: number, result: Partition
 }
 
 /** Serves one FetchStream call: one loop per requested partition until the client cancels. */
-export function handleFetchStream(deps: FetchDeps, call: grpc.ServerWritableStream<FetchStreamRequest, FetchResponse__Input>): void {
+export function handleFetchStream(
+  deps: FetchDeps,
+  call: grpc.ServerWritableStream<FetchStreamRequest, FetchResponse__Input>,
+): void {
   const request = call.request;
   const abort = new AbortController();
   call.on('cancelled', () => abort.abort());
@@ -76,7 +84,8 @@ export function handleFetchStream(deps: FetchDeps, call: grpc.ServerWritableStre
   let maxBytes: number;
   try {
     maxBytes = byteLimit('max_bytes', request.max_bytes, DEFAULT_FETCH_MAX_BYTES, FETCH_MAX_BYTES_LIMIT);
-    if (request.positions.length === 0) throw new TideError('INVALID_REQUEST', 'positions must name at least one partition');
+    if (request.positions.length === 0)
+      throw new TideError('INVALID_REQUEST', 'positions must name at least one partition');
     for (const position of request.positions) {
       requireTopic(position.topic);
       requirePartition(position.partition);
@@ -88,7 +97,16 @@ export function handleFetchStream(deps: FetchDeps, call: grpc.ServerWritableStre
   }
 
   const loops = request.positions.map((position) =>
-    streamPartition(deps, call, position.topic, position.partition, position.offset, maxBytes, request.format, abort.signal),
+    streamPartition(
+      deps,
+      call,
+      position.topic,
+      position.partition,
+      position.offset,
+      maxBytes,
+      request.format,
+      abort.signal,
+    ),
   );
   void Promise.all(loops).then(() => {
     if (!abort.signal.aborted) call.end();
@@ -121,12 +139,16 @@ async function streamPartition(
     }
   } catch (err) {
     if (signal.aborted) return;
-    if (!(err instanceof TideError)) deps.logger.error({ err, topic, partition: partitionId }, 'fetch stream failed unexpectedly');
+    if (!(err instanceof TideError))
+      deps.logger.error({ err, topic, partition: partitionId }, 'fetch stream failed unexpectedly');
     call.write({ topic, partition: partitionId, next_offset: offset, error: toWireError(err) });
   }
 }
 
-function drained(call: grpc.ServerWritableStream<FetchStreamRequest, FetchResponse__Input>, signal: AbortSignal): Promise<void> {
+function drained(
+  call: grpc.ServerWritableStream<FetchStreamRequest, FetchResponse__Input>,
+  signal: AbortSignal,
+): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       call.off('drain', done);

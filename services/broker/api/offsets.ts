@@ -5,7 +5,10 @@ import { TideError } from '../../common/errors';
 import type { PartitionRegistry } from './registry';
 import { requirePartition, requireTopic } from './validate';
 
-export async function listOffsets(partitions: PartitionRegistry, request: ListOffsetsRequest): Promise<ListOffsetsResponse__Input> {
+export async function listOffsets(
+  partitions: PartitionRegistry,
+  request: ListOffsetsRequest,
+): Promise<ListOffsetsResponse__Input> {
   const topic = requireTopic(request.topic);
   const partitionId = requirePartition(request.partition);
   const partition = partitions.leaderFor(topic, partitionId);
@@ -23,7 +26,10 @@ export async function listOffsets(partitions: PartitionRegistry, request: ListOf
       return { ...base, offset: partition.highWatermark };
     case 'OFFSET_SPEC_TIMESTAMP': {
       if (!Number.isSafeInteger(request.timestamp_ms) || request.timestamp_ms < 0) {
-        throw new TideError('INVALID_REQUEST', `timestamp_ms must be a non-negative time in ms, got ${request.timestamp_ms}`);
+        throw new TideError(
+          'INVALID_REQUEST',
+          `timestamp_ms must be a non-negative time in ms, got ${request.timestamp_ms}`,
+        );
       }
       const found = await partition.log.offsetForTimestamp(request.timestamp_ms);
       // Records not yet committed are invisible, to this lookup as to fetch.

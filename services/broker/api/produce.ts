@@ -48,14 +48,20 @@ function batchesOf(request: ProduceRequest, clock: Clock): Buffer {
   const hasBatches = request.record_batches.length > 0;
   const hasRecords = request.records.length > 0;
   if (hasBatches === hasRecords) {
-    throw new TideError('INVALID_REQUEST', 'set exactly one of record_batches (fast path) or records (portable path)');
+    throw new TideError(
+      'INVALID_REQUEST',
+      'set exactly one of record_batches (fast path) or records (portable path)',
+    );
   }
   if (hasBatches) return request.record_batches;
   return encodeBatch(request.records.map(fromWireRecord), { nowMs: clock.nowMs() });
 }
 
 /** Handles one ProduceStream call until the client half-closes or cancels it. */
-export function handleProduceStream(deps: ProduceDeps, call: grpc.ServerDuplexStream<ProduceRequest, ProduceResponse__Input>): void {
+export function handleProduceStream(
+  deps: ProduceDeps,
+  call: grpc.ServerDuplexStream<ProduceRequest, ProduceResponse__Input>,
+): void {
   let inFlight = 0;
   let clientDone = false;
   const maybeEnd = () => {
@@ -74,11 +80,17 @@ export function handleProduceStream(deps: ProduceDeps, call: grpc.ServerDuplexSt
     produce(deps, request).then(
       (response) => settle(silent ? undefined : response),
       (err: unknown) => {
-        if (!(err instanceof TideError)) deps.logger.error({ err, topic: request.topic }, 'produce failed unexpectedly');
+        if (!(err instanceof TideError))
+          deps.logger.error({ err, topic: request.topic }, 'produce failed unexpectedly');
         settle(
           silent
             ? undefined
-            : { correlation_id: request.correlation_id, topic: request.topic, partition: request.partition, error: toWireError(err) },
+            : {
+                correlation_id: request.correlation_id,
+                topic: request.topic,
+                partition: request.partition,
+                error: toWireError(err),
+              },
         );
       },
     );

@@ -2,7 +2,8 @@
 import { TideError } from '../../common/errors';
 
 export function requireTopic(topic: string): string {
-  if (typeof topic !== 'string' || topic.length === 0) throw new TideError('INVALID_REQUEST', 'topic is required');
+  if (typeof topic !== 'string' || topic.length === 0)
+    throw new TideError('INVALID_REQUEST', 'topic is required');
   return topic;
 }
 
@@ -22,11 +23,13 @@ export function requireOffset(offset: number): number {
 
 /** A byte limit: 0 means the default; negative values are rejected; large ones are capped. */
 export function byteLimit(name: string, value: number, defaultBytes: number, maxBytes: number): number {
-  if (!Number.isInteger(value) || value < 0) throw new TideError('INVALID_REQUEST', `${name} must be >= 0, got ${value}`);
+  if (!Number.isInteger(value) || value < 0)
+    throw new TideError('INVALID_REQUEST', `${name} must be >= 0, got ${value}`);
   return value === 0 ? defaultBytes : Math.min(value, maxBytes);
 }
 
 export function waitLimit(name: string, value: number, maxMs: number): number {
-  if (!Number.isInteger(value) || value < 0) throw new TideError('INVALID_REQUEST', `${name} must be >= 0, got ${value}`);
+  if (!Number.isInteger(value) || value < 0)
+    throw new TideError('INVALID_REQUEST', `${name} must be >= 0, got ${value}`);
   return Math.min(value, maxMs);
 }

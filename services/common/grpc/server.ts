@@ -61,8 +61,10 @@ export async function startServer(options: {
   health.addToServer(server);
   new ReflectionService(publicPackageDefinition()).addToServer(server);
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${options.host}:${options.port}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
-      err ? reject(err) : resolve(bound),
+    server.bindAsync(
+      `${options.host}:${options.port}`,
+      grpc.ServerCredentials.createInsecure(),
+      (err, bound) => (err ? reject(err) : resolve(bound)),
     );
   });
   widenServerWindows(server);

@@ -35,7 +35,11 @@ export function fromWireError(wire: { code: string; message: string; retriable: 
   return new TideError(code, wire.message, { retriable: wire.retriable });
 }
 
-const TRANSPORT_RETRIABLE = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED, grpc.status.CANCELLED]);
+const TRANSPORT_RETRIABLE = new Set([
+  grpc.status.UNAVAILABLE,
+  grpc.status.DEADLINE_EXCEEDED,
+  grpc.status.CANCELLED,
+]);
 
 /** Turns an error from a grpc-js call into a TideError (transport failures become BROKER_NOT_AVAILABLE). */
 export function fromGrpcError(err: unknown): TideError {
@@ -52,6 +56,11 @@ export function fromGrpcError(err: unknown): TideError {
   if (code !== undefined && TRANSPORT_RETRIABLE.has(code)) {
     return new TideError('BROKER_NOT_AVAILABLE', serviceError.details || String(err), { cause: err });
   }
-  if (code === grpc.status.RESOURCE_EXHAUSTED) return new TideError('REQUEST_TOO_LARGE', serviceError.details ?? '', { cause: err });
-  return new TideError('UNKNOWN', serviceError.details ?? (err instanceof Error ? err.message : String(err)), { cause: err });
+  if (code === grpc.status.RESOURCE_EXHAUSTED)
+    return new TideError('REQUEST_TOO_LARGE', serviceError.details ?? '', { cause: err });
+  return new TideError(
+    'UNKNOWN',
+    serviceError.details ?? (err instanceof Error ? err.message : String(err)),
+    { cause: err },
+  );
 }
