@@ -1,29 +1,151 @@
-/** `tide cluster describe`. */
+/** `tide cluster up|down|describe`. */
+import * as path from 'path';
+import * as grpc from '@grpc/grpc-js';
 import { Command } from 'commander';
-import { action, addBootstrap, withClient } from '../common';
+import type { Tide } from '../../client';
+import { tideProto } from '../../services/common/grpc/proto';
+import { channelOptions } from '../../services/common/grpc/server';
+import { fromGrpcError } from '../../services/common/grpc/status';
+import type { DescribeTopicResponse } from '../../services/common/grpc/generated/tide/v1/DescribeTopicResponse';
+import { action, addBootstrap, parseInteger, withClient } from '../common';
 import { printTable } from '../format';
+import { clusterDown, clusterUp } from '../local-cluster';
+
+interface PartitionRow {
+  topic: string;
+  partition: number;
+  leader: number;
+  leaderEpoch: number;
+  replicas: number[];
+  isr: number[];
+  highWatermark: number | null;
+  logEndOffset: number | null;
+}
+
+/** Asks one broker for the status of the partitions it leads. */
+function describeOn(address: string, topic: string): Promise<DescribeTopicResponse> {
+  const client = new (tideProto().Admin)(address, grpc.credentials.createInsecure(), channelOptions());
+  return new Promise<DescribeTopicResponse>((resolve, reject) =>
+    client.DescribeTopic({ name: topic }, { deadline: Date.now() + 5_000 }, (err, res) =>
+      err ? reject(fromGrpcError(err)) : resolve(res!),
+    ),
+  ).finally(() => client.close());
+}
+
+async function describeCluster(
+  tide: Tide,
+): Promise<{ clusterId: string; controllerId: number; brokers: object[]; partitions: PartitionRow[] }> {
+  const metadata = await tide.admin().metadata();
+  const address = new Map(metadata.brokers.map((b) => [b.id, b.address]));
+  const partitions: PartitionRow[] = [];
+  for (const topic of metadata.topics) {
+    // Each leader knows the offsets of its own partitions only.
+    const byLeader = new Map<number, DescribeTopicResponse | null>();
+    for (const p of topic.partitions) {
+      if (p.leader >= 0 && !byLeader.has(p.leader) && address.has(p.leader)) {
+        byLeader.set(p.leader, await describeOn(address.get(p.leader)!, topic.name).catch(() => null));
+      }
+      const status = byLeader.get(p.leader)?.status.find((s) => s.partition === p.partition);
+      partitions.push({
+        topic: topic.name,
+        partition: p.partition,
+        leader: p.leader,
+        leaderEpoch: p.leaderEpoch,
+        replicas: p.replicas,
+        isr: p.isr,
+        highWatermark: status ? status.high_watermark : null,
+        logEndOffset: status ? status.log_end_offset : null,
+      });
+    }
+  }
+  return {
+    clusterId: metadata.clusterId,
+    controllerId: metadata.controllerId,
+    brokers: metadata.brokers,
+    partitions,
+  };
+}
 
 export function clusterCommand(): Command {
-  const cluster = new Command('cluster').description('inspect the cluster');
+  const cluster = new Command('cluster').description('run a local multi-process cluster, or inspect one');
+
+  cluster.addCommand(
+    new Command('up')
+      .description('start etcd, controllers and brokers as separate processes, data and logs under DIR')
+      .requiredOption('--dir <dir>', 'folder for data, logs and cluster.json')
+      .option('--brokers <n>', 'number of brokers', parseInteger('--brokers', 1), 3)
+      .option('--controllers <n>', 'number of controllers', parseInteger('--controllers', 1), 2)
+      .action(
+        action(async (opts: { dir: string; brokers: number; controllers: number }) => {
+          // The same entry point this command runs from (bin/tide.js).
+          const cli = path.resolve(process.argv[1]);
+          const state = await clusterUp({
+            dir: opts.dir,
+            brokers: opts.brokers,
+            controllers: opts.controllers,
+            cli,
+          });
+          const brokers = state.processes.filter((p) => p.role === 'broker');
+          for (const p of state.processes)
+            process.stdout.write(`${p.role} ${p.id}  pid ${p.pid}  ${p.address}  log ${p.logFile}\n`);
+          process.stdout.write(`bootstrap ${brokers.map((b) => b.address).join(',')}\n`);
+          process.stdout.write(`Stop it with: tide cluster down --dir ${state.dir}\n`);
+        }),
+      ),
+  );
+
+  cluster.addCommand(
+    new Command('down')
+      .description('stop a cluster started with `tide cluster up` (brokers first, for controlled shutdown)')
+      .requiredOption('--dir <dir>', 'the folder given to `tide cluster up`')
+      .action(
+        action(async (opts: { dir: string }) => {
+          const stopped = await clusterDown(opts.dir);
+          process.stdout.write(`stopped ${stopped.length} process(es)\n`);
+        }),
+      ),
+  );
+
   cluster.addCommand(
     addBootstrap(
       new Command('describe')
-        .description('cluster id, controller and brokers')
+        .description(
+          'brokers, the active controller, and every partition with its leader, replicas, ISR, HW and LEO',
+        )
         .option('--json', 'print JSON'),
     ).action(
       action(async (opts: { json?: boolean; bootstrap: string }) => {
         await withClient(opts.bootstrap, async (tide) => {
-          const description = await tide.admin().describeCluster();
+          const description = await describeCluster(tide);
           if (opts.json) {
             process.stdout.write(JSON.stringify(description, null, 2) + '\n');
             return;
           }
           process.stdout.write(
-            `Cluster: ${description.clusterId}  controller: ${description.controllerId}\n\n`,
+            `Cluster: ${description.clusterId}  active controller: ${description.controllerId}\n\n`,
           );
           printTable(
-            ['BROKER', 'HOST', 'PORT', 'RACK'],
-            description.brokers.map((b) => [b.id, b.host, b.port, b.rack || '-']),
+            ['BROKER', 'ADDRESS', 'RACK'],
+            (description.brokers as { id: number; address: string; rack: string }[]).map((b) => [
+              b.id,
+              b.address,
+              b.rack || '-',
+            ]),
+          );
+          if (description.partitions.length === 0) return;
+          process.stdout.write('\n');
+          printTable(
+            ['TOPIC', 'PARTITION', 'LEADER', 'EPOCH', 'REPLICAS', 'ISR', 'HW', 'LEO'],
+            description.partitions.map((p) => [
+              p.topic,
+              p.partition,
+              p.leader,
+              p.leaderEpoch,
+              p.replicas.join(','),
+              p.isr.join(','),
+              p.highWatermark ?? '-',
+              p.logEndOffset ?? '-',
+            ]),
           );
         });
       }),

@@ -41,6 +41,11 @@ export const BROKER_CONFIG_SCHEMA = {
     default: DEFAULT_DATA_DIR,
     doc: 'Folder holding partition logs (one subfolder per partition).',
   },
+  etcdEndpoints: {
+    type: 'string',
+    default: '',
+    doc: 'Comma-separated etcd URLs (`tide broker`); empty for `tide dev`, which uses the embedded store.',
+  },
   clusterName: {
     type: 'string',
     default: 'tide',
