@@ -9,6 +9,7 @@ import type { ControlledShutdownResponse__Input as _tide_v1_ControlledShutdownRe
 import type { ControllerClient as _tide_v1_ControllerClient, ControllerDefinition as _tide_v1_ControllerDefinition } from './tide/v1/Controller';
 import type { Error__Input as _tide_v1_Error__Input, Error as _tide_v1_Error } from './tide/v1/Error';
 import type { PartitionInfo__Input as _tide_v1_PartitionInfo__Input, PartitionInfo as _tide_v1_PartitionInfo } from './tide/v1/PartitionInfo';
+import type { PartitionRef__Input as _tide_v1_PartitionRef__Input, PartitionRef as _tide_v1_PartitionRef } from './tide/v1/PartitionRef';
 import type { Record__Input as _tide_v1_Record__Input, Record as _tide_v1_Record } from './tide/v1/Record';
 import type { RecordHeader__Input as _tide_v1_RecordHeader__Input, RecordHeader as _tide_v1_RecordHeader } from './tide/v1/RecordHeader';
 import type { TopicInfo__Input as _tide_v1_TopicInfo__Input, TopicInfo as _tide_v1_TopicInfo } from './tide/v1/TopicInfo';
@@ -29,6 +30,7 @@ export interface ProtoGrpcType {
       Controller: SubtypeConstructor<typeof grpc.Client, _tide_v1_ControllerClient> & { service: _tide_v1_ControllerDefinition }
       Error: MessageTypeDefinition<_tide_v1_Error__Input, _tide_v1_Error>
       PartitionInfo: MessageTypeDefinition<_tide_v1_PartitionInfo__Input, _tide_v1_PartitionInfo>
+      PartitionRef: MessageTypeDefinition<_tide_v1_PartitionRef__Input, _tide_v1_PartitionRef>
       Record: MessageTypeDefinition<_tide_v1_Record__Input, _tide_v1_Record>
       RecordFormat: EnumTypeDefinition
       RecordHeader: MessageTypeDefinition<_tide_v1_RecordHeader__Input, _tide_v1_RecordHeader>
