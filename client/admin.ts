@@ -16,7 +16,15 @@ import type { DescribeTopicResponse } from '../services/common/grpc/generated/ti
 import type { ListTopicsResponse } from '../services/common/grpc/generated/tide/v1/ListTopicsResponse';
 import type { TopicInfo } from '../services/common/grpc/generated/tide/v1/TopicInfo';
 import { TideError } from '../services/common/errors';
-import { Cluster, partitionsOf, unary, type BrokerMetadata, type ClusterMetadata, type ClusterOptions, type PartitionMetadata } from './cluster';
+import {
+  Cluster,
+  partitionsOf,
+  unary,
+  type BrokerMetadata,
+  type ClusterMetadata,
+  type ClusterOptions,
+  type PartitionMetadata,
+} from './cluster';
 import { DEFAULT_RETRY, retry, type RetryOptions } from './retry';
 
 export interface CreateTopicOptions {
@@ -89,7 +97,13 @@ export class Admin {
   async createTopic(name: string, options: CreateTopicOptions): Promise<TopicDescription> {
     const r = await this.call<CreateTopicResponse>((c, o, cb) =>
       c.CreateTopic(
-        { name, partitions: options.partitions, replication_factor: options.replicationFactor ?? 0, configs: options.configs ?? {}, validate_only: options.validateOnly ?? false },
+        {
+          name,
+          partitions: options.partitions,
+          replication_factor: options.replicationFactor ?? 0,
+          configs: options.configs ?? {},
+          validate_only: options.validateOnly ?? false,
+        },
         o,
         cb,
       ),
@@ -105,18 +119,27 @@ export class Admin {
   }
 
   async listTopics(options: { includeInternal?: boolean } = {}): Promise<string[]> {
-    const r = await this.call<ListTopicsResponse>((c, o, cb) => c.ListTopics({ include_internal: options.includeInternal ?? false }, o, cb));
+    const r = await this.call<ListTopicsResponse>((c, o, cb) =>
+      c.ListTopics({ include_internal: options.includeInternal ?? false }, o, cb),
+    );
     return r.names;
   }
 
   /** Partitions, every config with its effective value, and per-partition offsets. */
   async describeTopic(name: string): Promise<TopicDetails> {
     const r = await this.call<DescribeTopicResponse>((c, o, cb) => c.DescribeTopic({ name }, o, cb));
-    if (!r.topic) throw new TideError('UNKNOWN_TOPIC', `topic ${name} does not exist`, { context: { topic: name } });
+    if (!r.topic)
+      throw new TideError('UNKNOWN_TOPIC', `topic ${name} does not exist`, { context: { topic: name } });
     return {
       topic: toTopicDescription(r.topic),
       configs: r.configs.map(toConfigEntry),
-      status: r.status.map((s) => ({ partition: s.partition, logStartOffset: s.log_start_offset, highWatermark: s.high_watermark, logEndOffset: s.log_end_offset, sizeBytes: s.size_bytes })),
+      status: r.status.map((s) => ({
+        partition: s.partition,
+        logStartOffset: s.log_start_offset,
+        highWatermark: s.high_watermark,
+        logEndOffset: s.log_end_offset,
+        sizeBytes: s.size_bytes,
+      })),
     };
   }
 
@@ -128,7 +151,16 @@ export class Admin {
   /** Sets and deletes config keys, validated as a whole. Returns the resulting configs. */
   async alterConfigs(topic: string, options: AlterConfigsOptions): Promise<ConfigEntry[]> {
     const r = await this.call<AlterConfigsResponse>((c, o, cb) =>
-      c.AlterConfigs({ topic, set: options.set ?? {}, delete: options.delete ?? [], validate_only: options.validateOnly ?? false }, o, cb),
+      c.AlterConfigs(
+        {
+          topic,
+          set: options.set ?? {},
+          delete: options.delete ?? [],
+          validate_only: options.validateOnly ?? false,
+        },
+        o,
+        cb,
+      ),
     );
     return r.configs.map(toConfigEntry);
   }
@@ -138,7 +170,13 @@ export class Admin {
     return {
       clusterId: r.cluster_id,
       controllerId: r.controller_id,
-      brokers: r.brokers.map((b) => ({ id: b.id, host: b.host, port: b.port, rack: b.rack, address: `${b.host}:${b.port}` })),
+      brokers: r.brokers.map((b) => ({
+        id: b.id,
+        host: b.host,
+        port: b.port,
+        rack: b.rack,
+        address: `${b.host}:${b.port}`,
+      })),
     };
   }
 
@@ -152,9 +190,16 @@ export class Admin {
     if (this.ownsCluster) this.cluster.close();
   }
 
-  private call<T>(invoke: (client: AdminClient, options: grpc.CallOptions, callback: grpc.requestCallback<T>) => unknown): Promise<T> {
+  private call<T>(
+    invoke: (client: AdminClient, options: grpc.CallOptions, callback: grpc.requestCallback<T>) => unknown,
+  ): Promise<T> {
     return retry(
-      () => this.cluster.withControlBroker((address) => unary<T>((cb) => invoke(this.cluster.pool.admin(address), { deadline: this.cluster.deadline() }, cb))),
+      () =>
+        this.cluster.withControlBroker((address) =>
+          unary<T>((cb) =>
+            invoke(this.cluster.pool.admin(address), { deadline: this.cluster.deadline() }, cb),
+          ),
+        ),
       this.retryOptions,
       { clock: this.cluster.clock },
     );

@@ -88,7 +88,14 @@ export interface ClusterMetadata {
 }
 
 /** Errors after which a caller should call `invalidate(topic)` and retry. */
-export const ROUTING_ERRORS: ReadonlySet<string> = new Set(['NOT_LEADER', 'LEADER_NOT_AVAILABLE', 'FENCED_EPOCH', 'BROKER_NOT_AVAILABLE', 'UNKNOWN_TOPIC', 'UNKNOWN_PARTITION']);
+export const ROUTING_ERRORS: ReadonlySet<string> = new Set([
+  'NOT_LEADER',
+  'LEADER_NOT_AVAILABLE',
+  'FENCED_EPOCH',
+  'BROKER_NOT_AVAILABLE',
+  'UNKNOWN_TOPIC',
+  'UNKNOWN_PARTITION',
+]);
 
 /** The partitions of a wire TopicInfo, indexed by partition number. */
 export function partitionsOf(t: TopicInfo): PartitionMetadata[] {
@@ -162,7 +169,8 @@ export class Cluster {
 
   /** The address for control requests (metadata, offsets, admin). Requires connect(). */
   anyBroker(): string {
-    if (!this.controlAddress) throw new TideError('BROKER_NOT_AVAILABLE', 'not connected: call connect() first');
+    if (!this.controlAddress)
+      throw new TideError('BROKER_NOT_AVAILABLE', 'not connected: call connect() first');
     return this.controlAddress;
   }
 
@@ -209,17 +217,29 @@ export class Cluster {
    */
   leaderFor(topic: string, partition: number): string {
     const meta = this.topics.get(topic);
-    if (!meta) throw new TideError('UNKNOWN_TOPIC', `no metadata for topic ${topic}`, { context: { topic }, retriable: true });
+    if (!meta)
+      throw new TideError('UNKNOWN_TOPIC', `no metadata for topic ${topic}`, {
+        context: { topic },
+        retriable: true,
+      });
     const p = meta.partitions[partition];
     if (!p) {
-      throw new TideError('UNKNOWN_PARTITION', `topic ${topic} has ${meta.partitions.length} partitions, not ${partition + 1}`, { context: { topic, partition } });
+      throw new TideError(
+        'UNKNOWN_PARTITION',
+        `topic ${topic} has ${meta.partitions.length} partitions, not ${partition + 1}`,
+        { context: { topic, partition } },
+      );
     }
     if (this.routing === 'bootstrap') return this.anyBroker();
     const broker = p.leader >= 0 ? this.brokers.get(p.leader) : undefined;
     if (!broker) {
-      throw new TideError('LEADER_NOT_AVAILABLE', `partition ${topic}/${partition} has no available leader (leader ${p.leader})`, {
-        context: { topic, partition, broker: p.leader },
-      });
+      throw new TideError(
+        'LEADER_NOT_AVAILABLE',
+        `partition ${topic}/${partition} has no available leader (leader ${p.leader})`,
+        {
+          context: { topic, partition, broker: p.leader },
+        },
+      );
     }
     return broker.address;
   }
@@ -256,7 +276,9 @@ export class Cluster {
   async fetchMetadata(topics: string[] = []): Promise<ClusterMetadata> {
     await this.connect();
     const response = await this.withControlBroker((address) =>
-      unary<MetadataResponse>((cb) => this.pool.broker(address).Metadata({ topics }, { deadline: this.deadline() }, cb)),
+      unary<MetadataResponse>((cb) =>
+        this.pool.broker(address).Metadata({ topics }, { deadline: this.deadline() }, cb),
+      ),
     );
     const view = this.absorb(response);
     // A requested topic the broker left out no longer exists (or does not yet): drop stale entries.
@@ -276,7 +298,10 @@ export class Cluster {
     } catch (err) {
       const e = fromGrpcError(err);
       if (e.code !== 'BROKER_NOT_AVAILABLE' || this.closed) throw e;
-      const candidates = this.routing === 'bootstrap' ? this.bootstrapAddresses : [...this.knownBrokers().map((b) => b.address), ...this.bootstrapAddresses];
+      const candidates =
+        this.routing === 'bootstrap'
+          ? this.bootstrapAddresses
+          : [...this.knownBrokers().map((b) => b.address), ...this.bootstrapAddresses];
       for (const address of new Set(candidates)) {
         if (address === first) continue;
         try {
@@ -307,7 +332,9 @@ export class Cluster {
       if (this.closed) break;
       try {
         const response = await unary<MetadataResponse>((cb) =>
-          this.pool.broker(address).Metadata({ topics: [] }, { deadline: this.deadline(this.connectTimeoutMs) }, cb),
+          this.pool
+            .broker(address)
+            .Metadata({ topics: [] }, { deadline: this.deadline(this.connectTimeoutMs) }, cb),
         );
         this.controlAddress = address;
         this.absorb(response);
@@ -319,15 +346,30 @@ export class Cluster {
         this.pool.closeAddress(address);
       }
     }
-    throw new TideError('BROKER_NOT_AVAILABLE', `no bootstrap broker reachable; tried ${failures.join(', ') || this.bootstrapAddresses.join(', ')}`);
+    throw new TideError(
+      'BROKER_NOT_AVAILABLE',
+      `no bootstrap broker reachable; tried ${failures.join(', ') || this.bootstrapAddresses.join(', ')}`,
+    );
   }
 
   private absorb(response: MetadataResponse): ClusterMetadata {
     const nowMs = this.clock.nowMs();
-    const brokers = response.brokers.map((b) => ({ id: b.id, host: b.host, port: b.port, rack: b.rack, address: `${b.host}:${b.port}` }));
+    const brokers = response.brokers.map((b) => ({
+      id: b.id,
+      host: b.host,
+      port: b.port,
+      rack: b.rack,
+      address: `${b.host}:${b.port}`,
+    }));
     for (const b of brokers) this.brokers.set(b.id, b);
     const topics = response.topics.map((t): TopicMetadata => {
-      const meta = { name: t.name, topicId: t.topic_id, internal: t.internal, partitions: partitionsOf(t), fetchedAtMs: nowMs };
+      const meta = {
+        name: t.name,
+        topicId: t.topic_id,
+        internal: t.internal,
+        partitions: partitionsOf(t),
+        fetchedAtMs: nowMs,
+      };
       this.topics.set(t.name, meta);
       return meta;
     });

@@ -84,7 +84,10 @@ export class ConnectionPool {
     const member = this.member(address, 0);
     if (!member.admin) {
       const Admin = tideProto().Admin;
-      member.admin = new Admin(address, this.credentials, { ...this.channelOptions, channelOverride: member.broker.getChannel() });
+      member.admin = new Admin(address, this.credentials, {
+        ...this.channelOptions,
+        channelOverride: member.broker.getChannel(),
+      });
     }
     return member.admin;
   }
@@ -109,7 +112,8 @@ export class ConnectionPool {
   }
 
   private member(address: string, lane: number): Member {
-    if (this.closed) throw new TideError('BROKER_NOT_AVAILABLE', 'the client is closed', { retriable: false });
+    if (this.closed)
+      throw new TideError('BROKER_NOT_AVAILABLE', 'the client is closed', { retriable: false });
     let members = this.members.get(address);
     if (!members) {
       members = [];

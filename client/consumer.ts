@@ -81,7 +81,15 @@ class Assigned {
 }
 
 type Entry =
-  | { kind: 'data'; state: Assigned; generation: number; response: FetchResponse; fromOffset: number; nextOffset: number; bytes: number }
+  | {
+      kind: 'data';
+      state: Assigned;
+      generation: number;
+      response: FetchResponse;
+      fromOffset: number;
+      nextOffset: number;
+      bytes: number;
+    }
   | { kind: 'error'; state: Assigned; generation: number; error: TideError };
 
 export class Consumer implements AsyncIterable<ConsumerRecord> {
@@ -111,7 +119,10 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     this.cluster = cluster instanceof Cluster ? cluster : new Cluster(cluster);
     this.autoOffsetReset = options.autoOffsetReset ?? 'latest';
     if (!['earliest', 'latest', 'none'].includes(this.autoOffsetReset)) {
-      throw new TideError('INVALID_REQUEST', `autoOffsetReset must be 'earliest', 'latest' or 'none', not '${this.autoOffsetReset}'`);
+      throw new TideError(
+        'INVALID_REQUEST',
+        `autoOffsetReset must be 'earliest', 'latest' or 'none', not '${this.autoOffsetReset}'`,
+      );
     }
     this.maxBytes = options.maxBytes ?? DEFAULT_CONSUMER_MAX_BYTES;
     this.maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_CONSUMER_MAX_BUFFERED_BYTES;
@@ -134,7 +145,8 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
       const state = this.assigned.get(key) ?? new Assigned(tp.topic, tp.partition);
       next.set(key, state);
       if (tp.offset !== undefined) this.moveTo(state, tp.offset);
-      else if (state.position === undefined && !state.reset) this.resetTo(state, this.autoOffsetReset === 'none' ? undefined : this.autoOffsetReset);
+      else if (state.position === undefined && !state.reset)
+        this.resetTo(state, this.autoOffsetReset === 'none' ? undefined : this.autoOffsetReset);
     }
     this.assigned.clear();
     for (const [key, state] of next) this.assigned.set(key, state);
@@ -153,7 +165,8 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
 
   /** Continues `tp` from `offset` (buffered data of it is dropped). */
   seek(tp: TopicPartition, offset: number): void {
-    if (!Number.isInteger(offset) || offset < 0) throw new TideError('INVALID_REQUEST', `offset must be a non-negative integer, got ${offset}`);
+    if (!Number.isInteger(offset) || offset < 0)
+      throw new TideError('INVALID_REQUEST', `offset must be a non-negative integer, got ${offset}`);
     this.moveTo(this.state(tp), offset);
     this.scheduleReconcile();
   }
@@ -197,7 +210,9 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
   }
 
   paused(): TopicPartition[] {
-    return [...this.assigned.values()].filter((s) => s.paused).map((s) => ({ topic: s.topic, partition: s.partition }));
+    return [...this.assigned.values()]
+      .filter((s) => s.paused)
+      .map((s) => ({ topic: s.topic, partition: s.partition }));
   }
 
   // ---------------------------------------------------------------- reading
@@ -225,7 +240,15 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
       for (const r of batch.records) {
         if (state.generation !== generation) break; // sought or paused meanwhile
         state.position = r.offset + 1;
-        yield { topic: batch.topic, partition: batch.partition, offset: r.offset, timestampMs: r.timestampMs, key: r.key, value: r.value, headers: r.headers };
+        yield {
+          topic: batch.topic,
+          partition: batch.partition,
+          offset: r.offset,
+          timestampMs: r.timestampMs,
+          key: r.key,
+          value: r.value,
+          headers: r.headers,
+        };
       }
       if (state.generation === generation) state.position = batch.nextOffset;
     }
@@ -257,22 +280,47 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     const fetched = splitFetched(response.record_batches);
     const records = decodeFetched(fetched.complete, offset, tp);
     const { nextOffset } = nextFetchOffset(fetched, response.next_offset, offset);
-    return { topic: tp.topic, partition: tp.partition, records, highWatermark: response.high_watermark, logStartOffset: response.log_start_offset, nextOffset };
+    return {
+      topic: tp.topic,
+      partition: tp.partition,
+      records,
+      highWatermark: response.high_watermark,
+      logStartOffset: response.log_start_offset,
+      nextOffset,
+    };
   }
 
   /** Offsets of a partition: 'earliest' (log start), 'latest' (high watermark), or by timestamp (-1 when none). */
-  async listOffset(tp: TopicPartition, spec: Reset): Promise<{ offset: number; timestampMs: number; logStartOffset: number; highWatermark: number }> {
-    const wireSpec: OffsetSpec = spec === 'earliest' ? 'OFFSET_SPEC_EARLIEST' : spec === 'latest' ? 'OFFSET_SPEC_LATEST' : 'OFFSET_SPEC_TIMESTAMP';
+  async listOffset(
+    tp: TopicPartition,
+    spec: Reset,
+  ): Promise<{ offset: number; timestampMs: number; logStartOffset: number; highWatermark: number }> {
+    const wireSpec: OffsetSpec =
+      spec === 'earliest'
+        ? 'OFFSET_SPEC_EARLIEST'
+        : spec === 'latest'
+          ? 'OFFSET_SPEC_LATEST'
+          : 'OFFSET_SPEC_TIMESTAMP';
     const r = await this.withLeader(tp, (address) =>
       unary<ListOffsetsResponse>((cb) =>
         this.cluster.pool.broker(address).ListOffsets(
-          { topic: tp.topic, partition: tp.partition, spec: wireSpec, timestamp_ms: typeof spec === 'object' ? spec.timestampMs : 0 },
+          {
+            topic: tp.topic,
+            partition: tp.partition,
+            spec: wireSpec,
+            timestamp_ms: typeof spec === 'object' ? spec.timestampMs : 0,
+          },
           { deadline: this.cluster.deadline() },
           cb,
         ),
       ),
     );
-    return { offset: r.offset, timestampMs: r.timestamp_ms, logStartOffset: r.log_start_offset, highWatermark: r.high_watermark };
+    return {
+      offset: r.offset,
+      timestampMs: r.timestamp_ms,
+      logStartOffset: r.log_start_offset,
+      highWatermark: r.high_watermark,
+    };
   }
 
   /** Stops every stream; iterators end. */
@@ -291,7 +339,9 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
 
   // ---------------------------------------------------------------- the buffer
 
-  private async nextChunk(): Promise<{ state: Assigned; generation: number; batch: ConsumerBatch } | undefined> {
+  private async nextChunk(): Promise<
+    { state: Assigned; generation: number; batch: ConsumerBatch } | undefined
+  > {
     for (;;) {
       if (this.closed) return undefined;
       const entry = this.dequeue();
@@ -307,7 +357,9 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     }
   }
 
-  private decodeEntry(entry: Extract<Entry, { kind: 'data' }>): { state: Assigned; generation: number; batch: ConsumerBatch } | undefined {
+  private decodeEntry(
+    entry: Extract<Entry, { kind: 'data' }>,
+  ): { state: Assigned; generation: number; batch: ConsumerBatch } | undefined {
     const { state, response } = entry;
     const from = state.position ?? entry.fromOffset;
     let records: DecodedRecord[];
@@ -330,7 +382,13 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
       state.position = Math.max(from, entry.nextOffset);
       return undefined;
     }
-    const batch: ConsumerBatch = { topic: state.topic, partition: state.partition, records, highWatermark: response.high_watermark, nextOffset: Math.max(entry.nextOffset, records[records.length - 1].offset + 1) };
+    const batch: ConsumerBatch = {
+      topic: state.topic,
+      partition: state.partition,
+      records,
+      highWatermark: response.high_watermark,
+      nextOffset: Math.max(entry.nextOffset, records[records.length - 1].offset + 1),
+    };
     return { state, generation: entry.generation, batch };
   }
 
@@ -427,7 +485,10 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
       if (!groups.has(address)) this.dropSession(address, session);
     }
     for (const [address, states] of groups) {
-      const key = states.map((s) => `${s.topic}/${s.partition}@${s.streamEpoch}`).sort().join(',');
+      const key = states
+        .map((s) => `${s.topic}/${s.partition}@${s.streamEpoch}`)
+        .sort()
+        .join(',');
       const existing = this.sessions.get(address);
       if (existing && existing.alive && existing.key === key) continue;
       if (existing) this.dropSession(address, existing);
@@ -441,10 +502,17 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
       byKey.set(tpKey(s.topic, s.partition), s);
       return { topic: s.topic, partition: s.partition, offset: s.fetchOffset };
     });
-    const session = new FetchSession(this.cluster.pool.broker(address, 1), address, key, positions, this.maxBytes, {
-      onData: (s, response) => this.onData(s, response),
-      onEnd: (s, error) => this.onSessionEnd(s, error),
-    });
+    const session = new FetchSession(
+      this.cluster.pool.broker(address, 1),
+      address,
+      key,
+      positions,
+      this.maxBytes,
+      {
+        onData: (s, response) => this.onData(s, response),
+        onEnd: (s, error) => this.onSessionEnd(s, error),
+      },
+    );
     if (this.streamsPaused) session.pause();
     this.sessions.set(address, session);
     this.sessionStates.set(session, byKey);
@@ -461,7 +529,13 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     if (!state || !this.isAssigned(state)) return;
     if (response.error) {
       const wire = fromWireError(response.error);
-      this.onPartitionError(state, new TideError(wire.code, wire.message, { retriable: wire.retriable, context: { topic: state.topic, partition: state.partition } }));
+      this.onPartitionError(
+        state,
+        new TideError(wire.code, wire.message, {
+          retriable: wire.retriable,
+          context: { topic: state.topic, partition: state.partition },
+        }),
+      );
       return;
     }
     state.failures = 0;
@@ -471,7 +545,15 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     const { nextOffset, truncated } = nextFetchOffset(fetched, response.next_offset, fromOffset);
     state.fetchOffset = nextOffset;
     if (fetched.complete.length > 0) {
-      this.enqueue({ kind: 'data', state, generation: state.generation, response, fromOffset, nextOffset, bytes: response.record_batches.length });
+      this.enqueue({
+        kind: 'data',
+        state,
+        generation: state.generation,
+        response,
+        fromOffset,
+        nextOffset,
+        bytes: response.record_batches.length,
+      });
     }
     if (truncated) {
       // The broker moved past a batch it cut short: reopen from that batch.
@@ -513,7 +595,15 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
 
   private onPartitionError(state: Assigned, error: TideError): void {
     if (error.code === 'OFFSET_OUT_OF_RANGE' && this.autoOffsetReset !== 'none') {
-      this.logger.info({ topic: state.topic, partition: state.partition, offset: state.fetchOffset, reset: this.autoOffsetReset }, 'offset out of range; resetting');
+      this.logger.info(
+        {
+          topic: state.topic,
+          partition: state.partition,
+          offset: state.fetchOffset,
+          reset: this.autoOffsetReset,
+        },
+        'offset out of range; resetting',
+      );
       // Guard against a reset loop: a second reset in a row waits like a failed fetch.
       if (state.failures > 0) this.backOff(state, error);
       else state.failures++;
@@ -550,7 +640,10 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     state.streamEpoch++;
     const delayMs = backoffMs(state.failures, this.retryOptions);
     state.retryAtMs = this.clock.nowMs() + delayMs;
-    this.logger.debug({ topic: state.topic, partition: state.partition, code: error.code, delayMs }, 'partition fetch failed; backing off');
+    this.logger.debug(
+      { topic: state.topic, partition: state.partition, code: error.code, delayMs },
+      'partition fetch failed; backing off',
+    );
   }
 
   // ---------------------------------------------------------------- offsets
@@ -574,7 +667,15 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     state.error = undefined;
     state.generation++;
     state.streamEpoch++;
-    if (!reset) this.surface(state, new TideError('OFFSET_OUT_OF_RANGE', `${state.topic}/${state.partition} has no position and autoOffsetReset is 'none': seek first`, { context: { topic: state.topic, partition: state.partition } }));
+    if (!reset)
+      this.surface(
+        state,
+        new TideError(
+          'OFFSET_OUT_OF_RANGE',
+          `${state.topic}/${state.partition} has no position and autoOffsetReset is 'none': seek first`,
+          { context: { topic: state.topic, partition: state.partition } },
+        ),
+      );
   }
 
   private async seekByReset(tps: TopicPartition[] | undefined, reset: Reset): Promise<void> {
@@ -630,7 +731,10 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
 
   private state(tp: TopicPartition): Assigned {
     const state = this.assigned.get(tpKey(tp.topic, tp.partition));
-    if (!state) throw new TideError('INVALID_REQUEST', `${tp.topic}/${tp.partition} is not assigned to this consumer`, { context: tp });
+    if (!state)
+      throw new TideError('INVALID_REQUEST', `${tp.topic}/${tp.partition} is not assigned to this consumer`, {
+        context: tp,
+      });
     return state;
   }
 
@@ -642,4 +746,3 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     if (this.closed) throw new TideError('INVALID_REQUEST', 'the consumer is closed');
   }
 }
-

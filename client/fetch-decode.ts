@@ -6,7 +6,13 @@
  * ignored and fetched again from its base offset).
  */
 import { TideError } from '../services/common/errors';
-import { decodeRecords, lastOffsetOf, readBatchHeader, splitBatches, type DecodedRecord } from '../services/common/records';
+import {
+  decodeRecords,
+  lastOffsetOf,
+  readBatchHeader,
+  splitBatches,
+  type DecodedRecord,
+} from '../services/common/records';
 
 export interface FetchedBytes {
   /** The complete batches (a view into the response). */
@@ -34,9 +40,16 @@ export function splitFetched(buf: Buffer): FetchedBytes {
  * partial trailing batch was dropped, in which case its base offset (`truncated` is then true
  * when the broker's next_offset had moved past it, i.e. a stream would skip records).
  */
-export function nextFetchOffset(fetched: FetchedBytes, brokerNextOffset: number, requestedOffset: number): { nextOffset: number; truncated: boolean } {
+export function nextFetchOffset(
+  fetched: FetchedBytes,
+  brokerNextOffset: number,
+  requestedOffset: number,
+): { nextOffset: number; truncated: boolean } {
   if (fetched.trailingBytes === 0) {
-    return { nextOffset: Math.max(brokerNextOffset, fetched.completeEndOffset ?? requestedOffset), truncated: false };
+    return {
+      nextOffset: Math.max(brokerNextOffset, fetched.completeEndOffset ?? requestedOffset),
+      truncated: false,
+    };
   }
   const safe = fetched.partialBaseOffset ?? fetched.completeEndOffset ?? requestedOffset;
   const resume = Math.max(safe, requestedOffset);
@@ -44,12 +57,20 @@ export function nextFetchOffset(fetched: FetchedBytes, brokerNextOffset: number,
 }
 
 /** Decodes the records at or after `fromOffset` (CRC-checked; control batches skipped). */
-export function decodeFetched(complete: Buffer, fromOffset: number, context: { topic: string; partition: number }): DecodedRecord[] {
+export function decodeFetched(
+  complete: Buffer,
+  fromOffset: number,
+  context: { topic: string; partition: number },
+): DecodedRecord[] {
   try {
     return decodeRecords(complete, fromOffset);
   } catch (err) {
     if (err instanceof TideError) {
-      throw new TideError(err.code, `${context.topic}/${context.partition}: ${err.message}`, { cause: err, retriable: err.retriable, context: { ...context, ...err.context } });
+      throw new TideError(err.code, `${context.topic}/${context.partition}: ${err.message}`, {
+        cause: err,
+        retriable: err.retriable,
+        context: { ...context, ...err.context },
+      });
     }
     throw err;
   }

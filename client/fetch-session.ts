@@ -31,13 +31,29 @@ export class FetchSession {
     maxBytes: number,
     handlers: FetchSessionHandlers,
   ) {
-    const request: FetchStreamRequest__Input = { positions, max_bytes: maxBytes, format: 'RECORD_FORMAT_BATCHES' };
-    this.call = client.makeServerStreamRequest(METHOD_FETCH_STREAM, encodeFetchStreamRequest, decodeFetchResponse, request, new grpc.Metadata(), {});
+    const request: FetchStreamRequest__Input = {
+      positions,
+      max_bytes: maxBytes,
+      format: 'RECORD_FORMAT_BATCHES',
+    };
+    this.call = client.makeServerStreamRequest(
+      METHOD_FETCH_STREAM,
+      encodeFetchStreamRequest,
+      decodeFetchResponse,
+      request,
+      new grpc.Metadata(),
+      {},
+    );
     this.call.on('data', (response: FetchResponse) => {
       if (!this.cancelled) handlers.onData(this, response);
     });
     this.call.on('error', (err: unknown) => this.finish(handlers, fromGrpcError(err)));
-    this.call.on('end', () => this.finish(handlers, new TideError('BROKER_NOT_AVAILABLE', `broker ${address} ended the fetch stream`)));
+    this.call.on('end', () =>
+      this.finish(
+        handlers,
+        new TideError('BROKER_NOT_AVAILABLE', `broker ${address} ended the fetch stream`),
+      ),
+    );
   }
 
   get alive(): boolean {

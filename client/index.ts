@@ -97,15 +97,41 @@ export type { ProducerOptions, SendOptions } from './producer';
 export { Consumer } from './consumer';
 export type { AutoOffsetReset, ConsumerOptions, FetchOptions, FetchResult } from './consumer';
 export { Admin } from './admin';
-export type { AdminOptions, AlterConfigsOptions, ClusterDescription, ConfigEntry, CreateTopicOptions, PartitionStatus, TopicDescription, TopicDetails } from './admin';
+export type {
+  AdminOptions,
+  AlterConfigsOptions,
+  ClusterDescription,
+  ConfigEntry,
+  CreateTopicOptions,
+  PartitionStatus,
+  TopicDescription,
+  TopicDetails,
+} from './admin';
 export { Cluster } from './cluster';
-export type { BrokerMetadata, ClusterMetadata, ClusterOptions, PartitionMetadata, Routing, TopicMetadata } from './cluster';
+export type {
+  BrokerMetadata,
+  ClusterMetadata,
+  ClusterOptions,
+  PartitionMetadata,
+  Routing,
+  TopicMetadata,
+} from './cluster';
 export { ConnectionPool, channelOptionsFor } from './connection';
 export type { ConnectionOptions } from './connection';
 export { retry, isRetriable, backoffMs } from './retry';
 export type { RetryOptions } from './retry';
 export { partitionForKey, murmur2 } from './partitioner';
-export type { BatchMetadata, Bytes, ConsumerBatch, ConsumerRecord, HeadersInput, ProducerRecord, RecordHeader, RecordMetadata, TopicPartition } from './types';
+export type {
+  BatchMetadata,
+  Bytes,
+  ConsumerBatch,
+  ConsumerRecord,
+  HeadersInput,
+  ProducerRecord,
+  RecordHeader,
+  RecordMetadata,
+  TopicPartition,
+} from './types';
 export type { AcksOption } from './wire';
 export { TideError, ERROR_CODES } from '../services/common/errors';
 export type { ErrorCode, ErrorContext } from '../services/common/errors';

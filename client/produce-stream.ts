@@ -11,7 +11,12 @@ import * as grpc from '@grpc/grpc-js';
 import { TideError } from '../services/common/errors';
 import { fromGrpcError, fromWireError } from '../services/common/grpc/status';
 import type { ProduceResponse } from '../services/common/grpc/generated/tide/v1/ProduceResponse';
-import { decodeProduceResponse, encodeProduceRequest, METHOD_PRODUCE_STREAM, type FastProduceRequest } from './wire';
+import {
+  decodeProduceResponse,
+  encodeProduceRequest,
+  METHOD_PRODUCE_STREAM,
+  type FastProduceRequest,
+} from './wire';
 
 /** What the stream needs to know about a request it carries. */
 export interface InFlightRequest {
@@ -39,12 +44,24 @@ export class ProduceStream<T extends InFlightRequest> {
   /** True after write() returned false, until 'drain'. */
   congested = false;
 
-  constructor(client: grpc.Client, address: string, private readonly handlers: ProduceStreamHandlers<T>) {
+  constructor(
+    client: grpc.Client,
+    address: string,
+    private readonly handlers: ProduceStreamHandlers<T>,
+  ) {
     this.address = address;
-    this.call = client.makeBidiStreamRequest(METHOD_PRODUCE_STREAM, encodeProduceRequest, decodeProduceResponse, new grpc.Metadata(), {});
+    this.call = client.makeBidiStreamRequest(
+      METHOD_PRODUCE_STREAM,
+      encodeProduceRequest,
+      decodeProduceResponse,
+      new grpc.Metadata(),
+      {},
+    );
     this.call.on('data', (response: ProduceResponse) => this.onData(response));
     this.call.on('error', (err: unknown) => this.die(fromGrpcError(err)));
-    this.call.on('end', () => this.die(new TideError('BROKER_NOT_AVAILABLE', `broker ${address} closed the produce stream`)));
+    this.call.on('end', () =>
+      this.die(new TideError('BROKER_NOT_AVAILABLE', `broker ${address} closed the produce stream`)),
+    );
     this.call.on('drain', () => {
       this.congested = false;
       this.handlers.onDrain();
@@ -116,7 +133,13 @@ export class ProduceStream<T extends InFlightRequest> {
     if (requests.length > 0) {
       // Whatever broke the stream, the requests on it may or may not have been written: a retry
       // (deduplicated by sequence number when idempotent) is the only safe answer.
-      const err = error.retriable ? error : new TideError('BROKER_NOT_AVAILABLE', `produce stream to ${this.address} failed: ${error.code}: ${error.message}`, { cause: error });
+      const err = error.retriable
+        ? error
+        : new TideError(
+            'BROKER_NOT_AVAILABLE',
+            `produce stream to ${this.address} failed: ${error.code}: ${error.message}`,
+            { cause: error },
+          );
       this.handlers.onFailure(requests, err);
     }
   }

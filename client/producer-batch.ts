@@ -45,7 +45,13 @@ export class SendSink {
   }
 
   /** `n` records from index `callStart` were written at `firstOffset`.. (-1: offsets unknown). */
-  complete(partition: number, callStart: number, firstOffset: number, n: number, logAppendTimeMs: number): void {
+  complete(
+    partition: number,
+    callStart: number,
+    firstOffset: number,
+    n: number,
+    logAppendTimeMs: number,
+  ): void {
     if (this.done) return;
     if (this.single) {
       this.partition = partition;
@@ -72,9 +78,19 @@ export class SendSink {
   private finish(): void {
     this.done = true;
     if (this.single) {
-      this.resolveSingle!({ topic: this.topic, partition: this.partition, offset: this.offset, timestampMs: this.timestampMs });
+      this.resolveSingle!({
+        topic: this.topic,
+        partition: this.partition,
+        offset: this.offset,
+        timestampMs: this.timestampMs,
+      });
     } else {
-      this.resolveBatch!({ topic: this.topic, count: this.count, partitions: this.partitions!, offsets: this.offsets! });
+      this.resolveBatch!({
+        topic: this.topic,
+        count: this.count,
+        partitions: this.partitions!,
+        offsets: this.offsets!,
+      });
     }
   }
 }
@@ -110,7 +126,11 @@ export class ProducerBatch implements InFlightRequest {
   /** Notes that the record just appended (at position recordCount) is record `callIndex` of `sink`. */
   addRecord(sink: SendSink, callIndex: number): void {
     const last = this.segSinks.length - 1;
-    if (last >= 0 && this.segSinks[last] === sink && this.segCallStart[last] + this.segCount[last] === callIndex) {
+    if (
+      last >= 0 &&
+      this.segSinks[last] === sink &&
+      this.segCallStart[last] + this.segCount[last] === callIndex
+    ) {
       this.segCount[last]++;
     } else {
       this.segSinks.push(sink);

@@ -20,10 +20,19 @@
  * the open BatchBuilder, extend a result segment. No promise, closure or object per record
  * (strings given as keys/values are encoded to Buffers, headers objects are converted).
  */
-import type { Clock } from '../services/common/clock';
+import type { Clock, Timer } from '../services/common/clock';
 import { TideError } from '../services/common/errors';
 import type { Logger } from '../services/common/logger';
-import { BatchBuilder, CompressionCodec, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE, parseCompression, type RecordHeader, type RecordInput } from '../services/common/records';
+import {
+  BatchBuilder,
+  CompressionCodec,
+  NO_PRODUCER_EPOCH,
+  NO_PRODUCER_ID,
+  NO_SEQUENCE,
+  parseCompression,
+  type RecordHeader,
+  type RecordInput,
+} from '../services/common/records';
 import type { InitProducerIdResponse } from '../services/common/grpc/generated/tide/v1/InitProducerIdResponse';
 import type { ProduceResponse } from '../services/common/grpc/generated/tide/v1/ProduceResponse';
 import { Cluster, ROUTING_ERRORS, unary, type ClusterOptions } from './cluster';
@@ -99,6 +108,7 @@ class PartitionState {
   broken = false;
   identityPending = false;
   lastBatchBytes = 0;
+  lingerTimer: Timer | undefined;
 
   constructor(
     readonly topic: string,
@@ -148,7 +158,12 @@ export class Producer {
   private readonly batchState = new WeakMap<ProducerBatch, PartitionState>();
   private readonly congested = new Set<PartitionState>();
   private readonly queue: Job[] = [];
-  private readonly scratch: RecordInput = { key: null, value: null, headers: undefined, timestampMs: undefined };
+  private readonly scratch: RecordInput = {
+    key: null,
+    value: null,
+    headers: undefined,
+    timestampMs: undefined,
+  };
   private identity: Identity | undefined;
   private identityRequest: Promise<Identity> | undefined;
   private pumping = false;
@@ -165,25 +180,41 @@ export class Producer {
     this.ownsCluster = !(cluster instanceof Cluster);
     this.cluster = cluster instanceof Cluster ? cluster : new Cluster(cluster);
     this.acks = options.acks ?? 'all';
-    if (!['none', 'leader', 'all'].includes(this.acks)) throw new TideError('INVALID_REQUEST', `acks must be 'none', 'leader' or 'all', not '${this.acks}'`);
+    if (!['none', 'leader', 'all'].includes(this.acks))
+      throw new TideError('INVALID_REQUEST', `acks must be 'none', 'leader' or 'all', not '${this.acks}'`);
     if (options.idempotence === true && this.acks !== 'all') {
-      throw new TideError('INVALID_REQUEST', `idempotence needs acks 'all' (got '${this.acks}'); set idempotence: false to use acks '${this.acks}'`);
+      throw new TideError(
+        'INVALID_REQUEST',
+        `idempotence needs acks 'all' (got '${this.acks}'); set idempotence: false to use acks '${this.acks}'`,
+      );
     }
     this.idempotent = options.idempotence ?? this.acks === 'all';
     this.lingerMs = nonNegative('lingerMs', options.lingerMs ?? DEFAULT_LINGER_MS);
     this.batchBytes = positive('batchBytes', options.batchBytes ?? DEFAULT_BATCH_BYTES);
     this.maxInFlight = positive('maxInFlight', options.maxInFlight ?? (this.idempotent ? 5 : 1));
     if (this.idempotent && this.maxInFlight > 5) {
-      throw new TideError('INVALID_REQUEST', `maxInFlight must be at most 5 with idempotence (the broker remembers 5 batches per producer), got ${this.maxInFlight}`);
+      throw new TideError(
+        'INVALID_REQUEST',
+        `maxInFlight must be at most 5 with idempotence (the broker remembers 5 batches per producer), got ${this.maxInFlight}`,
+      );
     }
     this.compression = parseCompression(options.compression ?? 'none');
     this.retryOptions = { ...DEFAULT_PRODUCER_RETRY, ...options.retry };
-    this.requestTimeoutMs = positive('requestTimeoutMs', options.requestTimeoutMs ?? DEFAULT_PRODUCER_REQUEST_TIMEOUT_MS);
-    this.maxBufferedBytes = positive('maxBufferedBytes', options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
+    this.requestTimeoutMs = positive(
+      'requestTimeoutMs',
+      options.requestTimeoutMs ?? DEFAULT_PRODUCER_REQUEST_TIMEOUT_MS,
+    );
+    this.maxBufferedBytes = positive(
+      'maxBufferedBytes',
+      options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
+    );
     this.clock = options.clock ?? this.cluster.clock;
     this.logger = (options.logger ?? this.cluster.logger).child({ component: 'producer' });
     this.random = options.random ?? Math.random;
-    this.sweepTimer = this.clock.setInterval(() => this.sweepTimeouts(), Math.max(10, Math.min(1_000, this.requestTimeoutMs / 4)));
+    this.sweepTimer = this.clock.setInterval(
+      () => this.sweepTimeouts(),
+      Math.max(10, Math.min(1_000, this.requestTimeoutMs / 4)),
+    );
   }
 
   /** Bytes accepted but not yet acknowledged (or failed). */
@@ -201,7 +232,11 @@ export class Producer {
   send(topic: string, record: ProducerRecord, options?: SendOptions): Promise<RecordMetadata>;
   /** Sends records; one promise for the call, with per-record partitions and offsets. */
   send(topic: string, records: readonly ProducerRecord[], options?: SendOptions): Promise<BatchMetadata>;
-  send(topic: string, recordOrRecords: ProducerRecord | readonly ProducerRecord[], options: SendOptions = {}): Promise<RecordMetadata | BatchMetadata> {
+  send(
+    topic: string,
+    recordOrRecords: ProducerRecord | readonly ProducerRecord[],
+    options: SendOptions = {},
+  ): Promise<RecordMetadata | BatchMetadata> {
     if (Array.isArray(recordOrRecords)) return this.sendBatch(topic, recordOrRecords, options);
     return new Promise<RecordMetadata>((resolve, reject) => {
       const sink = new SendSink(topic, 1, true, resolve, null, reject);
@@ -214,7 +249,11 @@ export class Producer {
    * Per-record results are index-aligned typed arrays. Calls are appended in call order; when
    * `maxBufferedBytes` is reached the call waits (and later calls queue behind it).
    */
-  sendBatch(topic: string, records: readonly (ProducerRecord | Buffer)[], options: SendOptions = {}): Promise<BatchMetadata> {
+  sendBatch(
+    topic: string,
+    records: readonly (ProducerRecord | Buffer)[],
+    options: SendOptions = {},
+  ): Promise<BatchMetadata> {
     return new Promise<BatchMetadata>((resolve, reject) => {
       const sink = new SendSink(topic, records.length, false, null, resolve, reject);
       if (records.length > 0) this.submit(this.job(topic, null, records, records.length, sink, options));
@@ -260,13 +299,31 @@ export class Producer {
 
   // ---------------------------------------------------------------- accepting records
 
-  private job(topic: string, record: ProducerRecord | null, records: readonly (ProducerRecord | Buffer)[] | null, count: number, sink: SendSink, options: SendOptions): Job {
-    return { topic, record, records, count, next: 0, partition: options.partition, key: options.key === undefined ? null : toBuffer(options.key), sink };
+  private job(
+    topic: string,
+    record: ProducerRecord | null,
+    records: readonly (ProducerRecord | Buffer)[] | null,
+    count: number,
+    sink: SendSink,
+    options: SendOptions,
+  ): Job {
+    return {
+      topic,
+      record,
+      records,
+      count,
+      next: 0,
+      partition: options.partition,
+      key: options.key === undefined ? null : toBuffer(options.key),
+      sink,
+    };
   }
 
   private submit(job: Job): void {
     if (this.closed) {
-      job.sink.fail(new TideError('INVALID_REQUEST', 'the producer is closed', { context: { topic: job.topic } }));
+      job.sink.fail(
+        new TideError('INVALID_REQUEST', 'the producer is closed', { context: { topic: job.topic } }),
+      );
       return;
     }
     if (this.queue.length === 0 && !this.pumping) {
@@ -336,17 +393,28 @@ export class Producer {
           if (item.partition !== undefined) partition = item.partition;
         }
         if (partition === undefined) {
-          partition = scratch.key !== null ? partitionForKey(scratch.key, partitionCount) : this.stickyPartition(topic, partitionCount);
+          partition =
+            scratch.key !== null
+              ? partitionForKey(scratch.key, partitionCount)
+              : this.stickyPartition(topic, partitionCount);
         } else if (!Number.isInteger(partition) || partition < 0 || partition >= partitionCount) {
-          throw new TideError('UNKNOWN_PARTITION', `topic ${job.topic} has ${partitionCount} partitions; partition ${partition} does not exist`, {
-            context: { topic: job.topic, partition },
-          });
+          throw new TideError(
+            'UNKNOWN_PARTITION',
+            `topic ${job.topic} has ${partitionCount} partitions; partition ${partition} does not exist`,
+            {
+              context: { topic: job.topic, partition },
+            },
+          );
         }
         this.append(this.partitionState(topic, partition), job.sink, job.next);
         job.next++;
       }
     } catch (err) {
-      job.sink.fail(err instanceof TideError || err instanceof TypeError || err instanceof RangeError ? err : new TideError('INVALID_RECORD', String(err), { cause: err }));
+      job.sink.fail(
+        err instanceof TideError || err instanceof TypeError || err instanceof RangeError
+          ? err
+          : new TideError('INVALID_RECORD', String(err), { cause: err }),
+      );
     }
     return null;
   }
@@ -369,22 +437,30 @@ export class Producer {
   }
 
   private openBatch(state: PartitionState): ProducerBatch {
-    const capacity = Math.min(this.batchBytes + 1024, Math.max(MIN_BATCH_CAPACITY_BYTES, Math.ceil(state.lastBatchBytes * 1.25)));
+    const capacity = Math.min(
+      this.batchBytes + 1024,
+      Math.max(MIN_BATCH_CAPACITY_BYTES, Math.ceil(state.lastBatchBytes * 1.25)),
+    );
     const nowMs = this.clock.nowMs();
-    const batch = new ProducerBatch(new BatchBuilder({ compression: this.compression, nowMs, initialCapacity: capacity }), state.nextOrder++, nowMs);
+    const batch = new ProducerBatch(
+      new BatchBuilder({ compression: this.compression, nowMs, initialCapacity: capacity }),
+      state.nextOrder++,
+      nowMs,
+    );
     batch.accountedBytes = batch.builder!.sizeInBytes;
     this.buffered += batch.accountedBytes;
     this.unsettledBatches++;
     state.open = batch;
     this.batchState.set(batch, state);
-    if (this.flushDepth > 0) batch.eligible = true;
-    else if (this.lingerMs === 0) setImmediate(() => this.lingerExpired(state, batch));
-    else this.clock.setTimeout(() => this.lingerExpired(state, batch), this.lingerMs);
+    // While a flush waits, a new batch may go as soon as the records of this turn are in.
+    if (this.lingerMs === 0 || this.flushDepth > 0) setImmediate(() => this.lingerExpired(state, batch));
+    else state.lingerTimer = this.clock.setTimeout(() => this.lingerExpired(state, batch), this.lingerMs);
     return batch;
   }
 
   private lingerExpired(state: PartitionState, batch: ProducerBatch): void {
     if (state.open !== batch) return;
+    state.lingerTimer = undefined;
     batch.eligible = true;
     this.drain(state);
   }
@@ -392,6 +468,8 @@ export class Producer {
   private closeOpen(state: PartitionState): void {
     const batch = state.open as ProducerBatch;
     state.open = null;
+    state.lingerTimer?.cancel();
+    state.lingerTimer = undefined;
     state.ready.push(batch);
     state.lastBatchBytes = batch.accountedBytes;
     const topic = this.topics.get(state.topic);
@@ -455,7 +533,11 @@ export class Producer {
   private build(state: PartitionState, batch: ProducerBatch): void {
     const identity = this.idempotent ? state.identity : NO_IDENTITY;
     batch.baseSequence = this.idempotent ? state.nextSequence : NO_SEQUENCE;
-    batch.bytes = (batch.builder as BatchBuilder).build({ producerId: identity.producerId, producerEpoch: identity.producerEpoch, baseSequence: batch.baseSequence });
+    batch.bytes = (batch.builder as BatchBuilder).build({
+      producerId: identity.producerId,
+      producerEpoch: identity.producerEpoch,
+      baseSequence: batch.baseSequence,
+    });
     batch.builder = null;
     if (this.idempotent) state.nextSequence = incrementSequence(state.nextSequence, batch.recordCount);
   }
@@ -480,7 +562,13 @@ export class Producer {
     }
     stream.send(
       batch,
-      { topic: state.topic, partition: state.partition, acks: this.acks, timeoutMs: this.requestTimeoutMs, recordBatches: batch.bytes as Buffer },
+      {
+        topic: state.topic,
+        partition: state.partition,
+        acks: this.acks,
+        timeoutMs: this.requestTimeoutMs,
+        recordBatches: batch.bytes as Buffer,
+      },
       this.clock.nowMs(),
     );
     return true;
@@ -490,7 +578,8 @@ export class Producer {
     let stream = this.streams.get(address);
     if (!stream || !stream.alive) {
       stream = new ProduceStream<ProducerBatch>(this.cluster.pool.broker(address), address, {
-        onResponse: (batch, response, error) => this.onResult(this.batchState.get(batch)!, batch, response, error),
+        onResponse: (batch, response, error) =>
+          this.onResult(this.batchState.get(batch)!, batch, response, error),
         onWritten: (batch) => this.onResult(this.batchState.get(batch)!, batch, undefined, undefined),
         onFailure: (batches, error) => {
           for (const batch of batches) this.onResult(this.batchState.get(batch)!, batch, undefined, error);
@@ -512,18 +601,32 @@ export class Producer {
     const cutoff = this.clock.nowMs() - this.requestTimeoutMs;
     for (const stream of this.streams.values()) {
       if (stream.inFlightCount > 0 && stream.oldestSentAtMs() <= cutoff) {
-        stream.abort(new TideError('REQUEST_TIMED_OUT', `no produce response from ${stream.address} within ${this.requestTimeoutMs} ms`));
+        stream.abort(
+          new TideError(
+            'REQUEST_TIMED_OUT',
+            `no produce response from ${stream.address} within ${this.requestTimeoutMs} ms`,
+          ),
+        );
       }
     }
   }
 
   // ---------------------------------------------------------------- results
 
-  private onResult(state: PartitionState, batch: ProducerBatch, response: ProduceResponse | undefined, error: TideError | undefined): void {
+  private onResult(
+    state: PartitionState,
+    batch: ProducerBatch,
+    response: ProduceResponse | undefined,
+    error: TideError | undefined,
+  ): void {
     const index = state.inFlight.indexOf(batch);
     if (index >= 0) state.inFlight.splice(index, 1);
     if (!error) {
-      batch.settle(state.partition, response ? response.base_offset : -1, response ? response.log_append_time_ms : -1);
+      batch.settle(
+        state.partition,
+        response ? response.base_offset : -1,
+        response ? response.log_append_time_ms : -1,
+      );
       this.released(batch);
     } else {
       this.onError(state, batch, error);
@@ -542,9 +645,16 @@ export class Producer {
     if (ROUTING_ERRORS.has(error.code)) this.cluster.invalidate(state.topic);
     // A gap the broker saw because an earlier batch of this round is being retried is not fatal.
     const gapFromRetry = error.code === 'OUT_OF_ORDER_SEQUENCE' && state.failedInRound.length > 0;
-    const mayRetry = (error.retriable || gapFromRetry) && batch.attempts < this.retryOptions.attempts && !this.closed && !state.broken;
+    const mayRetry =
+      (error.retriable || gapFromRetry) &&
+      batch.attempts < this.retryOptions.attempts &&
+      !this.closed &&
+      !state.broken;
     if (mayRetry) {
-      this.logger.debug({ topic: state.topic, partition: state.partition, code: error.code, attempt: batch.attempts }, 'produce failed; will retry');
+      this.logger.debug(
+        { topic: state.topic, partition: state.partition, code: error.code, attempt: batch.attempts },
+        'produce failed; will retry',
+      );
       state.failedInRound.push(batch);
       state.recovering = true;
       return;
@@ -568,6 +678,7 @@ export class Producer {
     if (state.open) {
       pending.push(state.open);
       state.open = null;
+      state.lingerTimer?.cancel();
     }
     for (const batch of pending) this.fail(batch, err);
   }
@@ -585,7 +696,13 @@ export class Producer {
     void Promise.all([refresh, sleep(delayMs, this.clock)]).then(() => {
       state.recovering = false;
       if (this.closed && state.ready.length > 0) {
-        for (const batch of state.ready.splice(0)) this.fail(batch, new TideError('BROKER_NOT_AVAILABLE', 'the producer closed before the batch could be retried', { retriable: false }));
+        for (const batch of state.ready.splice(0))
+          this.fail(
+            batch,
+            new TideError('BROKER_NOT_AVAILABLE', 'the producer closed before the batch could be retried', {
+              retriable: false,
+            }),
+          );
         return;
       }
       this.drain(state);
@@ -602,10 +719,14 @@ export class Producer {
       state.broken = false;
     } catch (err) {
       const error = withContext(err as TideError, state);
-      this.logger.warn({ err: error, topic: state.topic, partition: state.partition }, 'could not get a fresh producer id');
+      this.logger.warn(
+        { err: error, topic: state.topic, partition: state.partition },
+        'could not get a fresh producer id',
+      );
       if (state.open) {
         this.fail(state.open, error);
         state.open = null;
+        state.lingerTimer?.cancel();
       }
     } finally {
       state.identityPending = false;
@@ -647,7 +768,9 @@ export class Producer {
     return retry(
       () =>
         this.cluster.withControlBroker((address) =>
-          unary<InitProducerIdResponse>((cb) => this.cluster.pool.broker(address).InitProducerId({}, { deadline: this.cluster.deadline() }, cb)),
+          unary<InitProducerIdResponse>((cb) =>
+            this.cluster.pool.broker(address).InitProducerId({}, { deadline: this.cluster.deadline() }, cb),
+          ),
         ),
       this.retryOptions,
       { clock: this.clock, random: this.random },
@@ -673,30 +796,43 @@ export class Producer {
 
 function withContext(err: TideError, state: PartitionState): TideError {
   if (err.context.topic !== undefined) return err;
-  return new TideError(err.code, err.message, { cause: err.cause ?? err, retriable: err.retriable, context: { topic: state.topic, partition: state.partition } });
+  return new TideError(err.code, err.message, {
+    cause: err.cause ?? err,
+    retriable: err.retriable,
+    context: { topic: state.topic, partition: state.partition },
+  });
 }
 
 function toBuffer(bytes: Bytes): Buffer {
   if (Buffer.isBuffer(bytes)) return bytes;
   if (typeof bytes === 'string') return Buffer.from(bytes, 'utf8');
-  throw new TypeError(`record keys, values and header values must be Buffers or strings, got ${typeof bytes}`);
+  throw new TypeError(
+    `record keys, values and header values must be Buffers or strings, got ${typeof bytes}`,
+  );
 }
 
 function toHeaders(headers: HeadersInput): RecordHeader[] {
   if (Array.isArray(headers)) {
     let plain = true;
     for (const h of headers) if (h.value !== null && !Buffer.isBuffer(h.value)) plain = false;
-    return plain ? (headers as RecordHeader[]) : headers.map((h) => ({ key: h.key, value: h.value === null ? null : toBuffer(h.value) }));
+    return plain
+      ? (headers as RecordHeader[])
+      : headers.map((h) => ({ key: h.key, value: h.value === null ? null : toBuffer(h.value) }));
   }
-  return Object.entries(headers).map(([key, value]) => ({ key, value: value === null ? null : toBuffer(value) }));
+  return Object.entries(headers).map(([key, value]) => ({
+    key,
+    value: value === null ? null : toBuffer(value),
+  }));
 }
 
 function positive(name: string, value: number): number {
-  if (!(value > 0) || !Number.isFinite(value)) throw new TideError('INVALID_REQUEST', `${name} must be a positive number, got ${value}`);
+  if (!(value > 0) || !Number.isFinite(value))
+    throw new TideError('INVALID_REQUEST', `${name} must be a positive number, got ${value}`);
   return value;
 }
 
 function nonNegative(name: string, value: number): number {
-  if (!(value >= 0) || !Number.isFinite(value)) throw new TideError('INVALID_REQUEST', `${name} must be zero or more, got ${value}`);
+  if (!(value >= 0) || !Number.isFinite(value))
+    throw new TideError('INVALID_REQUEST', `${name} must be zero or more, got ${value}`);
   return value;
 }

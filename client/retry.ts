@@ -21,7 +21,12 @@ export interface RetryOptions {
   signal?: AbortSignal;
 }
 
-export const DEFAULT_RETRY: RetryOptions = { attempts: 6, initialBackoffMs: 100, maxBackoffMs: 2_000, jitter: 0.2 };
+export const DEFAULT_RETRY: RetryOptions = {
+  attempts: 6,
+  initialBackoffMs: 100,
+  maxBackoffMs: 2_000,
+  jitter: 0.2,
+};
 
 export interface RetryHooks {
   clock?: Clock;
@@ -40,7 +45,11 @@ export function isRetriable(err: unknown): boolean {
  * The delay before try number `attempt + 1` (attempt counts from 1): initial × 2^(attempt−1),
  * capped at maxBackoffMs, then jittered.
  */
-export function backoffMs(attempt: number, options: Pick<RetryOptions, 'initialBackoffMs' | 'maxBackoffMs' | 'jitter'>, random: () => number = Math.random): number {
+export function backoffMs(
+  attempt: number,
+  options: Pick<RetryOptions, 'initialBackoffMs' | 'maxBackoffMs' | 'jitter'>,
+  random: () => number = Math.random,
+): number {
   const base = Math.min(options.maxBackoffMs, options.initialBackoffMs * 2 ** Math.max(0, attempt - 1));
   const spread = base * options.jitter;
   return Math.max(0, Math.round(base - spread + random() * 2 * spread));
@@ -50,7 +59,11 @@ export function backoffMs(attempt: number, options: Pick<RetryOptions, 'initialB
  * Runs `fn(attempt)` until it resolves, throws a non-retriable error, or `attempts` tries have
  * failed; then rethrows the last error as it was (a TideError keeps its code).
  */
-export async function retry<T>(fn: (attempt: number) => Promise<T>, options: Partial<RetryOptions> = {}, hooks: RetryHooks = {}): Promise<T> {
+export async function retry<T>(
+  fn: (attempt: number) => Promise<T>,
+  options: Partial<RetryOptions> = {},
+  hooks: RetryHooks = {},
+): Promise<T> {
   const opts = { ...DEFAULT_RETRY, ...options };
   const clock = hooks.clock ?? clientClock;
   for (let attempt = 1; ; attempt++) {

@@ -67,7 +67,13 @@ export interface ConsumerBatch {
   topic: string;
   partition: number;
   /** Records as decoded: `{offset, timestampMs, key, value, headers}` (no topic/partition copy). */
-  records: { offset: number; timestampMs: number; key: Buffer | null; value: Buffer | null; headers: RecordHeader[] }[];
+  records: {
+    offset: number;
+    timestampMs: number;
+    key: Buffer | null;
+    value: Buffer | null;
+    headers: RecordHeader[];
+  }[];
   /** The partition's high watermark when these records were fetched. */
   highWatermark: number;
   /** First offset after the last record: what `position()` will say once this batch is consumed. */

@@ -61,12 +61,20 @@ export function encodeProduceRequest(req: FastProduceRequest): Buffer {
   const batchBytes = req.recordBatches.length;
   const acks = ACKS_WIRE[req.acks];
   const size =
-    1 + varintSize(req.correlationId) +
-    1 + varintSize(topicBytes) + topicBytes +
-    1 + varintSize(req.partition) +
-    1 + varintSize(acks) +
-    1 + varintSize(req.timeoutMs) +
-    1 + varintSize(batchBytes) + batchBytes;
+    1 +
+    varintSize(req.correlationId) +
+    1 +
+    varintSize(topicBytes) +
+    topicBytes +
+    1 +
+    varintSize(req.partition) +
+    1 +
+    varintSize(acks) +
+    1 +
+    varintSize(req.timeoutMs) +
+    1 +
+    varintSize(batchBytes) +
+    batchBytes;
   const out = Buffer.allocUnsafe(size);
   let at = 0;
   out[at++] = 0x08;
