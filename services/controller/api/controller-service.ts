@@ -1,0 +1,59 @@
+/**
+ * gRPC handlers of `tide.v1.Controller` (AlterPartition, ControlledShutdown): validate the request
+ * shape, call the controller, map errors at the edge. A standby answers NOT_CONTROLLER (the
+ * controller's operations check leadership themselves).
+ */
+import type { ControllerHandlers } from '../../common/grpc/generated/tide/v1/Controller';
+import type { PartitionInfo__Input } from '../../common/grpc/generated/tide/v1/PartitionInfo';
+import { TideError } from '../../common/errors';
+import type { Logger } from '../../common/logger';
+import { unary } from '../../broker/api/unary';
+import type { AlterPartitionProposal } from '../partition-leadership';
+import type { PartitionView } from '../topic-watcher';
+
+/** What the Controller service needs from the controller node. */
+export interface ControllerOperations {
+  alterPartition(topic: string, partition: number, proposal: AlterPartitionProposal): Promise<PartitionView>;
+  controlledShutdown(brokerId: number): Promise<{ remaining: { topic: string; partition: number }[] }>;
+}
+
+export function toPartitionInfo(view: PartitionView, live?: ReadonlySet<number>): PartitionInfo__Input {
+  return {
+    partition: view.partition,
+    leader: view.leader,
+    leader_epoch: view.leaderEpoch,
+    partition_epoch: view.partitionEpoch,
+    replicas: [...view.replicas],
+    isr: [...view.isr],
+    offline_replicas: live ? view.replicas.filter((id) => !live.has(id)) : [],
+  };
+}
+
+function requireBrokerId(id: number): number {
+  if (!Number.isInteger(id) || id < 0)
+    throw new TideError('INVALID_REQUEST', `broker_id ${id} is not a broker id`);
+  return id;
+}
+
+export function controllerHandlers(ops: ControllerOperations, logger: Logger): ControllerHandlers {
+  return {
+    AlterPartition: unary(logger, 'AlterPartition', async (req) => {
+      if (!req.topic) throw new TideError('INVALID_REQUEST', 'topic is required');
+      if (req.partition < 0) throw new TideError('INVALID_REQUEST', `partition ${req.partition} is negative`);
+      const view = await ops.alterPartition(req.topic, req.partition, {
+        brokerId: requireBrokerId(req.broker_id),
+        leaderEpoch: req.leader_epoch,
+        partitionEpoch: req.partition_epoch,
+        newIsr: req.new_isr,
+      });
+      return { partition: toPartitionInfo(view) };
+    }),
+    ControlledShutdown: unary(logger, 'ControlledShutdown', async (req) => {
+      const { remaining } = await ops.controlledShutdown(requireBrokerId(req.broker_id));
+      return {
+        remaining,
+        remaining_partitions: remaining.map((p) => `${p.topic}-${p.partition}`),
+      };
+    }),
+  };
+}

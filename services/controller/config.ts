@@ -1,0 +1,77 @@
+/**
+ * The controller's configuration schema, loaded with services/common/config.ts's loadConfig
+ * (defaults < JSON file < TIDE_* environment < flags). See docs/controller.md for the table.
+ */
+import type { ConfigOf, ConfigSchema } from '../common/config';
+import { DEFAULT_CONTROLLER_LEASE_TTL_MS } from './election';
+import { DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL_MS } from './reconciler';
+
+export const DEFAULT_CONTROLLER_PORT = 9093;
+export const DEFAULT_ETCD_ENDPOINTS = 'http://127.0.0.1:2379';
+
+export const CONTROLLER_CONFIG_SCHEMA = {
+  controllerId: {
+    type: 'int',
+    default: 0,
+    min: 0,
+    max: 2 ** 31 - 1,
+    doc: 'Id of this controller instance (shown as the active controller id); unique per instance.',
+  },
+  host: { type: 'string', default: '127.0.0.1', doc: 'Address the gRPC server binds.' },
+  port: {
+    type: 'int',
+    default: DEFAULT_CONTROLLER_PORT,
+    min: 0,
+    max: 65535,
+    doc: 'gRPC port; 0 picks a free one.',
+  },
+  advertisedHost: {
+    type: 'string',
+    default: '',
+    doc: 'Host brokers connect to (written into the controller key); empty = host (127.0.0.1 when host is 0.0.0.0).',
+  },
+  clusterName: {
+    type: 'string',
+    default: 'tide',
+    doc: 'Names the metadata key space, so clusters can share an etcd.',
+  },
+  etcdEndpoints: {
+    type: 'string',
+    default: DEFAULT_ETCD_ENDPOINTS,
+    doc: 'Comma-separated etcd client URLs.',
+  },
+  logLevel: {
+    type: 'string',
+    default: 'info',
+    oneOf: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    doc: 'pino log level.',
+  },
+  leaderImbalanceCheckIntervalMs: {
+    type: 'int',
+    default: DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL_MS,
+    min: 100,
+    doc: 'How often leadership moves back to preferred replicas that are live and in sync.',
+  },
+  leaseTtlMs: {
+    type: 'int',
+    default: DEFAULT_CONTROLLER_LEASE_TTL_MS,
+    min: 1000,
+    doc: 'TTL of the lease holding the controller key: a standby takes over this long after the active controller stops answering etcd (etcd rounds up to whole seconds).',
+  },
+  defaultReplicationFactor: {
+    type: 'int',
+    default: 1,
+    min: 1,
+    doc: 'Replication factor of topics created without one.',
+  },
+} satisfies ConfigSchema;
+
+export type ControllerConfig = ConfigOf<typeof CONTROLLER_CONFIG_SCHEMA>;
+
+/** The etcd endpoints of a config, split and trimmed. */
+export function etcdEndpointList(config: Pick<ControllerConfig, 'etcdEndpoints'>): string[] {
+  return config.etcdEndpoints
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+}
