@@ -130,6 +130,7 @@ export type {
   ProducerRecord,
   RecordHeader,
   RecordMetadata,
+  RecordRange,
   TopicPartition,
 } from './types';
 export type { AcksOption } from './wire';

@@ -12,15 +12,77 @@
  */
 import type { BatchBuilder } from '../services/common/records';
 import type { TideError } from '../services/common/errors';
-import type { BatchMetadata, RecordMetadata } from './types';
+import type { BatchMetadata, RecordMetadata, RecordRange } from './types';
 import type { InFlightRequest } from './produce-stream';
+
+/**
+ * The result of a sendBatch() call, stored as ranges (typically one per batch the call's records
+ * went into), so a call of 1,000 records costs a handful of objects, not 1,000. Per-record typed
+ * arrays are built only when first read.
+ */
+export class BatchResult implements BatchMetadata {
+  private partitionsCache: Int32Array | undefined;
+  private offsetsCache: Float64Array | undefined;
+
+  constructor(
+    readonly topic: string,
+    readonly count: number,
+    /** Sorted by index; together they cover [0, count). */
+    readonly ranges: readonly RecordRange[],
+  ) {}
+
+  /** Partition of every input record, index-aligned with the input array. */
+  get partitions(): Int32Array {
+    if (!this.partitionsCache) {
+      const out = new Int32Array(this.count);
+      for (const r of this.ranges) out.fill(r.partition, r.index, r.index + r.count);
+      this.partitionsCache = out;
+    }
+    return this.partitionsCache;
+  }
+
+  /** Offset of every input record (-1 with acks 'none'), index-aligned with the input array. */
+  get offsets(): Float64Array {
+    if (!this.offsetsCache) {
+      const out = new Float64Array(this.count);
+      for (const r of this.ranges) {
+        if (r.firstOffset < 0) out.fill(-1, r.index, r.index + r.count);
+        else for (let i = 0; i < r.count; i++) out[r.index + i] = r.firstOffset + i;
+      }
+      this.offsetsCache = out;
+    }
+    return this.offsetsCache;
+  }
+
+  partitionOf(index: number): number {
+    return this.rangeOf(index).partition;
+  }
+
+  offsetOf(index: number): number {
+    const r = this.rangeOf(index);
+    return r.firstOffset < 0 ? -1 : r.firstOffset + (index - r.index);
+  }
+
+  private rangeOf(index: number): RecordRange {
+    let lo = 0;
+    let hi = this.ranges.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.ranges[mid].index <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    const r = this.ranges[lo];
+    if (!r || index < r.index || index >= r.index + r.count)
+      throw new RangeError(`no record ${index} in a result of ${this.count}`);
+    return r;
+  }
+}
 
 /** Collects the results of one send() / sendBatch() call and settles its promise once. */
 export class SendSink {
   private remaining: number;
   private done = false;
-  readonly partitions: Int32Array | null;
-  readonly offsets: Float64Array | null;
+  private ranges: RecordRange[] | null;
   /** Single-record calls: where it landed and its timestamp. */
   partition = -1;
   offset = -1;
@@ -35,8 +97,7 @@ export class SendSink {
     private readonly reject: (err: unknown) => void,
   ) {
     this.remaining = count;
-    this.partitions = single ? null : new Int32Array(count);
-    this.offsets = single ? null : new Float64Array(count);
+    this.ranges = single ? null : [];
     if (count === 0) this.finish();
   }
 
@@ -58,12 +119,7 @@ export class SendSink {
       this.offset = firstOffset;
       if (logAppendTimeMs >= 0) this.timestampMs = logAppendTimeMs;
     } else {
-      const partitions = this.partitions as Int32Array;
-      const offsets = this.offsets as Float64Array;
-      const end = callStart + n;
-      partitions.fill(partition, callStart, end);
-      if (firstOffset < 0) offsets.fill(-1, callStart, end);
-      else for (let i = callStart, o = firstOffset; i < end; i++, o++) offsets[i] = o;
+      (this.ranges as RecordRange[]).push({ index: callStart, count: n, partition, firstOffset });
     }
     this.remaining -= n;
     if (this.remaining === 0) this.finish();
@@ -72,6 +128,7 @@ export class SendSink {
   fail(err: unknown): void {
     if (this.done) return;
     this.done = true;
+    this.ranges = null;
     this.reject(err);
   }
 
@@ -85,12 +142,10 @@ export class SendSink {
         timestampMs: this.timestampMs,
       });
     } else {
-      this.resolveBatch!({
-        topic: this.topic,
-        count: this.count,
-        partitions: this.partitions!,
-        offsets: this.offsets!,
-      });
+      const ranges = this.ranges as RecordRange[];
+      this.ranges = null;
+      if (ranges.length > 1) ranges.sort((a, b) => a.index - b.index);
+      this.resolveBatch!(new BatchResult(this.topic, this.count, ranges));
     }
   }
 }

@@ -375,10 +375,18 @@ export class Producer {
       this.topics.set(job.topic, topic);
     }
     const scratch = this.scratch;
+    const { record, records, count, sink } = job;
+    let i = job.next;
+    let lastPartition = -1;
+    let state: PartitionState | undefined;
     try {
-      while (job.next < job.count) {
-        if (this.buffered >= this.maxBufferedBytes) return this.waitForSpace();
-        const item = job.record ?? (job.records as readonly (ProducerRecord | Buffer)[])[job.next];
+      if (job.partition !== undefined) checkPartition(job.topic, job.partition, partitionCount);
+      for (; i < count; i++) {
+        if (this.buffered >= this.maxBufferedBytes) {
+          job.next = i;
+          return this.waitForSpace();
+        }
+        const item = record ?? (records as readonly (ProducerRecord | Buffer)[])[i];
         let partition = job.partition;
         if (Buffer.isBuffer(item)) {
           scratch.key = job.key;
@@ -390,32 +398,29 @@ export class Producer {
           scratch.value = item.value === null ? null : toBuffer(item.value);
           scratch.headers = item.headers === undefined ? undefined : toHeaders(item.headers);
           scratch.timestampMs = item.timestampMs;
-          if (item.partition !== undefined) partition = item.partition;
+          if (item.partition !== undefined)
+            partition = checkPartition(job.topic, item.partition, partitionCount);
         }
         if (partition === undefined) {
           partition =
             scratch.key !== null
               ? partitionForKey(scratch.key, partitionCount)
               : this.stickyPartition(topic, partitionCount);
-        } else if (!Number.isInteger(partition) || partition < 0 || partition >= partitionCount) {
-          throw new TideError(
-            'UNKNOWN_PARTITION',
-            `topic ${job.topic} has ${partitionCount} partitions; partition ${partition} does not exist`,
-            {
-              context: { topic: job.topic, partition },
-            },
-          );
         }
-        this.append(this.partitionState(topic, partition), job.sink, job.next);
-        job.next++;
+        if (partition !== lastPartition || state === undefined) {
+          state = this.partitionState(topic, partition);
+          lastPartition = partition;
+        }
+        this.append(state, sink, i);
       }
     } catch (err) {
-      job.sink.fail(
+      sink.fail(
         err instanceof TideError || err instanceof TypeError || err instanceof RangeError
           ? err
           : new TideError('INVALID_RECORD', String(err), { cause: err }),
       );
     }
+    job.next = count;
     return null;
   }
 
@@ -423,14 +428,13 @@ export class Producer {
     let batch = state.open;
     if (!batch) batch = this.openBatch(state);
     const builder = batch.builder as BatchBuilder;
-    const before = builder.sizeInBytes;
     builder.append(this.scratch);
-    const after = builder.sizeInBytes;
-    batch.accountedBytes += after - before;
-    this.buffered += after - before;
+    const size = builder.sizeInBytes;
+    this.buffered += size - batch.accountedBytes;
+    batch.accountedBytes = size;
     if (sink.single) sink.timestampMs = this.scratch.timestampMs ?? batch.nowMs;
     batch.addRecord(sink, callIndex);
-    if (after >= this.batchBytes) {
+    if (size >= this.batchBytes) {
       this.closeOpen(state);
       this.drain(state);
     }
@@ -823,6 +827,17 @@ function toHeaders(headers: HeadersInput): RecordHeader[] {
     key,
     value: value === null ? null : toBuffer(value),
   }));
+}
+
+function checkPartition(topic: string, partition: number, partitionCount: number): number {
+  if (!Number.isInteger(partition) || partition < 0 || partition >= partitionCount) {
+    throw new TideError(
+      'UNKNOWN_PARTITION',
+      `topic ${topic} has ${partitionCount} partitions; partition ${partition} does not exist`,
+      { context: { topic, partition } },
+    );
+  }
+  return partition;
 }
 
 function positive(name: string, value: number): number {

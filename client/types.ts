@@ -34,16 +34,30 @@ export interface RecordMetadata {
   timestampMs: number;
 }
 
+/** Records [index, index + count) of a call that landed together, at offsets firstOffset.. */
+export interface RecordRange {
+  index: number;
+  count: number;
+  partition: number;
+  /** -1 with acks 'none'. */
+  firstOffset: number;
+}
+
 /**
- * Where the records of one `sendBatch` call landed, index-aligned with the input array. Typed
- * arrays, not one object per record: reading `offsets[i]` costs nothing on the hot path.
+ * Where the records of one `sendBatch` call landed. Stored as ranges (about one per batch), not
+ * one object per record; the index-aligned typed arrays are built on first access.
  */
 export interface BatchMetadata {
   topic: string;
   count: number;
-  partitions: Int32Array;
-  /** -1 with acks 'none'. */
-  offsets: Float64Array;
+  /** Sorted by index; together they cover every input record. */
+  ranges: readonly RecordRange[];
+  /** Partition of each input record. */
+  readonly partitions: Int32Array;
+  /** Offset of each input record (-1 with acks 'none'). */
+  readonly offsets: Float64Array;
+  partitionOf(index: number): number;
+  offsetOf(index: number): number;
 }
 
 export interface TopicPartition {
