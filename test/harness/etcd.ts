@@ -67,14 +67,18 @@ process.on('exit', () => {
 
 /**
  * Runs etcd under /bin/sh and kills it when the shell's stdin (a pipe from this process) closes:
- * that happens when this process exits for any reason, SIGKILL included. Prints etcd's pid first.
+ * that happens when this process exits for any reason, SIGKILL included; the data dir is then
+ * removed too when the harness created it. Arguments: <owned data dir or ''> <etcd> <flags...>.
+ * Prints etcd's pid first.
  */
 const WATCHDOG_SCRIPT = [
+  'dir=$1',
+  'shift',
   'exec 3<&0',
   '"$@" </dev/null &',
   'child=$!',
   'echo "etcd-pid $child"',
-  '{ while read -r _; do :; done; kill -KILL "$child" 2>/dev/null; } <&3 &',
+  '{ while read -r _; do :; done; kill -KILL "$child" 2>/dev/null; [ -n "$dir" ] && sleep 1 && rm -rf -- "$dir"; } <&3 &',
   'guard=$!',
   'wait "$child"',
   'status=$?',
@@ -188,9 +192,14 @@ class EtcdServer implements EtcdProcess {
       '--log-outputs=stderr',
       '--log-level=warn',
     ];
-    const watchdog = spawn('/bin/sh', ['-c', WATCHDOG_SCRIPT, 'etcd-watchdog', this.binary, ...args], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const ownedDir = this.ownsDataDir ? this.dataDir : '';
+    const watchdog = spawn(
+      '/bin/sh',
+      ['-c', WATCHDOG_SCRIPT, 'etcd-watchdog', ownedDir, this.binary, ...args],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     liveWatchdogs.add(watchdog);
     const append = (chunk: Buffer): void => {
       this.log = (this.log + chunk.toString()).slice(-OUTPUT_MAX_CHARS);

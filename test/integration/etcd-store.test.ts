@@ -131,6 +131,33 @@ describe('EtcdMetadataStore on a real etcd', () => {
     await closeStore(store);
   });
 
+  it('close() stops watches and keep-alives without revoking; later calls fail for good', async () => {
+    const server = await sharedEtcd();
+    const store = openStore([server.endpoint]);
+    const other = openStore([server.endpoint]);
+    const rec = recordWatch();
+    await store.watchPrefix(root, 0, rec.onEvents, rec.onError);
+    const lease = await store.grantLease(1000);
+    const lost = jest.fn();
+    lease.onLost(lost);
+    await store.put(`${root}leased`, 'v', { lease: lease.id });
+    await eventually(() => expect(rec.events).toHaveLength(1));
+    await closeStore(store);
+    await expect(store.get(`${root}leased`)).rejects.toMatchObject({
+      code: 'METADATA_UNAVAILABLE',
+      retriable: false,
+    });
+    // Not revoked: the key stays until the lease lapses, as if the process had died.
+    expect((await other.get(`${root}leased`))?.lease).toBe(lease.id);
+    await eventually(async () => expect(await other.get(`${root}leased`)).toBeUndefined(), 5000);
+    await other.put(`${root}after`, 'x');
+    await sleep(50);
+    expect(rec.events).toHaveLength(1);
+    expect(rec.errors).toEqual([]);
+    expect(lost).not.toHaveBeenCalled();
+    await closeStore(other);
+  });
+
   it('watches from a future revision, delivering from that revision on', async () => {
     const server = await sharedEtcd();
     const store = openStore([server.endpoint]);

@@ -18,6 +18,7 @@ import type { Clock, Timer } from '../../clock';
 import { TideError } from '../../errors';
 import type { Logger } from '../../logger';
 import type { Watch, WatchEvent } from '../store';
+import { closedError } from './calls';
 import { closeStream } from './lease';
 import { prefixRange, toNumber, toWatchEvent } from './convert';
 
@@ -78,10 +79,13 @@ export class EtcdWatch implements Watch {
     this.stop();
   }
 
-  /** Stops for good without calling onError (cancel, store close). */
+  /** Stops for good without calling onError (cancel, store close); a pending start() rejects. */
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    const pending = this.pendingCreate;
+    this.pendingCreate = undefined;
+    pending?.reject(closedError());
     this.retryTimer?.cancel();
     if (this.stream) closeStream(this.stream);
     this.stream = undefined;
