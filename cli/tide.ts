@@ -4,8 +4,10 @@
  */
 import { Command, CommanderError } from 'commander';
 import packageJson from '../package.json';
+import { brokerCommand } from './commands/broker';
 import { clusterCommand } from './commands/cluster';
 import { consumeCommand } from './commands/consume';
+import { controllerCommand } from './commands/controller';
 import { devCommand } from './commands/dev';
 import { produceCommand } from './commands/produce';
 import { topicsCommand } from './commands/topics';
@@ -18,6 +20,8 @@ function program(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   tide.addCommand(devCommand());
+  tide.addCommand(controllerCommand());
+  tide.addCommand(brokerCommand());
   tide.addCommand(topicsCommand());
   tide.addCommand(produceCommand());
   tide.addCommand(consumeCommand());

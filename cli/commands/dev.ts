@@ -7,6 +7,7 @@ import { systemClock } from '../../services/common/clock';
 import { createLogger } from '../../services/common/logger';
 import { DevNode } from '../../services/dev/dev-node';
 import { action, parseInteger } from '../common';
+import { untilStopSignal } from '../signals';
 
 export function devCommand(): Command {
   return new Command('dev')
@@ -28,20 +29,7 @@ export function devCommand(): Command {
         const node = await DevNode.start(config, { clock: systemClock, logger });
         process.stdout.write(`Tide dev is ready. Data in ${config.dataDir}\nbootstrap ${node.address}\n`);
         process.stdout.write(`Try: npx tide topics create demo --partitions 3 --bootstrap ${node.address}\n`);
-        await new Promise<void>((resolve) => {
-          let stopping = false;
-          const stop = (signal: string) => {
-            if (stopping) return;
-            stopping = true;
-            process.stdout.write(`\n${signal}: stopping Tide...\n`);
-            node.stop().then(resolve, (err: unknown) => {
-              logger.error({ err }, 'unclean stop');
-              resolve();
-            });
-          };
-          process.on('SIGINT', () => stop('SIGINT'));
-          process.on('SIGTERM', () => stop('SIGTERM'));
-        });
+        await untilStopSignal(() => node.stop(), logger);
         process.stdout.write('Tide stopped.\n');
       }),
     );

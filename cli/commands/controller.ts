@@ -1,0 +1,88 @@
+/**
+ * `tide controller`: one controller instance against etcd. Run 1..n of them; one is active, the
+ * others stand by and take over when its lease lapses. Prints `bootstrap <host:port>` once its
+ * gRPC server is up (active or standby); SIGTERM/SIGINT resign (the controller key goes at once,
+ * so a standby takes over without waiting for the lease) and exit.
+ */
+import { Command } from 'commander';
+import { loadConfig, redactConfig } from '../../services/common/config';
+import { systemClock } from '../../services/common/clock';
+import { createLogger } from '../../services/common/logger';
+import { EtcdMetadataStore } from '../../services/common/metadata/etcd';
+import { CONTROLLER_CONFIG_SCHEMA, etcdEndpointList } from '../../services/controller/config';
+import { ControllerNode } from '../../services/controller/controller-node';
+import { action, parseInteger } from '../common';
+
+interface ControllerOptions {
+  id?: number;
+  port?: number;
+  host?: string;
+  etcd?: string;
+  clusterName?: string;
+  leaseTtlMs?: number;
+  config?: string;
+}
+
+export function controllerCommand(): Command {
+  return new Command('controller')
+    .description('run a controller instance (one of 1..n; exactly one is active) against etcd')
+    .option('--id <n>', 'controller id (unique per instance)', parseInteger('--id', 0))
+    .option('--port <n>', 'gRPC port (0 = any free port)', parseInteger('--port', 0))
+    .option('--host <addr>', 'address to listen on')
+    .option('--etcd <urls>', 'etcd client URLs, comma-separated')
+    .option('--cluster-name <name>', 'metadata key space name (clusters may share an etcd)')
+    .option(
+      '--lease-ttl-ms <n>',
+      'controller lease TTL: failover time after a crash',
+      parseInteger('--lease-ttl-ms', 1),
+    )
+    .option('--config <file>', 'JSON file of controller config keys (see docs/controller.md)')
+    .action(
+      action(async (opts: ControllerOptions) => {
+        const config = loadConfig(CONTROLLER_CONFIG_SCHEMA, {
+          file: opts.config,
+          env: process.env,
+          ignoreEnv: ['TIDE_BOOTSTRAP', 'TIDE_TEST_LOG_LEVEL', 'TIDE_CONFIG'],
+          flags: {
+            controllerId: opts.id,
+            port: opts.port,
+            host: opts.host,
+            etcdEndpoints: opts.etcd,
+            clusterName: opts.clusterName,
+            leaseTtlMs: opts.leaseTtlMs,
+          },
+        });
+        const logger = createLogger({ level: config.logLevel, name: 'tide-controller' });
+        logger.info({ config: redactConfig(CONTROLLER_CONFIG_SCHEMA, config) }, 'starting tide controller');
+        const store = new EtcdMetadataStore({ endpoints: etcdEndpointList(config), logger });
+        let node: ControllerNode;
+        try {
+          node = await ControllerNode.start(config, { store, clock: systemClock, logger });
+        } catch (err) {
+          await store.close().catch(() => undefined);
+          throw err;
+        }
+        process.stdout.write(
+          `Tide controller ${config.controllerId} ${node.isActive ? `active (epoch ${node.epoch})` : 'standing by'}\n` +
+            `bootstrap ${node.address}\n`,
+        );
+        await new Promise<void>((resolve) => {
+          let stopping = false;
+          const stop = (signal: string) => {
+            if (stopping) return;
+            stopping = true;
+            logger.info({ signal }, 'stopping: resigning from the controller election');
+            node.stop().then(resolve, (err: unknown) => {
+              logger.error({ err }, 'unclean stop');
+              resolve();
+            });
+          };
+          process.on('SIGINT', () => stop('SIGINT'));
+          process.on('SIGTERM', () => stop('SIGTERM'));
+        });
+        await store.close().catch((err: unknown) => logger.warn({ err }, 'closing the etcd client failed'));
+        logger.flush();
+        process.stdout.write('Tide controller stopped.\n');
+      }),
+    );
+}

@@ -1,0 +1,100 @@
+/**
+ * `tide broker`: one broker of a multi-process cluster. Metadata lives in etcd; topic changes and
+ * ISR changes go through the active controller (ControllerClient follows it); on SIGTERM the broker
+ * first asks the controller to move its leaderships away (controlled shutdown), then stops.
+ */
+import type { Clock } from '../common/clock';
+import type { Logger } from '../common/logger';
+import { EtcdMetadataStore } from '../common/metadata/etcd';
+import { ensureClusterId } from '../controller/cluster-id';
+import { ProducerIdAllocator } from '../controller/producer-ids';
+import { ControllerClient } from '../controller/remote-controller';
+import { TopicManager } from '../controller/topic-manager';
+import { TideError } from '../common/errors';
+import { BrokerNode } from './broker-node';
+import type { BrokerConfig } from './config';
+
+export class ClusterBroker {
+  private constructor(
+    readonly broker: BrokerNode,
+    private readonly controller: ControllerClient,
+    private readonly store: EtcdMetadataStore,
+    private readonly logger: Logger,
+  ) {}
+
+  get address(): string {
+    return this.broker.address;
+  }
+
+  static async start(config: BrokerConfig, deps: { clock: Clock; logger: Logger }): Promise<ClusterBroker> {
+    const endpoints = config.etcdEndpoints
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean);
+    if (endpoints.length === 0) {
+      throw new TideError(
+        'INVALID_CONFIG',
+        'tide broker needs etcd: set --etcd http://host:2379 (or TIDE_ETCD_ENDPOINTS)',
+      );
+    }
+    const store = new EtcdMetadataStore({ endpoints, logger: deps.logger, clock: deps.clock });
+    try {
+      const clusterId = await ensureClusterId(store, config.clusterName);
+      const controller = new ControllerClient({
+        store,
+        clusterName: config.clusterName,
+        logger: deps.logger,
+        clock: deps.clock,
+      });
+      await controller.start();
+      const topicManager = new TopicManager({
+        store,
+        clusterName: config.clusterName,
+        clock: deps.clock,
+        logger: deps.logger,
+        defaultReplicationFactor: config.defaultReplicationFactor,
+        // Brokers only read and watch topics; creation goes through the controller.
+        liveBrokers: async () => [],
+      });
+      const producerIds = new ProducerIdAllocator({
+        store,
+        clusterName: config.clusterName,
+        logger: deps.logger,
+      });
+      const broker = await BrokerNode.start(config, {
+        store,
+        clock: deps.clock,
+        logger: deps.logger,
+        clusterId,
+        topicManager,
+        topicAdmin: controller,
+        producerIds,
+        controllerId: () => controller.controllerId(),
+      });
+      return new ClusterBroker(broker, controller, store, deps.logger);
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+  }
+
+  /** Controlled shutdown, then a clean stop. */
+  async stop(): Promise<void> {
+    try {
+      const { remaining } = await this.controller.controlledShutdown(this.broker.id);
+      if (remaining.length > 0) {
+        this.logger.warn(
+          { remaining },
+          'controlled shutdown left partitions without another in-sync replica to lead them',
+        );
+      }
+    } catch (err) {
+      this.logger.warn(
+        { err },
+        'controlled shutdown failed; stopping anyway (the controller reacts when the lease lapses)',
+      );
+    }
+    await this.broker.stop();
+    await this.store.close();
+  }
+}
