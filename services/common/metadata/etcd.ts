@@ -33,6 +33,7 @@ import {
   toCompare,
   toKeyValue,
   toNumber,
+  toPutRequest,
   toRequestOp,
 } from './etcd/convert';
 import { EtcdLease } from './etcd/lease';
@@ -115,10 +116,7 @@ export class EtcdMetadataStore implements MetadataStore {
 
   async put(key: string, value: Buffer | string, options: { lease?: string } = {}): Promise<number> {
     const res = await this.caller.run(`put ${key}`, false, (callOptions) =>
-      this.client.kv.put(
-        toRequestOp({ type: 'put', key, value, lease: options.lease }).request_put!,
-        callOptions,
-      ),
+      this.client.kv.put(toPutRequest(key, value, options.lease), callOptions),
     );
     return toNumber(res.header.revision);
   }

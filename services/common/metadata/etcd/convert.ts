@@ -3,7 +3,7 @@
  * them: snake_case fields, int64 as decimal strings, enums as numbers or names).
  */
 import { CompareResult, CompareTarget } from 'etcd3';
-import type { ICompare, IEvent, IKeyValue, IRequestOp, IResponseOp } from 'etcd3';
+import type { ICompare, IEvent, IKeyValue, IPutRequest, IRequestOp, IResponseOp } from 'etcd3';
 import { TideError } from '../../errors';
 import type { Compare, KeyValue, TxnOp, WatchEvent } from '../store';
 
@@ -84,16 +84,18 @@ export function toCompare(compare: Compare): ICompare {
   }
 }
 
+export function toPutRequest(key: string, value: Buffer | string, lease?: string): IPutRequest {
+  return {
+    key: Buffer.from(key, 'utf8'),
+    value: toBuffer(value),
+    ...(lease === undefined ? {} : { lease }),
+  };
+}
+
 export function toRequestOp(op: TxnOp): IRequestOp {
   switch (op.type) {
     case 'put':
-      return {
-        request_put: {
-          key: Buffer.from(op.key, 'utf8'),
-          value: toBuffer(op.value),
-          ...(op.lease === undefined ? {} : { lease: op.lease }),
-        },
-      };
+      return { request_put: toPutRequest(op.key, op.value, op.lease) };
     case 'delete':
       return { request_delete_range: { key: Buffer.from(op.key, 'utf8') } };
     case 'deletePrefix':
