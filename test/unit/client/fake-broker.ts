@@ -358,13 +358,14 @@ export class FakeBroker {
               `offset ${req.offset} outside [${p.logStartOffset}, ${p.nextOffset}]`,
             );
           const bytes = p.read(req.offset, req.max_bytes || 1024 * 1024);
+          const cut = this.cut(bytes);
           cb(null, {
             topic: req.topic,
             partition: req.partition,
             high_watermark: p.nextOffset,
             log_start_offset: p.logStartOffset,
-            record_batches: this.cut(bytes).bytes,
-            next_offset: this.cut(bytes).nextOffset ?? (bytes.length ? p.nextOffset : req.offset),
+            record_batches: cut.bytes,
+            next_offset: cut.nextOffset ?? (bytes.length ? lastOffsetOf(lastHeader(bytes)) + 1 : req.offset),
           });
         } catch (err) {
           cb(toGrpcStatus(err));

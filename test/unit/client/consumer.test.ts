@@ -1,0 +1,277 @@
+import { encodeBatch } from '../../../services/common/records';
+import { Cluster } from '../../../client/cluster';
+import { Consumer, type ConsumerOptions } from '../../../client/consumer';
+import type { ConsumerBatch } from '../../../client/types';
+import { FakeCluster, type FakePartition } from './fake-broker';
+
+jest.setTimeout(10_000);
+
+const TOPIC = 'c';
+const T0 = 1_700_000_000_000;
+
+/** Appends `batches` batches of `perBatch` records; record at offset o has value `v<o>` and timestamp T0 + o. */
+function fill(p: FakePartition, batches: number, perBatch: number): void {
+  for (let b = 0; b < batches; b++) {
+    const first = p.nextOffset;
+    const records = Array.from({ length: perBatch }, (_, i) => ({
+      key: null,
+      value: Buffer.from(`v${first + i}`),
+      timestampMs: T0 + first + i,
+    }));
+    p.append(encodeBatch(records));
+  }
+}
+
+/** Reads from `consumer.batches()` until `count` records arrived; returns their offsets per partition. */
+async function take(
+  consumer: Consumer,
+  count: number,
+): Promise<{ offsets: number[]; batches: ConsumerBatch[] }> {
+  const offsets: number[] = [];
+  const batches: ConsumerBatch[] = [];
+  if (count === 0) return { offsets, batches };
+  for await (const batch of consumer.batches()) {
+    batches.push(batch);
+    for (const r of batch.records) {
+      expect(r.value!.toString()).toBe(`v${r.offset}`);
+      offsets.push(r.offset);
+    }
+    if (offsets.length >= count) break;
+  }
+  return { offsets, batches };
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from }, (_, i) => from + i);
+}
+
+describe('Consumer', () => {
+  let fake: FakeCluster;
+  let cluster: Cluster;
+  let p0: FakePartition;
+  let p1: FakePartition;
+  const consumers: Consumer[] = [];
+
+  beforeEach(async () => {
+    fake = await FakeCluster.start(2);
+    [p0, p1] = fake.createTopic(TOPIC, 2, 0);
+    fill(p0, 4, 5); // offsets 0..19
+    fill(p1, 2, 5); // offsets 0..9
+    cluster = new Cluster({ bootstrap: fake.bootstrap, unknownTopicWaitMs: 50 });
+  });
+
+  afterEach(async () => {
+    for (const c of consumers.splice(0)) await c.close();
+    cluster.close();
+    await fake.stop();
+  });
+
+  function consumer(options: ConsumerOptions = {}): Consumer {
+    const c = new Consumer(cluster, { retry: { initialBackoffMs: 5, maxBackoffMs: 20 }, ...options });
+    consumers.push(c);
+    return c;
+  }
+
+  test('reads from an offset inside a batch, skipping the records before it', async () => {
+    const c = consumer();
+    c.assign([{ topic: TOPIC, partition: 0, offset: 7 }]);
+    const { offsets, batches } = await take(c, 13);
+    expect(offsets).toEqual(range(7, 20));
+    expect(batches[0].records[0].offset).toBe(7);
+    expect(batches[batches.length - 1]).toMatchObject({
+      topic: TOPIC,
+      partition: 0,
+      highWatermark: 20,
+      nextOffset: 20,
+    });
+    expect(c.position({ topic: TOPIC, partition: 0 })).toBe(20);
+  });
+
+  test('the record iterator yields full records and keeps delivering new data', async () => {
+    const c = consumer();
+    c.assign([{ topic: TOPIC, partition: 1, offset: 8 }]);
+    const seen: { offset: number; topic: string; partition: number; timestampMs: number }[] = [];
+    for await (const r of c) {
+      seen.push({ offset: r.offset, topic: r.topic, partition: r.partition, timestampMs: r.timestampMs });
+      if (r.offset === 9) fill(p1, 1, 3); // arrives while the stream is open
+      if (seen.length === 5) break;
+    }
+    expect(seen.map((r) => r.offset)).toEqual([8, 9, 10, 11, 12]);
+    expect(seen[0]).toEqual({ offset: 8, topic: TOPIC, partition: 1, timestampMs: T0 + 8 });
+    expect(c.position({ topic: TOPIC, partition: 1 })).toBe(13);
+  });
+
+  test('several partitions of one leader share one stream', async () => {
+    const c = consumer();
+    c.assign([
+      { topic: TOPIC, partition: 0, offset: 15 },
+      { topic: TOPIC, partition: 1, offset: 5 },
+    ]);
+    const { batches } = await take(c, 10);
+    const byPartition = (p: number) =>
+      batches.filter((b) => b.partition === p).flatMap((b) => b.records.map((r) => r.offset));
+    expect(byPartition(0)).toEqual(range(15, 20));
+    expect(byPartition(1)).toEqual(range(5, 10));
+    expect(fake.fetchStreamsOpened).toBe(1);
+  });
+
+  test('seek drops buffered data and continues from the new offset', async () => {
+    const c = consumer();
+    c.assign([{ topic: TOPIC, partition: 0, offset: 0 }]);
+    const first = await take(c, 1);
+    expect(first.offsets[0]).toBe(0);
+    c.seek({ topic: TOPIC, partition: 0 }, 12);
+    expect(c.position({ topic: TOPIC, partition: 0 })).toBe(12);
+    const after = await take(c, 8);
+    expect(after.offsets).toEqual(range(12, 20));
+  });
+
+  test('pause stops a partition, resume continues at its position without gaps or duplicates', async () => {
+    const c = consumer();
+    const tp0 = { topic: TOPIC, partition: 0 };
+    const tp1 = { topic: TOPIC, partition: 1 };
+    c.assign([
+      { ...tp0, offset: 0 },
+      { ...tp1, offset: 0 },
+    ]);
+    c.pause([tp0]);
+    expect(c.paused()).toEqual([tp0]);
+    const whilePaused = await take(c, 10);
+    expect(whilePaused.batches.every((b) => b.partition === 1)).toBe(true);
+    c.resume([tp0]);
+    fill(p1, 1, 2);
+    const after = await take(c, 22);
+    const p0Offsets = after.batches
+      .filter((b) => b.partition === 0)
+      .flatMap((b) => b.records.map((r) => r.offset));
+    const p1Offsets = after.batches
+      .filter((b) => b.partition === 1)
+      .flatMap((b) => b.records.map((r) => r.offset));
+    expect(p0Offsets).toEqual(range(0, 20));
+    expect(p1Offsets).toEqual([10, 11]);
+  });
+
+  test('seekToBeginning, seekToEnd and seekToTimestamp resolve offsets with ListOffsets', async () => {
+    const c = consumer();
+    const tp = { topic: TOPIC, partition: 0 };
+    c.assign([{ ...tp, offset: 10 }]);
+    await c.seekToEnd([tp]);
+    expect(c.position(tp)).toBe(20);
+    await c.seekToTimestamp(T0 + 13, [tp]);
+    expect(c.position(tp)).toBe(13);
+    expect((await take(c, 2)).offsets.slice(0, 2)).toEqual([13, 14]);
+    await c.seekToTimestamp(T0 + 1_000, [tp]); // no record that late: the end
+    expect(c.position(tp)).toBe(20);
+    await c.seekToBeginning();
+    expect(c.position(tp)).toBe(0);
+    expect((await take(c, 3)).offsets.slice(0, 3)).toEqual([0, 1, 2]);
+  });
+
+  test("autoOffsetReset 'earliest' restarts an out-of-range partition at the log start", async () => {
+    const c = consumer({ autoOffsetReset: 'earliest' });
+    c.assign([{ topic: TOPIC, partition: 1, offset: 500 }]);
+    expect((await take(c, 10)).offsets).toEqual(range(0, 10));
+  });
+
+  test("autoOffsetReset 'latest' restarts an out-of-range partition at the end", async () => {
+    const c = consumer({ autoOffsetReset: 'latest' });
+    const tp = { topic: TOPIC, partition: 1 };
+    c.assign([{ ...tp, offset: 500 }]);
+    const reading = take(c, 2);
+    while (c.position(tp) !== 10) await new Promise((r) => setTimeout(r, 5));
+    fill(p1, 1, 2);
+    expect((await reading).offsets).toEqual([10, 11]);
+  });
+
+  test('a partition assigned without an offset starts per autoOffsetReset', async () => {
+    const c = consumer({ autoOffsetReset: 'earliest' });
+    c.assign([{ topic: TOPIC, partition: 1 }]);
+    expect((await take(c, 10)).offsets).toEqual(range(0, 10));
+  });
+
+  test("autoOffsetReset 'none' surfaces OFFSET_OUT_OF_RANGE; a seek recovers", async () => {
+    const c = consumer({ autoOffsetReset: 'none' });
+    const tp = { topic: TOPIC, partition: 1 };
+    c.assign([{ ...tp, offset: 500 }]);
+    await expect(take(c, 1)).rejects.toMatchObject({
+      code: 'OFFSET_OUT_OF_RANGE',
+      context: { topic: TOPIC, partition: 1 },
+    });
+    c.seek(tp, 8);
+    expect((await take(c, 2)).offsets).toEqual([8, 9]);
+  });
+
+  test('a partial trailing batch is dropped and read again whole', async () => {
+    fake.cutFetchAfterBytes = 30;
+    const c = consumer();
+    c.assign([{ topic: TOPIC, partition: 0, offset: 3 }]);
+    expect((await take(c, 17)).offsets).toEqual(range(3, 20));
+  });
+
+  test('a broker that moves past a cut batch makes the consumer reopen from that batch', async () => {
+    fake.cutFetchAfterBytes = 30;
+    fake.skipCutBatch = true;
+    const c = consumer();
+    c.assign([{ topic: TOPIC, partition: 0, offset: 0 }]);
+    expect((await take(c, 20)).offsets).toEqual(range(0, 20));
+    expect(fake.fetchStreamsOpened).toBeGreaterThan(1);
+  });
+
+  test('a broken fetch stream is reopened where it stopped', async () => {
+    const c = consumer();
+    c.assign([{ topic: TOPIC, partition: 0, offset: 0 }]);
+    const first = await take(c, 20);
+    expect(first.offsets).toEqual(range(0, 20));
+    fake.brokers[0].breakFetchStreams();
+    await new Promise((r) => setTimeout(r, 20));
+    fill(p0, 1, 3);
+    expect((await take(c, 3)).offsets).toEqual([20, 21, 22]);
+    expect(fake.fetchStreamsOpened).toBeGreaterThan(1);
+  });
+
+  test('NOT_LEADER: metadata is refreshed and the partition is read from its new leader', async () => {
+    const c = consumer();
+    c.assign([{ topic: TOPIC, partition: 0, offset: 0 }]);
+    await take(c, 20);
+    p0.leader = 1;
+    fake.brokers[0].breakFetchStreams(); // the reconnect goes to broker 0, which says NOT_LEADER
+    fill(p0, 1, 2);
+    expect((await take(c, 2)).offsets).toEqual([20, 21]);
+    expect(fake.fetchStreamRequests.length).toBeGreaterThanOrEqual(2);
+  });
+
+  test('unary fetch reads one partition from an offset, independent of the assignment', async () => {
+    const c = consumer();
+    const r = await c.fetch({ topic: TOPIC, partition: 0 }, 6, { maxBytes: 1 });
+    expect(r.records.map((x) => x.offset)).toEqual([6, 7, 8, 9]);
+    expect(r).toMatchObject({
+      topic: TOPIC,
+      partition: 0,
+      highWatermark: 20,
+      logStartOffset: 0,
+      nextOffset: 10,
+    });
+    await expect(c.fetch({ topic: TOPIC, partition: 0 }, 99)).rejects.toMatchObject({
+      code: 'OFFSET_OUT_OF_RANGE',
+      retriable: false,
+    });
+  });
+
+  test('operations on an unassigned partition are refused', () => {
+    const c = consumer();
+    expect(() => c.seek({ topic: TOPIC, partition: 0 }, 1)).toThrow(/not assigned/);
+  });
+
+  test('close ends the iterators', async () => {
+    const c = consumer();
+    c.assign([{ topic: TOPIC, partition: 0, offset: 20 }]);
+    const iterating = (async () => {
+      let n = 0;
+      for await (const _batch of c.batches()) n++;
+      return n;
+    })();
+    await new Promise((r) => setTimeout(r, 20));
+    await c.close();
+    await expect(iterating).resolves.toBe(0);
+  });
+});

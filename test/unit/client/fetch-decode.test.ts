@@ -1,0 +1,55 @@
+import { encodeBatch, patchBaseOffset } from '../../../services/common/records';
+import { decodeFetched, nextFetchOffset, splitFetched } from '../../../client/fetch-decode';
+
+function batchAt(baseOffset: number, count: number): Buffer {
+  const b = encodeBatch(
+    Array.from({ length: count }, (_, i) => ({ key: null, value: Buffer.from(`v${baseOffset + i}`) })),
+  );
+  patchBaseOffset(b, 0, baseOffset);
+  return b;
+}
+
+describe('fetched bytes', () => {
+  const a = batchAt(10, 3); // 10..12
+  const b = batchAt(13, 4); // 13..16
+
+  test('complete batches only: the end offset is after the last batch', () => {
+    const f = splitFetched(Buffer.concat([a, b]));
+    expect(f).toMatchObject({ completeEndOffset: 17, trailingBytes: 0, partialBaseOffset: undefined });
+    expect(nextFetchOffset(f, 17, 11)).toEqual({ nextOffset: 17, truncated: false });
+    expect(decodeFetched(f.complete, 11, { topic: 't', partition: 0 }).map((r) => r.offset)).toEqual([
+      11, 12, 13, 14, 15, 16,
+    ]);
+  });
+
+  test('a partial trailing batch is cut off and fetched again from its base offset', () => {
+    const f = splitFetched(Buffer.concat([a, b.subarray(0, 20)]));
+    expect(f).toMatchObject({ completeEndOffset: 13, trailingBytes: 20, partialBaseOffset: 13 });
+    expect(f.complete.length).toBe(a.length);
+    expect(nextFetchOffset(f, 13, 10)).toEqual({ nextOffset: 13, truncated: false });
+    expect(nextFetchOffset(f, 17, 10)).toEqual({ nextOffset: 13, truncated: true });
+  });
+
+  test('fewer than 8 bytes of the cut batch: resume after the last complete one', () => {
+    const f = splitFetched(Buffer.concat([a, b.subarray(0, 5)]));
+    expect(f).toMatchObject({ completeEndOffset: 13, trailingBytes: 5, partialBaseOffset: undefined });
+    expect(nextFetchOffset(f, 17, 10).nextOffset).toBe(13);
+  });
+
+  test('nothing complete: stay at the requested offset', () => {
+    const f = splitFetched(b.subarray(0, 30));
+    expect(f.complete.length).toBe(0);
+    expect(nextFetchOffset(f, 17, 14)).toEqual({ nextOffset: 14, truncated: true });
+  });
+
+  test('a corrupt batch is a CORRUPT_MESSAGE with the partition in its context', () => {
+    const bad = Buffer.from(a);
+    bad[bad.length - 1] ^= 0xff;
+    expect(() => decodeFetched(bad, 0, { topic: 't', partition: 2 })).toThrow(
+      expect.objectContaining({
+        code: 'CORRUPT_MESSAGE',
+        context: expect.objectContaining({ topic: 't', partition: 2 }),
+      }),
+    );
+  });
+});

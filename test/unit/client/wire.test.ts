@@ -1,0 +1,49 @@
+import { tideProto } from '../../../services/common/grpc/proto';
+import { encodeProduceRequest } from '../../../client/wire';
+
+describe('encodeProduceRequest', () => {
+  const decode = (buf: Buffer) => tideProto().Broker.service.ProduceStream.requestDeserialize(buf);
+
+  test.each([
+    [1, 't', 0, 'all', 30_000, 10],
+    [300, 'topic-ü', 7, 'leader', 1, 200],
+    [2 ** 40 + 3, 'x'.repeat(200), 123_456, 'none', 0, 0],
+  ] as const)(
+    'matches the generated decoder (correlation %d, topic %s)',
+    (correlationId, topic, partition, acks, timeoutMs, size) => {
+      const recordBatches = Buffer.alloc(size, 0xab);
+      const decoded = decode(
+        encodeProduceRequest({ correlationId, topic, partition, acks, timeoutMs, recordBatches }),
+      );
+      expect(decoded.correlation_id).toBe(correlationId);
+      expect(decoded.topic).toBe(topic);
+      expect(decoded.partition).toBe(partition);
+      expect(decoded.acks).toBe({ none: 'ACKS_NONE', leader: 'ACKS_LEADER', all: 'ACKS_ALL' }[acks]);
+      expect(decoded.timeout_ms).toBe(timeoutMs);
+      expect(Buffer.compare(decoded.record_batches, recordBatches)).toBe(0);
+      expect(decoded.records).toEqual([]);
+    },
+  );
+
+  test('is byte-identical to the generated encoder', () => {
+    const encode = tideProto().Broker.service.ProduceStream.requestSerialize;
+    const recordBatches = Buffer.from('batch bytes');
+    const ours = encodeProduceRequest({
+      correlationId: 99,
+      topic: 'events',
+      partition: 3,
+      acks: 'all',
+      timeoutMs: 30_000,
+      recordBatches,
+    });
+    const theirs = encode({
+      correlation_id: 99,
+      topic: 'events',
+      partition: 3,
+      acks: 'ACKS_ALL',
+      timeout_ms: 30_000,
+      record_batches: recordBatches,
+    });
+    expect(ours.equals(theirs)).toBe(true);
+  });
+});
