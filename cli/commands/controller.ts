@@ -12,6 +12,7 @@ import { EtcdMetadataStore } from '../../services/common/metadata/etcd';
 import { CONTROLLER_CONFIG_SCHEMA, etcdEndpointList } from '../../services/controller/config';
 import { ControllerNode } from '../../services/controller/controller-node';
 import { action, parseInteger } from '../common';
+import { untilStopSignal } from '../signals';
 
 interface ControllerOptions {
   id?: number;
@@ -66,20 +67,11 @@ export function controllerCommand(): Command {
           `Tide controller ${config.controllerId} ${node.isActive ? `active (epoch ${node.epoch})` : 'standing by'}\n` +
             `bootstrap ${node.address}\n`,
         );
-        await new Promise<void>((resolve) => {
-          let stopping = false;
-          const stop = (signal: string) => {
-            if (stopping) return;
-            stopping = true;
-            logger.info({ signal }, 'stopping: resigning from the controller election');
-            node.stop().then(resolve, (err: unknown) => {
-              logger.error({ err }, 'unclean stop');
-              resolve();
-            });
-          };
-          process.on('SIGINT', () => stop('SIGINT'));
-          process.on('SIGTERM', () => stop('SIGTERM'));
-        });
+        // Resign first (the key goes at once, a standby takes over without waiting for the lease).
+        await untilStopSignal(async () => {
+          logger.info('stopping: resigning from the controller election');
+          await node.stop();
+        }, logger);
         await store.close().catch((err: unknown) => logger.warn({ err }, 'closing the etcd client failed'));
         logger.flush();
         process.stdout.write('Tide controller stopped.\n');

@@ -1,6 +1,8 @@
 /**
- * The controller module's public API: topic administration, broker liveness, producer ids, and the
- * pure pieces (topic config table, topic names, replica placement) the broker also uses.
+ * The controller module's public API: topic administration, broker liveness, producer ids, the
+ * pure pieces (topic config table, topic names, replica placement, leadership decisions) the broker
+ * also uses, the controller service (ControllerNode: election, reconciler, gRPC) and the client
+ * brokers use to reach it (ControllerClient).
  */
 export { BrokerRegistry, DEFAULT_BROKER_LEASE_TTL_MS } from './broker-registry';
 export type {
@@ -36,3 +38,36 @@ export type {
 export type { PartitionView, TopicChange, TopicState, TopicsUpdate, TopicWatch } from './topic-watcher';
 export { topicAdmin, toTopicInfo, toWireConfigEntries } from './admin-wire';
 export type { TopicAdminOperations, TopicLike } from './admin-wire';
+export { ControllerNode, RPC_CONFLICT_ATTEMPTS } from './controller-node';
+export type { ControllerNodeDeps, ControllerStats } from './controller-node';
+export {
+  ControllerElection,
+  DEFAULT_CONTROLLER_LEASE_TTL_MS,
+  DEFAULT_CAMPAIGN_RETRY_DELAY_MS,
+} from './election';
+export type { ControllerElectionOptions, ElectionEvent, ElectionState } from './election';
+export {
+  activeControllerOf,
+  decodeActiveControllerRecord,
+  encodeActiveControllerRecord,
+} from './controller-record';
+export type { ActiveController, ActiveControllerRecord } from './controller-record';
+export {
+  controlledShutdownPartition,
+  preferredLeaderElection,
+  reconcilePartition,
+  validateAlterPartition,
+} from './partition-leadership';
+export type {
+  AlterPartitionProposal,
+  BrokerLiveness,
+  LeadershipChange,
+  LeadershipDecision,
+  ReconcileOptions,
+} from './partition-leadership';
+export { Reconciler, DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL_MS, emptyStats } from './reconciler';
+export type { LeadershipStats, ReconcilerOptions } from './reconciler';
+export { ControllerClient } from './remote-controller';
+export type { AlterPartitionCall, ControllerClientOptions } from './remote-controller';
+export { CONTROLLER_CONFIG_SCHEMA, DEFAULT_CONTROLLER_PORT, etcdEndpointList } from './config';
+export type { ControllerConfig } from './config';

@@ -328,7 +328,8 @@ export class ControllerClient implements TopicAdmin {
           { method, attempt, delayMs, code: error.code, msg: error.message },
           'retrying controller call',
         );
-        if (error.code === 'NOT_CONTROLLER' && this.current) void this.reread();
+        // The watch may lag (or this process may have been paused): look at the key again.
+        void this.reread();
         await this.waitForChange(delayMs);
       }
     }
