@@ -365,13 +365,17 @@ export class ControllerNode {
     this.server?.health.setStatus('tide.v1.Admin', serving);
     if (event.state === 'active') {
       this.statsValue.activations++;
-      this.activation = this.activate(event.epoch);
+      // After any deactivation still finishing (a quick lose-and-win-again).
+      this.activation = this.activation.then(() => this.activate(event.epoch));
     } else {
-      this.activation = this.activation.then(() => this.reconciler.deactivate());
+      // Stop at once (the reconciler's pending work is dropped synchronously); await the rest later.
+      const deactivated = this.reconciler.deactivate();
+      this.activation = this.activation.then(() => deactivated);
     }
   }
 
   private async activate(epoch: number): Promise<void> {
+    if (this.election.epoch !== epoch) return;
     try {
       this.clusterId = await ensureClusterId(this.deps.store, this.config.clusterName);
     } catch (err) {
