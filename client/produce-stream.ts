@@ -11,12 +11,7 @@ import * as grpc from '@grpc/grpc-js';
 import { TideError } from '../services/common/errors';
 import { fromGrpcError, fromWireError } from '../services/common/grpc/status';
 import type { ProduceResponse } from '../services/common/grpc/generated/tide/v1/ProduceResponse';
-import {
-  decodeProduceResponse,
-  encodeProduceRequest,
-  METHOD_PRODUCE_STREAM,
-  type FastProduceRequest,
-} from './wire';
+import { decodeProduceResponse, identity, METHOD_PRODUCE_STREAM, type EncodedProduceRequest } from './wire';
 
 /** What the stream needs to know about a request it carries. */
 export interface InFlightRequest {
@@ -37,7 +32,7 @@ export interface ProduceStreamHandlers<T extends InFlightRequest> {
 
 export class ProduceStream<T extends InFlightRequest> {
   readonly address: string;
-  private readonly call: grpc.ClientDuplexStream<FastProduceRequest, ProduceResponse>;
+  private readonly call: grpc.ClientDuplexStream<Buffer, ProduceResponse>;
   private readonly inFlight = new Map<number, T>();
   private nextCorrelationId = 1;
   private dead = false;
@@ -52,7 +47,7 @@ export class ProduceStream<T extends InFlightRequest> {
     this.address = address;
     this.call = client.makeBidiStreamRequest(
       METHOD_PRODUCE_STREAM,
-      encodeProduceRequest,
+      identity,
       decodeProduceResponse,
       new grpc.Metadata(),
       {},
@@ -80,13 +75,13 @@ export class ProduceStream<T extends InFlightRequest> {
    * Sends one request. Returns false when the stream is dead (nothing was sent). `request`
    * gets its correlation id and send time here.
    */
-  send(request: T, wire: Omit<FastProduceRequest, 'correlationId'>, nowMs: number): boolean {
+  send(request: T, encoded: EncodedProduceRequest, acksNone: boolean, nowMs: number): boolean {
     if (this.dead) return false;
     const correlationId = this.nextCorrelationId++;
     request.correlationId = correlationId;
     request.sentAtMs = nowMs;
-    const message: FastProduceRequest = { ...wire, correlationId };
-    if (wire.acks === 'none') {
+    const message = encoded.withCorrelationId(correlationId);
+    if (acksNone) {
       this.inFlight.set(correlationId, request);
       const ok = this.call.write(message, () => {
         if (this.inFlight.delete(correlationId)) this.handlers.onWritten(request);

@@ -14,6 +14,7 @@ import type { BatchBuilder } from '../services/common/records';
 import type { TideError } from '../services/common/errors';
 import type { BatchMetadata, RecordMetadata, RecordRange } from './types';
 import type { InFlightRequest } from './produce-stream';
+import type { EncodedProduceRequest } from './wire';
 
 /**
  * The result of a sendBatch() call, stored as ranges (typically one per batch the call's records
@@ -152,8 +153,10 @@ export class SendSink {
 
 export class ProducerBatch implements InFlightRequest {
   builder: BatchBuilder | null;
-  /** Final bytes, set when the batch is built (then `builder` is null). */
-  bytes: Buffer | null = null;
+  /** Pooled storage offered to the builder; given back at build (or failure). */
+  builderBuffer: Buffer | null = null;
+  /** The request with the final batch bytes, set when the batch is built (then `builder` is null). */
+  request: EncodedProduceRequest | null = null;
   recordCount = 0;
   baseSequence = -1;
   /** Linger expired (or flush): send as soon as the partition may. */
@@ -196,24 +199,30 @@ export class ProducerBatch implements InFlightRequest {
     this.recordCount++;
   }
 
-  /** The batch was written at `baseOffset` (-1 when unknown, acks none). */
-  settle(partition: number, baseOffset: number, logAppendTimeMs: number): void {
+  /**
+   * The batch was written at `baseOffset` (-1 when unknown, acks none). Returns the request
+   * buffer, which nothing references any more (for reuse).
+   */
+  settle(partition: number, baseOffset: number, logAppendTimeMs: number): Buffer | undefined {
     for (let i = 0; i < this.segSinks.length; i++) {
       const first = baseOffset < 0 ? -1 : baseOffset + this.segBatchStart[i];
       this.segSinks[i].complete(partition, this.segCallStart[i], first, this.segCount[i], logAppendTimeMs);
     }
-    this.release();
+    return this.release();
   }
 
-  fail(err: TideError): void {
+  /** Fails every record of the batch; returns the request buffer like settle(). */
+  fail(err: TideError): Buffer | undefined {
     for (let i = 0; i < this.segSinks.length; i++) this.segSinks[i].fail(err);
-    this.release();
+    return this.release();
   }
 
-  private release(): void {
+  private release(): Buffer | undefined {
+    const buffer = this.request?.buffer;
     this.segSinks = [];
     this.builder = null;
-    this.bytes = null;
+    this.request = null;
+    return buffer;
   }
 }
 

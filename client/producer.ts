@@ -25,6 +25,7 @@ import { TideError } from '../services/common/errors';
 import type { Logger } from '../services/common/logger';
 import {
   BatchBuilder,
+  type BatchBuilderOptions,
   CompressionCodec,
   NO_PRODUCER_EPOCH,
   NO_PRODUCER_ID,
@@ -41,7 +42,8 @@ import { incrementSequence, ProducerBatch, SendSink } from './producer-batch';
 import { ProduceStream } from './produce-stream';
 import { backoffMs, DEFAULT_RETRY, retry, sleep, type RetryOptions } from './retry';
 import type { BatchMetadata, Bytes, HeadersInput, ProducerRecord, RecordMetadata } from './types';
-import type { AcksOption } from './wire';
+import { encodeProduceBody, type AcksOption, type EncodedProduceRequest } from './wire';
+import { BufferPool } from './buffer-pool';
 
 export interface ProducerOptions {
   /** 'none' (fire and forget), 'leader', or 'all' in-sync replicas. Default 'all'. */
@@ -152,6 +154,8 @@ export class Producer {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly random: () => number;
+  private readonly requestBuffers: BufferPool;
+  private readonly builderBuffers: BufferPool;
 
   private readonly topics = new Map<string, TopicState>();
   private readonly streams = new Map<string, ProduceStream<ProducerBatch>>();
@@ -211,6 +215,15 @@ export class Producer {
     this.clock = options.clock ?? this.cluster.clock;
     this.logger = (options.logger ?? this.cluster.logger).child({ component: 'producer' });
     this.random = options.random ?? Math.random;
+    // Room for a batch overshooting batchBytes by a record or so, plus the request's own fields.
+    this.builderBuffers = new BufferPool(
+      this.batchBytes + 4096,
+      Math.min(this.maxBufferedBytes, 16 * 1024 * 1024),
+    );
+    this.requestBuffers = new BufferPool(
+      this.batchBytes + 4096,
+      Math.min(this.maxBufferedBytes, 16 * 1024 * 1024),
+    );
     this.sweepTimer = this.clock.setInterval(
       () => this.sweepTimeouts(),
       Math.max(10, Math.min(1_000, this.requestTimeoutMs / 4)),
@@ -446,11 +459,17 @@ export class Producer {
       Math.max(MIN_BATCH_CAPACITY_BYTES, Math.ceil(state.lastBatchBytes * 1.25)),
     );
     const nowMs = this.clock.nowMs();
-    const batch = new ProducerBatch(
-      new BatchBuilder({ compression: this.compression, nowMs, initialCapacity: capacity }),
-      state.nextOrder++,
+    // Offered to the builder as its storage, for a codec that accepts one (`buffer`); the builder
+    // of services/common/records does not yet, and then this buffer is returned unused at build.
+    const buffer = this.builderBuffers.acquire(this.builderBuffers.bufferBytes);
+    const options: BatchBuilderOptions & { buffer?: Buffer } = {
+      compression: this.compression,
       nowMs,
-    );
+      initialCapacity: capacity,
+      buffer,
+    };
+    const batch = new ProducerBatch(new BatchBuilder(options), state.nextOrder++, nowMs);
+    batch.builderBuffer = buffer;
     batch.accountedBytes = batch.builder!.sizeInBytes;
     this.buffered += batch.accountedBytes;
     this.unsettledBatches++;
@@ -529,7 +548,7 @@ export class Producer {
         this.closeOpen(state);
         batch = state.ready.shift() as ProducerBatch;
       }
-      if (!batch.bytes) this.build(state, batch);
+      if (!batch.request) this.build(state, batch);
       if (!this.transmit(state, batch)) return;
     }
   }
@@ -537,12 +556,25 @@ export class Producer {
   private build(state: PartitionState, batch: ProducerBatch): void {
     const identity = this.idempotent ? state.identity : NO_IDENTITY;
     batch.baseSequence = this.idempotent ? state.nextSequence : NO_SEQUENCE;
-    batch.bytes = (batch.builder as BatchBuilder).build({
+    const bytes = (batch.builder as BatchBuilder).build({
       producerId: identity.producerId,
       producerEpoch: identity.producerEpoch,
       baseSequence: batch.baseSequence,
     });
+    // Encoded once into a pooled buffer; the builder's memory is garbage from here on.
+    batch.request = encodeProduceBody(
+      {
+        topic: state.topic,
+        partition: state.partition,
+        acks: this.acks,
+        timeoutMs: this.requestTimeoutMs,
+        recordBatches: bytes,
+      },
+      this.requestBuffers,
+    );
     batch.builder = null;
+    // `bytes` was copied into the request: the builder's storage is free again.
+    this.releaseBuilderBuffer(batch);
     if (this.idempotent) state.nextSequence = incrementSequence(state.nextSequence, batch.recordCount);
   }
 
@@ -564,17 +596,7 @@ export class Producer {
       this.congested.add(state);
       return false;
     }
-    stream.send(
-      batch,
-      {
-        topic: state.topic,
-        partition: state.partition,
-        acks: this.acks,
-        timeoutMs: this.requestTimeoutMs,
-        recordBatches: batch.bytes as Buffer,
-      },
-      this.clock.nowMs(),
-    );
+    stream.send(batch, batch.request as EncodedProduceRequest, this.acks === 'none', this.clock.nowMs());
     return true;
   }
 
@@ -626,11 +648,12 @@ export class Producer {
     const index = state.inFlight.indexOf(batch);
     if (index >= 0) state.inFlight.splice(index, 1);
     if (!error) {
-      batch.settle(
+      const buffer = batch.settle(
         state.partition,
         response ? response.base_offset : -1,
         response ? response.log_append_time_ms : -1,
       );
+      if (buffer) this.requestBuffers.release(buffer);
       this.released(batch);
     } else {
       this.onError(state, batch, error);
@@ -739,8 +762,16 @@ export class Producer {
   }
 
   private fail(batch: ProducerBatch, err: TideError): void {
+    // The request buffer is not recycled: a failed stream may still be framing it for a dead call.
     batch.fail(err);
+    this.releaseBuilderBuffer(batch);
     this.released(batch);
+  }
+
+  private releaseBuilderBuffer(batch: ProducerBatch): void {
+    if (!batch.builderBuffer) return;
+    this.builderBuffers.release(batch.builderBuffer);
+    batch.builderBuffer = null;
   }
 
   private released(batch: ProducerBatch): void {

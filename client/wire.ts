@@ -4,16 +4,17 @@
  *
  * `ProduceRequest` on the fast path is a handful of scalars plus one large `bytes` field.
  * proto-loader would run `fromObject` + protobufjs `encode` for every request; the encoder here
- * writes the few tag/varint bytes and copies the batch once, which is what "identity
- * serializers" buy in docs/PERFORMANCE. The tests decode its output with the generated decoder.
+ * writes the few tag/varint bytes and copies the batch once, and the stream sends the result with
+ * an identity serializer (what "identity serializers" buy in docs/PERFORMANCE). The tests decode
+ * its output with the generated decoder.
  *
- *   field                 tag   wire type
- *   1 correlation_id      0x08  varint (uint64)
- *   2 topic               0x12  length-delimited (UTF-8)
+ *   field                 tag   wire type                          position
+ *   2 topic               0x12  length-delimited (UTF-8)           first ...
  *   3 partition           0x18  varint (int32, non-negative here)
  *   4 acks                0x20  varint (enum)
  *   5 timeout_ms          0x28  varint (int32)
  *   6 record_batches      0x32  length-delimited
+ *   1 correlation_id      0x08  varint (uint64)                    ... last, rewritten per send
  */
 import { tideProto } from '../services/common/grpc/proto';
 import type { ProduceResponse } from '../services/common/grpc/generated/tide/v1/ProduceResponse';
@@ -55,14 +56,45 @@ function writeVarint(buf: Buffer, at: number, value: number): number {
   return at;
 }
 
-/** Encodes a ProduceRequest (protobuf) with one copy of the batch bytes. */
-export function encodeProduceRequest(req: FastProduceRequest): Buffer {
+/** Room kept after the body for field 1: a tag byte and a varint of up to 2^53 (8 bytes). */
+const CORRELATION_ROOM_BYTES = 9;
+
+/** Where an encoded request's buffers come from (a pool, or plain allocation). */
+export interface BufferSource {
+  acquire(size: number): Buffer;
+}
+
+const ALLOCATE: BufferSource = { acquire: (size) => Buffer.allocUnsafe(size) };
+
+/**
+ * A ProduceRequest encoded once and resent as is: fields 2-6 first, then field 1
+ * (correlation_id) written into the tail for each send (protobuf fields may come in any order).
+ * The buffer may be larger than the message (it comes from a pool).
+ */
+export class EncodedProduceRequest {
+  constructor(
+    readonly buffer: Buffer,
+    readonly bodyLength: number,
+  ) {}
+
+  /** The message bytes for one send: a view of `buffer`, valid until the next call. */
+  withCorrelationId(correlationId: number): Buffer {
+    const buf = this.buffer;
+    buf[this.bodyLength] = 0x08;
+    const end = writeVarint(buf, this.bodyLength + 1, correlationId);
+    return buf.subarray(0, end);
+  }
+}
+
+/** Encodes everything of a fast-path ProduceRequest but its correlation id (one copy of the batch). */
+export function encodeProduceBody(
+  req: Omit<FastProduceRequest, 'correlationId'>,
+  source: BufferSource = ALLOCATE,
+): EncodedProduceRequest {
   const topicBytes = Buffer.byteLength(req.topic, 'utf8');
   const batchBytes = req.recordBatches.length;
   const acks = ACKS_WIRE[req.acks];
-  const size =
-    1 +
-    varintSize(req.correlationId) +
+  const bodyLength =
     1 +
     varintSize(topicBytes) +
     topicBytes +
@@ -75,10 +107,8 @@ export function encodeProduceRequest(req: FastProduceRequest): Buffer {
     1 +
     varintSize(batchBytes) +
     batchBytes;
-  const out = Buffer.allocUnsafe(size);
+  const out = source.acquire(bodyLength + CORRELATION_ROOM_BYTES);
   let at = 0;
-  out[at++] = 0x08;
-  at = writeVarint(out, at, req.correlationId);
   out[at++] = 0x12;
   at = writeVarint(out, at, topicBytes);
   at += out.write(req.topic, at, 'utf8');
@@ -91,7 +121,17 @@ export function encodeProduceRequest(req: FastProduceRequest): Buffer {
   out[at++] = 0x32;
   at = writeVarint(out, at, batchBytes);
   req.recordBatches.copy(out, at);
-  return out;
+  return new EncodedProduceRequest(out, bodyLength);
+}
+
+/** Encodes a whole fast-path ProduceRequest (protobuf) into a new buffer. */
+export function encodeProduceRequest(req: FastProduceRequest): Buffer {
+  return encodeProduceBody(req).withCorrelationId(req.correlationId);
+}
+
+/** The serializer of pre-encoded messages. */
+export function identity(buf: Buffer): Buffer {
+  return buf;
 }
 
 /** Generated deserializer of ProduceResponse (small messages; protobufjs is fine here). */
