@@ -163,6 +163,8 @@ export class ControllerElection {
         try {
           await this.attempt();
         } catch (err) {
+          // A lease the store no longer knows (expired while we were away): take a fresh one next time.
+          if (/lease.*not found/i.test((err as Error).message)) this.lease = undefined;
           if ((this.state as ElectionState) === 'active')
             this.depose(`campaign failed: ${(err as Error).message}`);
           this.logger.warn({ err }, 'campaign failed; retrying');

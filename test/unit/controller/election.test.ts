@@ -147,6 +147,29 @@ describe('ControllerElection', () => {
     storeA.thaw();
   });
 
+  it('a standby whose lease lapsed unnoticed campaigns with a fresh lease', async () => {
+    const a = election(1);
+    const storeB = new ProcessStore(store);
+    const b = election(2, storeB);
+    await a.election.start();
+    await b.election.start();
+    storeB.freeze(); // B's (unused) lease lapses; B does not hear of it
+    clock.advance(TTL);
+    await flush();
+    await a.election.resign();
+    storeB.thaw({ leaseNotices: false }); // B sees the key go, but not that its lease is gone
+    await flush();
+    await flush();
+    // The campaign with the dead lease failed ("lease not found"); the retry takes a new lease.
+    expect(b.election.isActive).toBe(false);
+    clock.advance(500);
+    await flush();
+    await flush();
+    expect(b.election.isActive).toBe(true);
+    const kv = (await store.get(keys.controller))!;
+    expect(kv.createRevision).toBe(b.election.epoch);
+  });
+
   it('resigning hands over at once: the key goes, the standby wins the next epoch', async () => {
     const a = election(1);
     const b = election(2);

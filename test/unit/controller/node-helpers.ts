@@ -30,25 +30,35 @@ import { silentLogger } from '../../../services/common/logger';
  * write before it has read what it missed: exactly the zombie case fencing is for).
  */
 export class ProcessStore implements MetadataStore {
-  private frozen = false;
-  private readonly queued: (() => void)[] = [];
+  private holdEvents = false;
+  private holdLeaseNotices = false;
+  private readonly queued: { deliver: () => void; leaseNotice: boolean }[] = [];
   private readonly leases: Lease[] = [];
 
   constructor(private readonly inner: EmbeddedMetadataStore) {}
 
   freeze(): void {
-    this.frozen = true;
+    this.holdEvents = true;
+    this.holdLeaseNotices = true;
     for (const lease of this.leases) lease.release();
   }
 
-  thaw(): void {
-    this.frozen = false;
-    for (const deliver of this.queued.splice(0)) deliver();
+  /**
+   * Delivers what was held back, in order. With `leaseNotices: false`, lease-lost notices stay
+   * held (and later ones too): the process has not noticed that its lease is gone.
+   */
+  thaw(options: { leaseNotices?: boolean } = {}): void {
+    this.holdEvents = false;
+    this.holdLeaseNotices = options.leaseNotices === false;
+    for (const item of this.queued.splice(0)) {
+      if (item.leaseNotice && this.holdLeaseNotices) this.queued.push(item);
+      else item.deliver();
+    }
   }
 
-  private gate(fn: () => void): void {
-    if (this.frozen) this.queued.push(fn);
-    else fn();
+  private gate(deliver: () => void, leaseNotice = false): void {
+    if (leaseNotice ? this.holdLeaseNotices : this.holdEvents) this.queued.push({ deliver, leaseNotice });
+    else deliver();
   }
 
   get(key: string): Promise<KeyValue | undefined> {
@@ -87,7 +97,7 @@ export class ProcessStore implements MetadataStore {
       ttlMs: lease.ttlMs,
       revoke: () => lease.revoke(),
       release: () => lease.release(),
-      onLost: (listener) => lease.onLost((reason) => this.gate(() => listener(reason))),
+      onLost: (listener) => lease.onLost((reason) => this.gate(() => listener(reason), true)),
     };
   }
   async close(): Promise<void> {
