@@ -18,7 +18,6 @@ import type { Logger } from '../services/common/logger';
 import type { FetchResponse } from '../services/common/grpc/generated/tide/v1/FetchResponse';
 import type { ListOffsetsResponse } from '../services/common/grpc/generated/tide/v1/ListOffsetsResponse';
 import type { OffsetSpec } from '../services/common/grpc/generated/tide/v1/OffsetSpec';
-import type { DecodedRecord } from '../services/common/records';
 import { Cluster, ROUTING_ERRORS, unary, type ClusterOptions } from './cluster';
 import { decodeFetched, nextFetchOffset, splitFetched } from './fetch-decode';
 import { FetchSession } from './fetch-session';
@@ -73,6 +72,8 @@ class Assigned {
   error: TideError | undefined;
   retryAtMs = 0;
   failures = 0;
+  /** Consecutive chunks that failed their CRC check. */
+  corruptions = 0;
   highWatermark = -1;
   constructor(
     readonly topic: string,
@@ -86,6 +87,8 @@ type Entry =
       state: Assigned;
       generation: number;
       response: FetchResponse;
+      /** The complete batches of the response. */
+      complete: Buffer;
       fromOffset: number;
       nextOffset: number;
       bytes: number;
@@ -278,8 +281,11 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
       ),
     );
     const fetched = splitFetched(response.record_batches);
-    const records = decodeFetched(fetched.complete, offset, tp);
-    const { nextOffset } = nextFetchOffset(fetched, response.next_offset, offset);
+    const { records, error, stopOffset } = decodeFetched(fetched.complete, offset, tp);
+    if (error && records.length === 0) throw error;
+    const nextOffset = error
+      ? (stopOffset as number)
+      : nextFetchOffset(fetched, response.next_offset, offset).nextOffset;
     return {
       topic: tp.topic,
       partition: tp.partition,
@@ -362,24 +368,35 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
   ): { state: Assigned; generation: number; batch: ConsumerBatch } | undefined {
     const { state, response } = entry;
     const from = state.position ?? entry.fromOffset;
-    let records: DecodedRecord[];
-    try {
-      records = decodeFetched(splitFetched(response.record_batches).complete, from, state);
-    } catch (err) {
-      const error = err as TideError;
-      if (!error.retriable) {
-        state.error = error;
-        throw error;
-      }
-      // Corrupted in transit: fetch it again from where the application is.
-      this.logger.warn({ err, topic: state.topic, partition: state.partition }, 'refetching a corrupt batch');
-      this.moveTo(state, from);
-      this.scheduleReconcile();
-      return undefined;
-    }
+    const { records, error, stopOffset } = decodeFetched(entry.complete, from, state);
     state.highWatermark = response.high_watermark;
+    let nextOffset = entry.nextOffset;
+    let generation = entry.generation;
+    if (!error) {
+      state.corruptions = 0;
+    } else {
+      nextOffset = stopOffset as number;
+      state.corruptions++;
+      if (!error.retriable || state.corruptions >= this.retryOptions.attempts) {
+        // Stop fetching the partition until the application seeks; it gets the good records first.
+        state.error = error;
+        state.streamEpoch++;
+        this.queue.splice(this.queueHead, 0, { kind: 'error', state, generation, error });
+        this.scheduleReconcile();
+      } else {
+        // Corrupted in transit, probably: fetch it again from the bad batch, after a pause.
+        this.logger.warn(
+          { err: error, topic: state.topic, partition: state.partition },
+          'refetching a corrupt batch',
+        );
+        this.moveTo(state, nextOffset, false);
+        state.retryAtMs = this.clock.nowMs() + backoffMs(state.corruptions, this.retryOptions);
+        generation = state.generation;
+        this.scheduleReconcile();
+      }
+    }
     if (records.length === 0) {
-      state.position = Math.max(from, entry.nextOffset);
+      if (!error) state.position = Math.max(from, nextOffset);
       return undefined;
     }
     const batch: ConsumerBatch = {
@@ -387,9 +404,9 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
       partition: state.partition,
       records,
       highWatermark: response.high_watermark,
-      nextOffset: Math.max(entry.nextOffset, records[records.length - 1].offset + 1),
+      nextOffset: error ? nextOffset : Math.max(nextOffset, records[records.length - 1].offset + 1),
     };
-    return { state, generation: entry.generation, batch };
+    return { state, generation, batch };
   }
 
   private enqueue(entry: Entry): void {
@@ -550,6 +567,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
         state,
         generation: state.generation,
         response,
+        complete: fetched.complete,
         fromOffset,
         nextOffset,
         bytes: response.record_batches.length,

@@ -56,22 +56,35 @@ export function nextFetchOffset(
   return { nextOffset: Math.min(brokerNextOffset, resume), truncated: brokerNextOffset > resume };
 }
 
-/** Decodes the records at or after `fromOffset` (CRC-checked; control batches skipped). */
+/**
+ * Decodes the records at or after `fromOffset` (CRC-checked; control batches skipped). When a
+ * batch fails its check, the records of the batches before it are still returned, with the error
+ * and the offset to fetch again from (`stopOffset`), as Kafka's consumer does.
+ */
 export function decodeFetched(
   complete: Buffer,
   fromOffset: number,
   context: { topic: string; partition: number },
-): DecodedRecord[] {
+): { records: DecodedRecord[]; error?: TideError; stopOffset?: number } {
   try {
-    return decodeRecords(complete, fromOffset);
+    return { records: decodeRecords(complete, fromOffset) };
   } catch (err) {
-    if (err instanceof TideError) {
-      throw new TideError(err.code, `${context.topic}/${context.partition}: ${err.message}`, {
+    if (!(err instanceof TideError)) throw err;
+  }
+  const records: DecodedRecord[] = [];
+  for (const { at, sizeBytes } of splitBatches(complete).batches) {
+    try {
+      const decoded = decodeRecords(complete.subarray(at, at + sizeBytes), fromOffset);
+      for (let i = 0; i < decoded.length; i++) records.push(decoded[i]);
+    } catch (err) {
+      if (!(err instanceof TideError)) throw err;
+      const error = new TideError(err.code, `${context.topic}/${context.partition}: ${err.message}`, {
         cause: err,
         retriable: err.retriable,
         context: { ...context, ...err.context },
       });
+      return { records, error, stopOffset: Math.max(fromOffset, readBatchHeader(complete, at).baseOffset) };
     }
-    throw err;
   }
+  return { records };
 }

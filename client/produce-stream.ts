@@ -137,5 +137,10 @@ export class ProduceStream<T extends InFlightRequest> {
           );
       this.handlers.onFailure(requests, err);
     }
+    // Partitions waiting for this stream to drain must not wait for a stream that is gone.
+    if (this.congested) {
+      this.congested = false;
+      this.handlers.onDrain();
+    }
   }
 }

@@ -240,6 +240,21 @@ describe('Consumer', () => {
     expect(fake.fetchStreamRequests.length).toBeGreaterThanOrEqual(2);
   });
 
+  test('a batch that fails its CRC is refetched, then surfaced as CORRUPT_MESSAGE', async () => {
+    const stored = p1.batches[1].bytes;
+    stored[stored.length - 1] ^= 0xff; // corrupt on the broker's "disk": every refetch fails too
+    const c = consumer({ retry: { attempts: 3, initialBackoffMs: 1, maxBackoffMs: 1 } });
+    c.assign([{ topic: TOPIC, partition: 1, offset: 0 }]);
+    const seen: number[] = [];
+    const err = await (async () => {
+      for await (const b of c.batches()) seen.push(...b.records.map((r) => r.offset));
+    })().catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'CORRUPT_MESSAGE', context: { topic: TOPIC, partition: 1 } });
+    expect(seen).toEqual([0, 1, 2, 3, 4]);
+    expect(fake.fetchStreamsOpened).toBeGreaterThanOrEqual(3);
+    expect(c.position({ topic: TOPIC, partition: 1 })).toBe(5);
+  });
+
   test('unary fetch reads one partition from an offset, independent of the assignment', async () => {
     const c = consumer();
     const r = await c.fetch({ topic: TOPIC, partition: 0 }, 6, { maxBytes: 1 });

@@ -17,7 +17,7 @@ describe('fetched bytes', () => {
     const f = splitFetched(Buffer.concat([a, b]));
     expect(f).toMatchObject({ completeEndOffset: 17, trailingBytes: 0, partialBaseOffset: undefined });
     expect(nextFetchOffset(f, 17, 11)).toEqual({ nextOffset: 17, truncated: false });
-    expect(decodeFetched(f.complete, 11, { topic: 't', partition: 0 }).map((r) => r.offset)).toEqual([
+    expect(decodeFetched(f.complete, 11, { topic: 't', partition: 0 }).records.map((r) => r.offset)).toEqual([
       11, 12, 13, 14, 15, 16,
     ]);
   });
@@ -42,14 +42,16 @@ describe('fetched bytes', () => {
     expect(nextFetchOffset(f, 17, 14)).toEqual({ nextOffset: 14, truncated: true });
   });
 
-  test('a corrupt batch is a CORRUPT_MESSAGE with the partition in its context', () => {
-    const bad = Buffer.from(a);
+  test('a corrupt batch stops decoding there: earlier records, the error, and where to refetch', () => {
+    const bad = Buffer.from(b);
     bad[bad.length - 1] ^= 0xff;
-    expect(() => decodeFetched(bad, 0, { topic: 't', partition: 2 })).toThrow(
-      expect.objectContaining({
-        code: 'CORRUPT_MESSAGE',
-        context: expect.objectContaining({ topic: 't', partition: 2 }),
-      }),
-    );
+    const result = decodeFetched(Buffer.concat([a, bad]), 11, { topic: 't', partition: 2 });
+    expect(result.records.map((r) => r.offset)).toEqual([11, 12]);
+    expect(result.stopOffset).toBe(13);
+    expect(result.error).toMatchObject({
+      code: 'CORRUPT_MESSAGE',
+      retriable: true,
+      context: { topic: 't', partition: 2 },
+    });
   });
 });
