@@ -112,6 +112,8 @@ export interface ProduceFault {
   error?: { code: ErrorCode; retriable?: boolean; message?: string };
   /** ...or append, then answer with this error (a lost acknowledgement). */
   errorAfterAppend?: { code: ErrorCode; retriable?: boolean };
+  /** Append, then never answer (a hung broker). */
+  blackhole?: boolean;
   /** Kill the stream the request came on (after appending when `append` is true). */
   breakStream?: { append: boolean };
   times?: number;
@@ -299,6 +301,7 @@ export class FakeBroker {
       onBreak?.();
       return new Promise(() => undefined);
     }
+    if (fault?.blackhole) return new Promise(() => undefined);
     if (fault?.errorAfterAppend)
       throw new TideError(fault.errorAfterAppend.code, 'injected after append', {
         retriable: fault.errorAfterAppend.retriable,

@@ -159,6 +159,17 @@ describe('Producer', () => {
     expect(fake.produced(TOPIC, 0)).toHaveLength(2);
   });
 
+  test('a request unanswered for requestTimeoutMs fails its stream and is resent (deduplicated)', async () => {
+    const p = producer({ lingerMs: 0, requestTimeoutMs: 100 });
+    fake.faults.push({ blackhole: true });
+    const r = await p.send(TOPIC, { value: 'slow', partition: 0 });
+    expect(r.offset).toBe(0);
+    const log = fake.produced(TOPIC, 0);
+    expect(log).toHaveLength(2);
+    expect(log[1].baseSequence).toBe(log[0].baseSequence);
+    expect(fake.partition(TOPIC, 0).records()).toHaveLength(1);
+  });
+
   test('OUT_OF_ORDER_SEQUENCE fails that batch and later ones of the partition; the partition then starts over', async () => {
     const release = fake.hold();
     const p = producer({ lingerMs: 0, batchBytes: 100, maxInFlight: 1 });
