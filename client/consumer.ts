@@ -519,17 +519,18 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
       byKey.set(tpKey(s.topic, s.partition), s);
       return { topic: s.topic, partition: s.partition, offset: s.fetchOffset };
     });
-    const session = new FetchSession(
-      this.cluster.pool.broker(address, 1),
-      address,
-      key,
-      positions,
-      this.maxBytes,
-      {
-        onData: (s, response) => this.onData(s, response),
-        onEnd: (s, error) => this.onSessionEnd(s, error),
-      },
-    );
+    let client: ReturnType<Cluster['pool']['broker']>;
+    try {
+      client = this.cluster.pool.broker(address, 1);
+    } catch (err) {
+      // The connections are gone (the cluster was closed under this consumer).
+      for (const state of states) this.surface(state, err as TideError);
+      return;
+    }
+    const session = new FetchSession(client, address, key, positions, this.maxBytes, {
+      onData: (s, response) => this.onData(s, response),
+      onEnd: (s, error) => this.onSessionEnd(s, error),
+    });
     if (this.streamsPaused) session.pause();
     this.sessions.set(address, session);
     this.sessionStates.set(session, byKey);
