@@ -96,7 +96,7 @@ async function runPolicy(
   const brokerCpu = cpuSecondsOf(broker.child.pid!) - brokerCpuBefore;
   await producer.close();
 
-  const consumer = tide.consumer({ autoOffsetReset: 'earliest', maxBytes: 4 * 1024 * 1024 });
+  const consumer = tide.consumer({ autoOffsetReset: 'earliest' });
   consumer.assign([{ topic, partition: 0, offset: 0 }]);
   const consumeStart = performance.now();
   let consumed = 0;

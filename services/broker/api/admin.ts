@@ -49,6 +49,34 @@ function requireName(name: string): string {
   return name;
 }
 
+/** How long CreateTopic waits for this broker to serve the partitions it leads. */
+const CREATE_VISIBLE_WAIT_MS = 5_000;
+const CREATE_VISIBLE_POLL_MS = 10;
+
+/**
+ * Waits (bounded, best effort) until this broker's metadata has the new topic and the partitions
+ * it leads are open, so a client that produces right after CreateTopic is not bounced with
+ * LEADER_NOT_AVAILABLE. Partitions led elsewhere are their brokers' business; clients retry those.
+ */
+async function untilServedHere(deps: AdminDeps, name: string, partitionCount: number): Promise<void> {
+  const deadline = Date.now() + CREATE_VISIBLE_WAIT_MS;
+  while (Date.now() < deadline) {
+    const [known] = deps.metadata.topics([name]);
+    if (known) {
+      const pending = Array.from({ length: partitionCount }, (_, p) => p).filter((p) => {
+        try {
+          deps.partitions.leaderFor(name, p);
+          return false;
+        } catch (err) {
+          return err instanceof TideError && err.code === 'LEADER_NOT_AVAILABLE';
+        }
+      });
+      if (pending.length === 0) return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, CREATE_VISIBLE_POLL_MS));
+  }
+}
+
 export function adminHandlers(deps: AdminDeps): AdminHandlers {
   const { logger } = deps;
   return {
@@ -60,6 +88,7 @@ export function adminHandlers(deps: AdminDeps): AdminHandlers {
         configs: req.configs,
         validateOnly: req.validate_only,
       });
+      if (!req.validate_only) await untilServedHere(deps, req.name, topic.partitions?.length ?? 0);
       return { topic };
     }),
     DeleteTopic: unary(logger, 'DeleteTopic', async (req) => {

@@ -125,6 +125,12 @@ export interface BatchBuilderOptions {
   nowMs?: number;
   /** Initial buffer size in bytes (default 16 KiB); the buffer doubles as needed. */
   initialCapacity?: number;
+  /**
+   * Storage to build into instead of a fresh allocation (a producer's pooled buffer: fresh large
+   * buffers page-fault on every batch). The built batch may share it, so the caller must not reuse
+   * it until the batch is done with. Grown like any other buffer when too small.
+   */
+  buffer?: Buffer;
 }
 
 const DEFAULT_CAPACITY_BYTES = 16 * 1024;
@@ -153,9 +159,10 @@ export class BatchBuilder {
   constructor(options: BatchBuilderOptions = {}) {
     this.compression = options.compression ?? CompressionCodec.None;
     this.nowMs = options.nowMs;
-    this.buf = Buffer.allocUnsafe(
-      Math.max(options.initialCapacity ?? DEFAULT_CAPACITY_BYTES, BATCH_HEADER_BYTES),
-    );
+    this.buf =
+      options.buffer && options.buffer.length >= BATCH_HEADER_BYTES
+        ? options.buffer
+        : Buffer.allocUnsafe(Math.max(options.initialCapacity ?? DEFAULT_CAPACITY_BYTES, BATCH_HEADER_BYTES));
   }
 
   get recordCount(): number {
