@@ -5,7 +5,7 @@
 import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
 import type { MetadataStore } from '../common/metadata/store';
-import { tideProto } from '../common/grpc/proto';
+import { internalProto, tideProto } from '../common/grpc/proto';
 import { startServer, stopServer, type TideServer } from '../common/grpc/server';
 import { BrokerRegistry, type BrokerRegistration } from '../controller/broker-registry';
 import { toTopicInfo } from '../controller/admin-wire';
@@ -17,6 +17,10 @@ import type { MetadataView, ProducerIdSource } from './api/registry';
 import type { BrokerConfig } from './config';
 import { LogManager } from './log/log-manager';
 import { ReplicaManager } from './partition/replica-manager';
+import type { IsrProposer } from './partition/partition';
+import { LeaseFence } from './partition/lease-fence';
+import { replicationSettings, type ReplicationSettings } from './partition/replication-settings';
+import { ReplicaFetcherManager, grpcConnector, replicationHandlers, type ReplicationConnector } from './replication';
 import type { BrokerInfo__Input } from '../common/grpc/generated/tide/v1/BrokerInfo';
 
 export interface BrokerNodeDeps {
@@ -31,6 +35,12 @@ export interface BrokerNodeDeps {
   producerIds: ProducerIdSource;
   /** The id of the active controller, for metadata responses. */
   controllerId: () => number;
+  /** Where partition leaders propose ISR changes (the controller's AlterPartition); absent: never. */
+  isrProposer?: IsrProposer;
+  /** replica.* settings (lag time, fetch sizes...); defaults in partition/replication-settings.ts. */
+  replication?: Partial<ReplicationSettings>;
+  /** How followers reach leaders; default gRPC. */
+  replicationConnector?: ReplicationConnector;
 }
 
 export class BrokerNode {
@@ -39,6 +49,7 @@ export class BrokerNode {
     private readonly deps: BrokerNodeDeps,
     private readonly logs: LogManager,
     private readonly replicas: ReplicaManager,
+    private readonly fetchers: ReplicaFetcherManager,
     private readonly server: TideServer,
     private readonly registration: BrokerRegistration,
     private readonly watches: { cancel(): Promise<void> }[],
@@ -56,15 +67,31 @@ export class BrokerNode {
 
   static async start(config: BrokerConfig, deps: BrokerNodeDeps): Promise<BrokerNode> {
     const logger = deps.logger.child({ broker: config.brokerId });
+    const hosted: { replicas?: ReplicaManager } = {};
     const logs = new LogManager({
       dataDir: config.dataDir,
       clock: deps.clock,
       logger,
       defaultConfig: toLogConfig({}),
       retentionCheckIntervalMs: config.retentionCheckIntervalMs,
+      retentionMaxOffset: (log) => hosted.replicas?.highWatermarkOf(log.topic, log.partition),
     });
     await logs.open();
-    const replicas = new ReplicaManager({ brokerId: config.brokerId, logs, clock: deps.clock, logger });
+    const settings = replicationSettings(deps.replication);
+    const fence = new LeaseFence({ clock: deps.clock, logger });
+    const connect = deps.replicationConnector ?? grpcConnector({ maxMessageBytes: config.maxRequestBytes });
+    const fetchers = new ReplicaFetcherManager({ brokerId: config.brokerId, brokerEpoch: deps.clock.nowMs(), connect, clock: deps.clock, logger, settings });
+    const replicas = new ReplicaManager({
+      brokerId: config.brokerId,
+      logs,
+      clock: deps.clock,
+      logger,
+      settings,
+      fetchers,
+      isrProposer: deps.isrProposer,
+      mayLead: () => fence.mayLead(),
+    });
+    hosted.replicas = replicas;
     const registry = new BrokerRegistry({ store: deps.store, clusterName: config.clusterName, clock: deps.clock, logger });
 
     let brokers: BrokerInfo__Input[] = [];
@@ -91,6 +118,10 @@ export class BrokerNode {
           const proto = tideProto();
           s.addService(proto.Broker.service, brokerHandlers({ partitions: replicas, metadata, producerIds: deps.producerIds, clock: deps.clock, logger }));
           s.addService(proto.Admin.service, adminHandlers({ topics: deps.topicAdmin, partitions: replicas, metadata, logger }));
+          s.addService(
+            internalProto().replication.Replication.service,
+            replicationHandlers({ partitions: replicas, clock: deps.clock, logger, defaultMaxBytes: settings.replicaFetchMaxBytes }),
+          );
         },
       });
       const brokerInfo: BrokerInfo__Input = {
@@ -105,8 +136,10 @@ export class BrokerNode {
         port: Number(brokerInfo.port),
         ...(config.rack ? { rack: config.rack } : {}),
       });
+      registration.onLost((reason) => fence.lost(reason));
       const brokerWatch = await registry.watchBrokers((update) => {
         brokers = update.brokers.map((b) => ({ id: b.id, host: b.host, port: b.port, rack: b.rack ?? '' }));
+        fetchers.setBrokers(update.brokers);
       });
       // Serve only once the partitions already assigned here are open.
       let resolveFirst!: (applied: Promise<void>) => void;
@@ -120,7 +153,7 @@ export class BrokerNode {
         }
       });
       await (await firstApplied);
-      const node = new BrokerNode(config, deps, logs, replicas, server, registration, [topicWatch, brokerWatch], brokerInfo);
+      const node = new BrokerNode(config, deps, logs, replicas, fetchers, server, registration, [topicWatch, brokerWatch], brokerInfo);
       server.health.setStatus('', 'SERVING');
       server.health.setStatus('tide.v1.Broker', 'SERVING');
       server.health.setStatus('tide.v1.Admin', 'SERVING');
@@ -129,6 +162,7 @@ export class BrokerNode {
     } catch (err) {
       if (server) await stopServer(server.server, 0);
       replicas.closeAll();
+      await fetchers.close();
       await logs.closeAll();
       throw err;
     }
@@ -139,6 +173,7 @@ export class BrokerNode {
     this.server.health.setStatus('', 'NOT_SERVING');
     for (const watch of this.watches) await watch.cancel();
     this.replicas.closeAll();
+    await this.fetchers.close();
     await stopServer(this.server.server, 2_000);
     await this.logs.closeAll();
     await this.registration.close();

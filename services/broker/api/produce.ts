@@ -30,7 +30,8 @@ export function produce(deps: ProduceDeps, request: ProduceRequest): Promise<Pro
     const partitionId = requirePartition(request.partition);
     const batches = batchesOf(request, deps.clock);
     const partition = deps.partitions.leaderFor(topic, partitionId);
-    return partition.append(batches).then((result) => ({
+    const acks = request.acks === 'ACKS_NONE' ? 'none' : request.acks === 'ACKS_LEADER' ? 'leader' : 'all';
+    return partition.append(batches, { acks, timeoutMs: request.timeout_ms }).then((result) => ({
       correlation_id: request.correlation_id,
       topic,
       partition: partitionId,

@@ -12,6 +12,8 @@
 export type {
   AppendOptions,
   AppendResult,
+  EpochEndOffset,
+  EpochEntry,
   FlushPolicy,
   LogConfig,
   PartitionLog,
@@ -31,3 +33,4 @@ export {
 } from './log-manager';
 export { SegmentedLog, openPartitionLog, type OpenPartitionLogOptions } from './partition-log';
 export type { LogIoStats } from './writer';
+export { LEADER_EPOCH_CHECKPOINT_FILE, NO_EPOCH } from './leader-epoch-cache';

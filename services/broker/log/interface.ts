@@ -79,6 +79,19 @@ export interface TimestampLookup {
   timestampMs: number;
 }
 
+/** Epoch `epoch` wrote the offsets from `startOffset` on (until the next entry's start). */
+export interface EpochEntry {
+  epoch: number;
+  startOffset: number;
+}
+
+/** Where a leader epoch ends: see PartitionLog.endOffsetForEpoch. */
+export interface EpochEndOffset {
+  epoch: number;
+  /** The first offset not written in `epoch` (the next epoch's start, or the log end offset). */
+  endOffset: number;
+}
+
 /** One partition replica's log on disk. */
 export interface PartitionLog {
   readonly topic: string;
@@ -123,8 +136,49 @@ export interface PartitionLog {
   /** Writes buffered data and fsyncs. */
   flush(): Promise<void>;
 
-  /** Drops every record at and above `offset` (for replication; also used by tests). */
+  /**
+   * Drops every batch that holds an offset at or above `offset` (cutting at a batch boundary, so
+   * the new log end may be below it) and the leader epochs that start at or after the new end.
+   * For replication (truncation by leader epoch); also used by tests.
+   */
   truncateTo(offset: number): Promise<void>;
+
+  /**
+   * Deletes every segment and restarts the empty log at `offset` (log start = log end = offset),
+   * with no leader epochs: a follower that fell behind its leader's log start offset.
+   */
+  truncateFully(offset: number): Promise<void>;
+
+  /**
+   * Appends batches copied from the leader as they are: offsets and partitionLeaderEpoch already
+   * set, the first starting at logEndOffset (later for a compacted log), offsets following each
+   * other. Checks framing and CRC (follower-append.ts) but not max.message.bytes; updates the
+   * idempotent-producer state (so it survives a leader change) and the leader epochs; group-commits
+   * like append(). Throws INVALID_RECORD, CORRUPT_MESSAGE, KAFKA_STORAGE_ERROR.
+   */
+  appendAsFollower(batches: Buffer): Promise<AppendResult>;
+
+  /** The newest leader epoch in the epoch cache; -1 when it is empty. */
+  readonly latestEpoch: number;
+
+  /** The leader-epoch cache entries, oldest first. */
+  epochEntries(): readonly EpochEntry[];
+
+  /**
+   * Records that leader epoch `epoch` starts at `startOffset` (default: the log end offset), for a
+   * replica becoming leader. Resolves once every append queued before the call is written (so the
+   * log end offset is then all on file); the checkpoint is written in the background, ahead of any
+   * later append. Appends also record the epochs they carry.
+   */
+  assignEpoch(epoch: number, startOffset?: number): Promise<void>;
+
+  /**
+   * Kafka's endOffsetForEpoch: the largest epoch <= `epoch` this log knows and the offset where it
+   * ends (the start of the next epoch, or the log end offset for the newest). Undefined for -1, an
+   * empty cache, or an epoch newer than every entry. When every entry is newer, `epoch` itself
+   * with the first entry's start offset.
+   */
+  endOffsetForEpoch(epoch: number): EpochEndOffset | undefined;
 
   /** Flushes, writes indexes and the clean-shutdown marker, closes files. */
   close(): Promise<void>;

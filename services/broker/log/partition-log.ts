@@ -13,6 +13,12 @@
  *      one fdatasync for flushPolicy 'sync'. The promise resolves after that.
  * The caller's buffer is patched in place and written as is (zero copy): it must not be reused.
  *
+ * Follower appends (appendAsFollower, checks in follower-append.ts) take the same path from step 3
+ * on, without patching: batches keep the offsets and leader epochs the leader gave them. Both
+ * paths record new leader epochs in the epoch cache (leader-epoch-cache.ts) in memory; its
+ * checkpoint is written by assignEpoch, truncation and retention, and the loader replays batch
+ * headers past the checkpoint (leader-epoch-loader.ts), so the append path makes no extra fs call.
+ *
  * Structural operations (truncateTo, applyRetention, close, delete) run exclusively: appends and
  * reads arriving meanwhile wait, in-flight writes and reads finish first.
  */
@@ -52,6 +58,15 @@ import { planRetention } from './retention';
 import { rollReason, type RollReason } from './roll';
 import { LogSegment, type SegmentBatch } from './segment';
 import { validateBatches, type IncomingBatch } from './validate';
+import { validateFollowerBatches } from './follower-append';
+import {
+  LEADER_EPOCH_CHECKPOINT_FILE,
+  LeaderEpochCache,
+  writeLeaderEpochCheckpoint,
+  type EpochEndOffset,
+  type EpochEntry,
+} from './leader-epoch-cache';
+import { loadLeaderEpochCache, type LoadedLeaderEpochs } from './leader-epoch-loader';
 import { GroupCommitWriter, newLogIoStats, type LogIoStats } from './writer';
 
 export interface OpenPartitionLogOptions {
@@ -97,6 +112,9 @@ export class SegmentedLog implements PartitionLog {
   private readWaiters: (() => void)[] = [];
   private lastFlushMs: number;
   private closing: Promise<void> | undefined;
+  private readonly epochs: LeaderEpochCache;
+  /** The epoch entries differ from the checkpoint file (appends change them in memory only). */
+  private epochsDirty: boolean;
 
   static async open(options: OpenPartitionLogOptions): Promise<SegmentedLog> {
     validateLogConfig(options.config);
@@ -107,7 +125,20 @@ export class SegmentedLog implements PartitionLog {
       partition: options.partition,
     });
     const loaded = await new LogLoader({ dir, config: options.config, clock: options.clock, logger }).load();
-    return new SegmentedLog(options, dir, logger, loaded);
+    let epochs: LoadedLeaderEpochs;
+    try {
+      epochs = await loadLeaderEpochCache({
+        dir,
+        segments: loaded.segments,
+        logStartOffset: loaded.logStartOffset,
+        logEndOffset: loaded.segments[loaded.segments.length - 1].nextOffset,
+        logger,
+      });
+    } catch (err) {
+      await Promise.allSettled(loaded.segments.map((s) => s.close()));
+      throw err;
+    }
+    return new SegmentedLog(options, dir, logger, loaded, epochs);
   }
 
   private constructor(
@@ -115,7 +146,10 @@ export class SegmentedLog implements PartitionLog {
     dir: string,
     logger: Logger,
     loaded: Awaited<ReturnType<LogLoader['load']>>,
+    epochs: LoadedLeaderEpochs,
   ) {
+    this.epochs = epochs.cache;
+    this.epochsDirty = epochs.dirty;
     this.topic = options.topic;
     this.partition = options.partition;
     this.dir = dir;
@@ -220,6 +254,7 @@ export class SegmentedLog implements PartitionLog {
     if (duplicates.length > 0) return this.duplicateResult(duplicates, incoming.length);
 
     const baseOffset = this.nextOffset;
+    if (this.epochs.assign(leaderEpoch, baseOffset)) this.epochsDirty = true;
     const done = this.assignAndWrite(
       request,
       incoming,
@@ -259,16 +294,100 @@ export class SegmentedLog implements PartitionLog {
     return this.writer.barrier().then(() => result);
   }
 
+  // ------------------------------------------------------------- replication: follower append, epochs
+
+  appendAsFollower(batches: Buffer): Promise<AppendResult> {
+    if (this.state !== 'open') return Promise.reject(this.unavailable());
+    if (this.exclusive) return this.exclusive.then(() => this.appendAsFollower(batches));
+    try {
+      const contiguous = !this.config.cleanupPolicy.includes('compact');
+      const incoming = validateFollowerBatches(batches, this.nextOffset, contiguous);
+      const producerInfos = incoming.map((b): ProducerBatchInfo | undefined =>
+        b.producerId < 0
+          ? undefined
+          : {
+              producerId: b.producerId,
+              epoch: b.producerEpoch,
+              firstSeq: b.baseSequence,
+              lastOffsetDelta: b.lastOffsetDelta,
+              firstOffset: b.baseOffset,
+              maxTimestamp: b.maxTimestamp,
+            },
+      );
+      for (const b of incoming) {
+        if (this.epochs.assign(b.partitionLeaderEpoch, b.baseOffset)) this.epochsDirty = true;
+      }
+      const done = this.assignAndWrite(
+        batches,
+        incoming,
+        producerInfos,
+        undefined,
+        false,
+        this.clock.nowMs(),
+      );
+      const result: AppendResult = {
+        baseOffset: incoming[0].baseOffset,
+        lastOffset: incoming[incoming.length - 1].lastOffset,
+        logAppendTimeMs: -1,
+        logStartOffset: this.startOffset,
+        duplicate: false,
+      };
+      return done.then(() => result);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  get latestEpoch(): number {
+    return this.epochs.latestEpoch;
+  }
+
+  epochEntries(): readonly EpochEntry[] {
+    return this.epochs.entries();
+  }
+
+  endOffsetForEpoch(epoch: number): EpochEndOffset | undefined {
+    return this.epochs.endOffsetFor(epoch, this.nextOffset);
+  }
+
+  async assignEpoch(epoch: number, startOffset?: number): Promise<void> {
+    if (this.state !== 'open') throw this.unavailable();
+    while (this.exclusive) await this.exclusive;
+    if (this.epochs.assign(epoch, startOffset ?? this.nextOffset)) this.epochsDirty = true;
+    const written = this.writer.barrier();
+    if (this.epochsDirty) {
+      // Queued after every earlier write and before any later append; not awaited (the loader
+      // replays batch headers past the file anyway), so a new leader serves at once.
+      const entries = this.epochs.entries().map((e) => ({ ...e }));
+      this.epochsDirty = false;
+      void this.writer.task(() =>
+        writeLeaderEpochCheckpoint(path.join(this.dir, LEADER_EPOCH_CHECKPOINT_FILE), entries),
+      );
+    }
+    await written;
+  }
+
+  /** Writes the epoch entries if they changed (inside an exclusive section). */
+  private async persistEpochsNow(changed: boolean): Promise<void> {
+    if (!changed && !this.epochsDirty) return;
+    this.epochsDirty = false;
+    await writeLeaderEpochCheckpoint(
+      path.join(this.dir, LEADER_EPOCH_CHECKPOINT_FILE),
+      this.epochs.entries(),
+    );
+  }
+
   /**
    * Rolls as needed, patches offsets in place, updates the producer state batch by batch (so that
    * a snapshot taken at a roll holds exactly the batches below the new segment), queues the bytes.
    * Synchronous up to the queueing; nothing here can fail once validation passed.
+   * leaderEpoch undefined = a follower append: batches keep the offsets and epochs they carry.
    */
   private assignAndWrite(
     request: Buffer,
-    incoming: IncomingBatch[],
+    incoming: ReadonlyArray<IncomingBatch & { baseOffset?: number }>,
     producerInfos: Array<ProducerBatchInfo | undefined>,
-    leaderEpoch: number,
+    leaderEpoch: number | undefined,
     logAppendTime: boolean,
     nowMs: number,
   ): Promise<void> {
@@ -278,6 +397,7 @@ export class SegmentedLog implements PartitionLog {
     let written: SegmentBatch[] = [];
     for (let i = 0; i < incoming.length; i++) {
       const b = incoming[i];
+      if (b.baseOffset !== undefined) this.nextOffset = b.baseOffset;
       const lastOffset = this.nextOffset + b.lastOffsetDelta;
       const reason = rollReason(segment, { sizeBytes: b.sizeBytes, lastOffset }, this.config, nowMs);
       if (reason) {
@@ -297,8 +417,10 @@ export class SegmentedLog implements PartitionLog {
       }
       const producerInfo = producerInfos[i];
       if (producerInfo) this.producers.replay(producerInfo);
-      patchBaseOffset(request, b.position, this.nextOffset);
-      patchPartitionLeaderEpoch(request, b.position, leaderEpoch);
+      if (leaderEpoch !== undefined) {
+        patchBaseOffset(request, b.position, this.nextOffset);
+        patchPartitionLeaderEpoch(request, b.position, leaderEpoch);
+      }
       let maxTimestamp = b.maxTimestamp;
       if (logAppendTime) {
         request.writeInt16BE(
@@ -523,6 +645,7 @@ export class SegmentedLog implements PartitionLog {
       const doomed = this.segments.splice(0, plan.deleteCount);
       this.startOffset = Math.max(this.startOffset, this.segments[0].baseOffset);
       await writeOffsetCheckpoint(path.join(this.dir, LOG_START_OFFSET_FILE), this.startOffset);
+      await this.persistEpochsNow(this.epochs.truncateFromStart(this.startOffset));
       this.producers.removeBefore(this.startOffset);
       let bytes = 0;
       for (const segment of doomed) {
@@ -549,7 +672,11 @@ export class SegmentedLog implements PartitionLog {
   async truncateTo(offset: number): Promise<void> {
     if (this.state !== 'open') throw this.unavailable();
     await this.runExclusive(async () => {
-      if (offset >= this.nextOffset) return;
+      if (offset >= this.nextOffset) {
+        // The log is already short enough, but epochs that start there have no batch left.
+        await this.persistEpochsNow(this.epochs.truncateFromEnd(offset));
+        return;
+      }
       const before = this.nextOffset;
       if (offset < this.segments[0].baseOffset || offset < this.startOffset) {
         await this.truncateFullyAndStartAt(offset);
@@ -574,12 +701,26 @@ export class SegmentedLog implements PartitionLog {
           logger: this.logger,
         });
       }
+      await this.persistEpochsNow(this.epochs.truncateFromEnd(this.nextOffset));
       await fsyncDir(this.dir);
       this.logger.info({ requested: offset, from: before, logEndOffset: this.nextOffset }, 'truncated log');
     });
   }
 
+  async truncateFully(offset: number): Promise<void> {
+    if (this.state !== 'open') throw this.unavailable();
+    if (!Number.isSafeInteger(offset) || offset < 0)
+      throw new TideError('INVALID_REQUEST', `invalid offset ${offset}`);
+    await this.runExclusive(async () => {
+      const before = this.nextOffset;
+      await this.truncateFullyAndStartAt(offset);
+      await fsyncDir(this.dir);
+      this.logger.info({ from: before, logStartOffset: offset }, 'log emptied; restarting at a new offset');
+    });
+  }
+
   private async truncateFullyAndStartAt(offset: number): Promise<void> {
+    await this.persistEpochsNow(this.epochs.clear());
     for (const segment of this.segments.splice(0)) await segment.deleteFiles();
     const segment = new LogSegment(this.dir, offset, this.config.indexIntervalBytes);
     await segment.createFile();

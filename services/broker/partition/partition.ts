@@ -1,19 +1,99 @@
 /**
- * One partition replica hosted by this broker: its log plus the state the storage engine does not
- * know about — the high watermark, the leader epoch, and the consumers long-polling for new data.
+ * One partition replica hosted by this broker: its log plus what the storage engine does not know
+ * about — the role (leader or follower) at a leader epoch, the high watermark, the ISR as this
+ * replica last learned it, and, as leader, the followers' progress and the requests waiting on it.
+ * Rules and worked examples: docs/replication.md.
  *
- * With one replica the high watermark is the end of what append() has written (and fsynced, under
- * the 'sync' flush policy). Replication (a later layer) moves it to the smallest LEO of the ISR.
+ * Roles (ReplicaManager moves a partition between them as metadata changes):
+ *
+ *   offline  --makeLeader(E)-->  leader at E      (assigns epoch E at the LEO, then serves)
+ *   offline  --makeFollower-->   follower at E    (fetches from the leader; never serves clients)
+ *   leader   --makeFollower-->   follower         (pending acks=all fail with NOT_LEADER)
+ *   follower --makeLeader(E)-->  leader at E      (no truncation: a new leader keeps its log)
+ *   any      --close()------->   closed           (topic deleted or replica moved away)
+ *
+ * As leader: HW = min LEO over the maximal ISR (isr.ts), never backwards; producer requests with
+ * acks=all need |ISR| >= min.insync.replicas before the append and complete once HW passes their
+ * last offset; followers lagging more than replica.lag.time.max.ms are proposed out of the ISR,
+ * caught-up ones back in (AlterPartition through the IsrProposer). A broker whose registration
+ * lapsed (mayLead() false) refuses produce requests: a zombie leader acknowledges nothing.
+ * As follower: appends what the leader sends (appendAsFollower), HW = min(leader HW, own LEO),
+ * truncates only by leader epoch (truncation.ts).
  */
-import type { AppendResult, PartitionLog, ReadResult } from '../log/interface';
 import type { Clock, Timer } from '../../common/clock';
 import { TideError } from '../../common/errors';
+import type { Logger } from '../../common/logger';
+import type { PartitionState } from '../../common/metadata/keys';
+import type { AppendResult, EpochEndOffset, PartitionLog, ReadResult } from '../log/interface';
+import { AckWaiters } from './ack-waiters';
+import { FollowerState, highWatermarkFor, mayJoinIsr, maximalIsr, outOfSyncReplicas } from './isr';
+import type { ReplicationSettings } from './replication-settings';
+import { divergenceTruncationOffset } from './truncation';
 
 export interface PartitionReadResult extends ReadResult {
   highWatermark: number;
 }
 
-interface Waiter {
+export type PartitionRole = 'leader' | 'follower' | 'offline' | 'closed';
+
+/** How many replicas must have a produced batch before the producer hears back. */
+export type ProduceAcks = 'none' | 'leader' | 'all';
+
+export interface ProduceOptions {
+  /** Default 'all' (as ProduceRequest's unset acks). */
+  acks?: ProduceAcks;
+  /** acks=all: how long to wait for the ISR; default settings.produceTimeoutDefaultMs. */
+  timeoutMs?: number;
+}
+
+/** An ISR change a leader proposes to the controller (the AlterPartition RPC). */
+export interface IsrProposal {
+  brokerId: number;
+  topic: string;
+  partition: number;
+  leaderEpoch: number;
+  partitionEpoch: number;
+  newIsr: number[];
+}
+
+/**
+ * The controller's AlterPartition, as the partition layer needs it: resolves with the partition's
+ * state after the change (its partition epoch bumped when the ISR changed), rejects with
+ * FENCED_EPOCH when the proposal's epochs are stale. ControllerClient implements it.
+ */
+export interface IsrProposer {
+  alterPartition(request: IsrProposal): Promise<PartitionState>;
+}
+
+export interface PartitionDeps {
+  brokerId: number;
+  clock: Clock;
+  logger: Logger;
+  settings: ReplicationSettings;
+  /** Absent: ISR changes are never proposed (single-node setups). */
+  isrProposer?: IsrProposer;
+  /** False while this broker must not act as a leader (registration lost or stale). */
+  mayLead?: () => boolean;
+}
+
+/** A snapshot for `cluster describe` and tests. */
+export interface PartitionStatus {
+  topic: string;
+  partition: number;
+  role: PartitionRole;
+  leader: number;
+  leaderEpoch: number;
+  partitionEpoch: number;
+  replicas: number[];
+  isr: number[];
+  pendingIsr?: number[];
+  highWatermark: number;
+  logStartOffset: number;
+  logEndOffset: number;
+  followers: { brokerId: number; leo: number; lastCaughtUpTimeMs: number }[];
+}
+
+interface DataWaiter {
   offset: number;
   resolve: () => void;
   timer?: Timer;
@@ -22,91 +102,552 @@ interface Waiter {
 export class Partition {
   readonly topic: string;
   readonly partition: number;
+  private readonly logger: Logger;
+  private currentRole: PartitionRole = 'offline';
+  private leader = -1;
+  private epoch = -1;
+  private partitionEpochValue = -1;
+  private replicaIds: number[] = [];
+  private isrIds: number[] = [];
+  private minIsr = 1;
   private hw: number;
-  private waiters = new Set<Waiter>();
-  private closed = false;
+  /** As leader: the offset after the last local append that completed (written, and synced under 'sync'). */
+  private localLeo: number;
+  private leaderEpochStartOffset = 0;
+  private readonly followers = new Map<number, FollowerState>();
+  private pendingIsr: number[] | undefined;
+  private nextProposalMs = 0;
+  private readonly acks: AckWaiters;
+  private readonly dataWaiters = new Set<DataWaiter>();
+  private readonly listeners = new Set<() => void>();
 
   constructor(
     readonly log: PartitionLog,
-    private readonly deps: { clock: Clock; leaderEpoch: number },
+    private readonly deps: PartitionDeps,
   ) {
     this.topic = log.topic;
     this.partition = log.partition;
-    // Everything on disk at open time was written before; a single replica may expose it all.
-    this.hw = log.logEndOffset;
+    this.logger = deps.logger.child({ component: 'partition', topic: this.topic, partition: this.partition });
+    this.hw = log.logStartOffset;
+    this.localLeo = log.logEndOffset;
+    this.acks = new AckWaiters(deps.clock, {
+      topic: this.topic,
+      partition: this.partition,
+      broker: deps.brokerId,
+    });
   }
 
+  // ----------------------------------------------------------------------------------- state views
+
+  get role(): PartitionRole {
+    return this.currentRole;
+  }
   get highWatermark(): number {
     return this.hw;
   }
-
   get leaderEpoch(): number {
-    return this.deps.leaderEpoch;
+    return this.epoch;
+  }
+  /** The leader's broker id as last learned (-1: none). */
+  get leaderId(): number {
+    return this.leader;
+  }
+  get partitionEpoch(): number {
+    return this.partitionEpochValue;
+  }
+  get replicas(): readonly number[] {
+    return this.replicaIds;
+  }
+  /** The committed ISR (as the controller last confirmed it). */
+  get isr(): readonly number[] {
+    return this.isrIds;
+  }
+  /** As leader: the LEO the HW and follower catch-up are measured against. */
+  get leaderLogEndOffset(): number {
+    return this.localLeo;
   }
 
-  /** Appends and advances the high watermark once the log has the bytes. */
-  async append(batches: Buffer): Promise<AppendResult> {
-    this.ensureOpen();
-    const result = await this.log.append(batches, { leaderEpoch: this.deps.leaderEpoch });
-    this.advanceHighWatermark(result.lastOffset + 1);
+  status(): PartitionStatus {
+    return {
+      topic: this.topic,
+      partition: this.partition,
+      role: this.currentRole,
+      leader: this.leader,
+      leaderEpoch: this.epoch,
+      partitionEpoch: this.partitionEpochValue,
+      replicas: [...this.replicaIds],
+      isr: [...this.isrIds],
+      ...(this.pendingIsr ? { pendingIsr: [...this.pendingIsr] } : {}),
+      highWatermark: this.hw,
+      logStartOffset: this.log.logStartOffset,
+      logEndOffset: this.log.logEndOffset,
+      followers: [...this.followers.values()].map((f) => ({
+        brokerId: f.brokerId,
+        leo: f.leo,
+        lastCaughtUpTimeMs: f.lastCaughtUpTimeMs,
+      })),
+    };
+  }
+
+  /** Calls `listener` after each change a replication long poll waits for; returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  // ---------------------------------------------------------------------------------- transitions
+
+  /**
+   * Becomes (or stays) leader at state.leaderEpoch. A new epoch is assigned at the log end first
+   * (after every queued write), then the partition serves; the followers' LEOs are unknown until
+   * they fetch, which holds the HW where it is. Same epoch: adopts the ISR and partition epoch.
+   */
+  async makeLeader(state: PartitionState, minInsyncReplicas: number): Promise<void> {
+    if (this.currentRole === 'closed' || state.leaderEpoch < this.epoch) return;
+    if (this.currentRole === 'leader' && state.leaderEpoch === this.epoch) {
+      this.adoptState(state, minInsyncReplicas);
+      return;
+    }
+    const wasLeader = this.currentRole === 'leader';
+    this.currentRole = 'offline';
+    this.setMetadata(state, minInsyncReplicas);
+    this.pendingIsr = undefined;
+    await this.log.assignEpoch(state.leaderEpoch);
+    if (this.currentRole !== 'offline' || this.epoch !== state.leaderEpoch) return;
+    this.leaderEpochStartOffset = this.log.logEndOffset;
+    this.localLeo = this.log.logEndOffset;
+    this.followers.clear();
+    const nowMs = this.deps.clock.nowMs();
+    for (const id of this.replicaIds) {
+      if (id !== this.deps.brokerId)
+        this.followers.set(id, new FollowerState(id, nowMs, this.isrIds.includes(id)));
+    }
+    this.currentRole = 'leader';
+    this.logger.info(
+      {
+        leaderEpoch: this.epoch,
+        leaderEpochStartOffset: this.leaderEpochStartOffset,
+        highWatermark: this.hw,
+        isr: this.isrIds,
+        wasLeader,
+      },
+      'became leader',
+    );
+    this.maybeAdvanceHighWatermark();
+    this.notifyChange();
+  }
+
+  /**
+   * Becomes (or stays) a follower of state.leader at state.leaderEpoch (leader -1: no leader, the
+   * replica waits). Pending acks=all requests fail with NOT_LEADER; nothing is truncated here (the
+   * fetcher does that by leader epoch).
+   */
+  makeFollower(state: PartitionState): void {
+    if (this.currentRole === 'closed' || state.leaderEpoch < this.epoch) return;
+    if (this.currentRole === 'follower' && state.leaderEpoch === this.epoch && state.leader === this.leader) {
+      this.adoptState(state, this.minIsr);
+      return;
+    }
+    const wasLeader = this.currentRole === 'leader';
+    this.currentRole = 'follower';
+    this.setMetadata(state, this.minIsr);
+    this.pendingIsr = undefined;
+    this.followers.clear();
+    this.acks.failAll(() => this.notLeaderError());
+    this.hw = Math.min(this.hw, this.log.logEndOffset);
+    this.releaseDataWaiters(true);
+    if (wasLeader || state.leader >= 0) {
+      this.logger.info(
+        { leader: state.leader, leaderEpoch: state.leaderEpoch, highWatermark: this.hw },
+        'became follower',
+      );
+    }
+    this.notifyChange();
+  }
+
+  /**
+   * A newer partition state at the same leader epoch (ISR or replicas changed, e.g. the answer to
+   * this leader's AlterPartition or the controller removing a dead broker). Older states are ignored.
+   */
+  adoptState(state: PartitionState, minInsyncReplicas: number): void {
+    if (state.leaderEpoch !== this.epoch || state.partitionEpoch < this.partitionEpochValue) return;
+    this.minIsr = minInsyncReplicas;
+    if (state.partitionEpoch === this.partitionEpochValue) return;
+    this.setMetadata(state, minInsyncReplicas);
+    this.pendingIsr = undefined;
+    if (this.currentRole !== 'leader') return;
+    const nowMs = this.deps.clock.nowMs();
+    for (const id of [...this.followers.keys()]) if (!this.replicaIds.includes(id)) this.followers.delete(id);
+    for (const id of this.replicaIds) {
+      if (id !== this.deps.brokerId && !this.followers.has(id)) {
+        this.followers.set(id, new FollowerState(id, nowMs, this.isrIds.includes(id)));
+      }
+    }
+    this.maybeAdvanceHighWatermark();
+    this.completeAcks();
+    this.notifyChange();
+  }
+
+  /** Stops serving for good (topic deleted, replica moved): everything waiting returns. */
+  close(): void {
+    this.currentRole = 'closed';
+    this.acks.failAll(() => this.notLeaderError());
+    this.releaseDataWaiters(true);
+    this.notifyChange();
+  }
+
+  private setMetadata(state: PartitionState, minInsyncReplicas: number): void {
+    this.leader = state.leader;
+    this.epoch = state.leaderEpoch;
+    this.partitionEpochValue = state.partitionEpoch;
+    this.replicaIds = [...state.replicas];
+    this.isrIds = [...state.isr];
+    this.minIsr = minInsyncReplicas;
+  }
+
+  // ------------------------------------------------------------------------------- leader: clients
+
+  /**
+   * Appends a producer's batches as leader. Throws NOT_LEADER (not the leader, or this broker's
+   * registration lapsed), NOT_ENOUGH_REPLICAS (acks=all with |ISR| < min.insync.replicas, before
+   * anything is appended), the log's errors; with acks=all then waits until the HW passes the last
+   * offset: REQUEST_TIMED_OUT after the timeout, NOT_ENOUGH_REPLICAS when the ISR has shrunk below
+   * min.insync.replicas by then, NOT_LEADER when leadership moved. The log's append is called
+   * synchronously, so offsets follow call order.
+   */
+  async append(batches: Buffer, options: ProduceOptions = {}): Promise<AppendResult> {
+    this.ensureLeader(true);
+    const acks = options.acks ?? 'all';
+    if (acks === 'all' && this.isrIds.length < this.minIsr) throw this.notEnoughReplicas(false);
+    const result = await this.log.append(batches, { leaderEpoch: this.epoch });
+    this.onLocalAppend(result.lastOffset + 1);
+    if (acks !== 'all') return result;
+    const required = result.lastOffset + 1;
+    if (this.currentRole !== 'leader') throw this.notLeaderError();
+    if (this.hw >= required) {
+      if (this.isrIds.length < this.minIsr) throw this.notEnoughReplicas(true);
+      return result;
+    }
+    const timeoutMs =
+      options.timeoutMs && options.timeoutMs > 0
+        ? options.timeoutMs
+        : this.deps.settings.produceTimeoutDefaultMs;
+    await this.acks.wait(required, timeoutMs);
     return result;
   }
 
-  /** Reads committed data only: nothing at or above the high watermark. */
+  /** Reads committed data only: nothing at or above the high watermark. Leader only. */
   async read(offset: number, maxBytes: number): Promise<PartitionReadResult> {
-    this.ensureOpen();
+    this.ensureLeader(false);
     if (offset > this.hw && offset <= this.log.logEndOffset) {
       // Written but not yet committed: the consumer waits, it is not out of range.
-      return { batches: Buffer.alloc(0), nextOffset: offset, logStartOffset: this.log.logStartOffset, highWatermark: this.hw };
+      return {
+        batches: Buffer.alloc(0),
+        nextOffset: offset,
+        logStartOffset: this.log.logStartOffset,
+        highWatermark: this.hw,
+      };
     }
     const result = await this.log.read(offset, maxBytes, { maxOffset: this.hw });
     return { ...result, highWatermark: this.hw };
   }
 
   /**
-   * Resolves when data at or after `offset` is committed, after maxWaitMs, or when the
-   * partition closes, whichever comes first. Never rejects.
+   * Resolves when data at or after `offset` is committed, after maxWaitMs, or when the partition
+   * stops leading, whichever comes first. Never rejects.
    */
   waitForData(offset: number, maxWaitMs: number, signal?: AbortSignal): Promise<void> {
-    if (this.closed || this.hw > offset || maxWaitMs <= 0 || signal?.aborted) return Promise.resolve();
+    if (this.currentRole !== 'leader' || this.hw > offset || maxWaitMs <= 0 || signal?.aborted)
+      return Promise.resolve();
     return new Promise((resolve) => {
-      const waiter: Waiter = { offset, resolve };
-      if (Number.isFinite(maxWaitMs)) {
-        waiter.timer = this.deps.clock.setTimeout(() => this.release(waiter), maxWaitMs);
-      }
-      signal?.addEventListener('abort', () => this.release(waiter), { once: true });
-      this.waiters.add(waiter);
+      const waiter: DataWaiter = { offset, resolve };
+      if (Number.isFinite(maxWaitMs))
+        waiter.timer = this.deps.clock.setTimeout(() => this.releaseDataWaiter(waiter), maxWaitMs);
+      signal?.addEventListener('abort', () => this.releaseDataWaiter(waiter), { once: true });
+      this.dataWaiters.add(waiter);
     });
   }
 
-  /** Cancels a waitForData early (e.g. the fetch stream was cancelled). */
+  /** Cancels every waitForData early. */
   wakeAll(): void {
-    for (const waiter of [...this.waiters]) this.release(waiter);
+    this.releaseDataWaiters(true);
   }
 
-  /** Stops serving; pending long polls return at once. The log is closed by its owner. */
-  close(): void {
-    this.closed = true;
-    this.wakeAll();
+  // ----------------------------------------------------------------------------- leader: followers
+
+  /**
+   * Records a fetch from follower `replicaId` at `fetchOffset` (its LEO), after the replication
+   * layer checked epochs and divergence; may advance the HW and propose an ISR expansion.
+   */
+  recordFollowerFetch(replicaId: number, brokerEpoch: number, fetchOffset: number): void {
+    if (this.currentRole !== 'leader' || replicaId === this.deps.brokerId) return;
+    const nowMs = this.deps.clock.nowMs();
+    let follower = this.followers.get(replicaId);
+    if (!follower) {
+      if (!this.replicaIds.includes(replicaId)) return;
+      follower = new FollowerState(replicaId, nowMs, this.isrIds.includes(replicaId));
+      this.followers.set(replicaId, follower);
+    }
+    if (follower.brokerEpoch !== brokerEpoch) {
+      // A restarted follower: its previous incarnation's fetches say nothing about this one.
+      follower.lastFetchLeaderLeo = -1;
+      follower.brokerEpoch = brokerEpoch;
+    }
+    follower.onFetch(fetchOffset, nowMs, this.localLeo);
+    this.maybeAdvanceHighWatermark();
+    if (!this.isrIds.includes(replicaId)) this.maybeExpandIsr(follower, nowMs);
   }
 
-  private advanceHighWatermark(offset: number): void {
-    if (offset <= this.hw) return;
-    this.hw = offset;
-    for (const waiter of [...this.waiters]) if (waiter.offset < this.hw) this.release(waiter);
+  /** Proposes removing ISR members that lag more than replica.lag.time.max.ms (the periodic check). */
+  maybeShrinkIsr(): void {
+    if (this.currentRole !== 'leader' || this.pendingIsr || !this.deps.isrProposer) return;
+    const nowMs = this.deps.clock.nowMs();
+    if (nowMs < this.nextProposalMs) return;
+    const lagging = outOfSyncReplicas({
+      leaderId: this.deps.brokerId,
+      isr: this.isrIds,
+      followers: this.followers,
+      nowMs,
+      lagTimeMaxMs: this.deps.settings.replicaLagTimeMaxMs,
+    });
+    if (lagging.length === 0) return;
+    const details = lagging.map((id) => ({
+      brokerId: id,
+      leo: this.followers.get(id)?.leo,
+      lastCaughtUpAgoMs: nowMs - (this.followers.get(id)?.lastCaughtUpTimeMs ?? 0),
+    }));
+    this.logger.warn(
+      { lagging: details, leaderLeo: this.localLeo, highWatermark: this.hw },
+      'shrinking the ISR',
+    );
+    this.proposeIsr(this.isrIds.filter((id) => !lagging.includes(id)));
   }
 
-  private release(waiter: Waiter): void {
-    if (!this.waiters.delete(waiter)) return;
+  private maybeExpandIsr(follower: FollowerState, nowMs: number): void {
+    if (this.pendingIsr || !this.deps.isrProposer || nowMs < this.nextProposalMs) return;
+    const ok = mayJoinIsr({
+      follower,
+      highWatermark: this.hw,
+      leaderEpochStartOffset: this.leaderEpochStartOffset,
+      nowMs,
+      lagTimeMaxMs: this.deps.settings.replicaLagTimeMaxMs,
+    });
+    if (!ok) return;
+    this.logger.info(
+      { brokerId: follower.brokerId, leo: follower.leo, highWatermark: this.hw },
+      'expanding the ISR',
+    );
+    this.proposeIsr([...this.isrIds, follower.brokerId]);
+  }
+
+  private proposeIsr(newIsr: number[]): void {
+    const proposer = this.deps.isrProposer;
+    if (!proposer) return;
+    const proposal: IsrProposal = {
+      brokerId: this.deps.brokerId,
+      topic: this.topic,
+      partition: this.partition,
+      leaderEpoch: this.epoch,
+      partitionEpoch: this.partitionEpochValue,
+      newIsr,
+    };
+    this.pendingIsr = newIsr;
+    const stillCurrent = () =>
+      this.pendingIsr === newIsr && this.currentRole === 'leader' && this.epoch === proposal.leaderEpoch;
+    proposer.alterPartition(proposal).then(
+      (state) => {
+        if (!stillCurrent()) return;
+        this.pendingIsr = undefined;
+        this.adoptState(state, this.minIsr);
+        this.afterProposal();
+      },
+      (err: unknown) => {
+        if (!stillCurrent()) return;
+        this.pendingIsr = undefined;
+        this.nextProposalMs = this.deps.clock.nowMs() + this.deps.settings.isrProposalRetryMs;
+        this.logger.warn({ err, proposal }, 'AlterPartition failed; will propose again');
+        this.afterProposal();
+      },
+    );
+  }
+
+  /** With no pending proposal the HW is computed over the committed ISR again. */
+  private afterProposal(): void {
+    this.maybeAdvanceHighWatermark();
+    this.completeAcks();
+  }
+
+  // ------------------------------------------------------------------------------------ follower
+
+  /** True while this replica follows at exactly `leaderEpoch` (the fetcher checks before acting). */
+  isFollowing(leaderEpoch: number): boolean {
+    return this.currentRole === 'follower' && this.epoch === leaderEpoch;
+  }
+
+  /**
+   * Appends batches fetched from the leader at `leaderEpoch` and moves the follower HW to
+   * min(leader HW, own LEO). Returns false (doing nothing) if the replica no longer follows at that
+   * epoch. Throws the log's errors (INVALID_RECORD when the batches do not start at the LEO...).
+   */
+  async appendFromLeader(leaderEpoch: number, batches: Buffer, leaderHw: number): Promise<boolean> {
+    if (!this.isFollowing(leaderEpoch)) return false;
+    if (batches.length > 0) await this.log.appendAsFollower(batches);
+    if (!this.isFollowing(leaderEpoch)) return false;
+    this.updateFollowerHighWatermark(leaderHw);
+    return true;
+  }
+
+  /** Follower HW = min(leader HW, own LEO); it only grows (truncation aside). */
+  updateFollowerHighWatermark(leaderHw: number): void {
+    if (this.currentRole !== 'follower') return;
+    const hw = Math.min(leaderHw, this.log.logEndOffset);
+    if (hw > this.hw) this.hw = hw;
+  }
+
+  /**
+   * Truncates after the leader answered with a diverging epoch (truncation.ts); returns the new
+   * LEO, or undefined if the replica no longer follows at `leaderEpoch`.
+   */
+  async truncateOnDivergence(leaderEpoch: number, diverging: EpochEndOffset): Promise<number | undefined> {
+    if (!this.isFollowing(leaderEpoch)) return undefined;
+    const offset = divergenceTruncationOffset({
+      diverging,
+      logEndOffset: this.log.logEndOffset,
+      endOffsetForEpoch: (epoch) => this.log.endOffsetForEpoch(epoch),
+    });
+    const before = this.log.logEndOffset;
+    await this.truncateTo(leaderEpoch, offset);
+    this.logger.info(
+      { diverging, truncatedTo: offset, logEndOffset: this.log.logEndOffset, previousLogEndOffset: before },
+      'truncated by leader epoch',
+    );
+    return this.log.logEndOffset;
+  }
+
+  /** Truncates the follower's log to `offset` (the HW follows); false if no longer following. */
+  async truncateTo(leaderEpoch: number, offset: number): Promise<boolean> {
+    if (!this.isFollowing(leaderEpoch)) return false;
+    await this.log.truncateTo(offset);
+    this.hw = Math.min(this.hw, this.log.logEndOffset);
+    return true;
+  }
+
+  /**
+   * Out-of-range answer of the leader (Kafka's handleOutOfRangeError): when this log is ahead of
+   * the leader's end (possible only after an unclean election) it is cut to the leader's end; when
+   * it is behind the leader's log start it is emptied and restarts there.
+   */
+  async resetToLeaderRange(
+    leaderEpoch: number,
+    leaderLogStartOffset: number,
+    leaderLogEndOffset: number,
+  ): Promise<boolean> {
+    if (!this.isFollowing(leaderEpoch)) return false;
+    const leo = this.log.logEndOffset;
+    if (leo > leaderLogEndOffset) {
+      this.logger.warn(
+        { logEndOffset: leo, leaderLogEndOffset },
+        'follower ahead of its leader: truncating to the leader end',
+      );
+      await this.log.truncateTo(leaderLogEndOffset);
+    } else if (leo < leaderLogStartOffset) {
+      this.logger.warn(
+        { logEndOffset: leo, leaderLogStartOffset },
+        'follower behind the leader log start: restarting there',
+      );
+      await this.log.truncateFully(leaderLogStartOffset);
+    } else {
+      return false;
+    }
+    this.hw = Math.min(Math.max(this.hw, this.log.logStartOffset), this.log.logEndOffset);
+    return true;
+  }
+
+  // ------------------------------------------------------------------------------------- internal
+
+  private onLocalAppend(endOffset: number): void {
+    if (endOffset > this.localLeo) this.localLeo = endOffset;
+    if (this.currentRole !== 'leader') return;
+    this.maybeAdvanceHighWatermark();
+    this.notifyChange();
+  }
+
+  private maybeAdvanceHighWatermark(): void {
+    if (this.currentRole !== 'leader') return;
+    const hw = highWatermarkFor({
+      leaderId: this.deps.brokerId,
+      leaderLeo: this.localLeo,
+      isr: maximalIsr(this.isrIds, this.pendingIsr),
+      followers: this.followers,
+      currentHw: this.hw,
+    });
+    if (hw <= this.hw) return;
+    this.hw = hw;
+    this.completeAcks();
+    this.releaseDataWaiters(false);
+    this.notifyChange();
+  }
+
+  private completeAcks(): void {
+    if (this.acks.size === 0) return;
+    const short = this.isrIds.length < this.minIsr;
+    this.acks.complete(this.hw, short ? () => this.notEnoughReplicas(true) : undefined);
+  }
+
+  private releaseDataWaiters(all: boolean): void {
+    for (const waiter of [...this.dataWaiters])
+      if (all || waiter.offset < this.hw) this.releaseDataWaiter(waiter);
+  }
+
+  private releaseDataWaiter(waiter: DataWaiter): void {
+    if (!this.dataWaiters.delete(waiter)) return;
     waiter.timer?.cancel();
     waiter.resolve();
   }
 
-  private ensureOpen(): void {
-    if (this.closed) {
-      throw new TideError('NOT_LEADER', `partition ${this.topic}-${this.partition} is no longer hosted here`, {
-        context: { topic: this.topic, partition: this.partition },
-      });
+  private notifyChange(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  private ensureLeader(producing: boolean): void {
+    if (this.currentRole !== 'leader') throw this.notLeaderError();
+    if (producing && this.deps.mayLead && !this.deps.mayLead()) {
+      throw new TideError(
+        'NOT_LEADER',
+        `broker ${this.deps.brokerId} lost its cluster registration and no longer acts as leader of ${this.topic}-${this.partition}`,
+        { context: this.context() },
+      );
     }
+  }
+
+  private notLeaderError(): TideError {
+    const where =
+      this.currentRole === 'closed'
+        ? 'is no longer hosted here'
+        : this.leader >= 0 && this.leader !== this.deps.brokerId
+          ? `is led by broker ${this.leader}`
+          : 'has no leader on this broker right now';
+    return new TideError(
+      'NOT_LEADER',
+      `broker ${this.deps.brokerId} does not lead ${this.topic}-${this.partition}: it ${where}`,
+      {
+        context: this.context(),
+      },
+    );
+  }
+
+  private notEnoughReplicas(afterAppend: boolean): TideError {
+    const when = afterAppend
+      ? 'after the append (the records are in the log but not acknowledged)'
+      : 'nothing was appended';
+    return new TideError(
+      'NOT_ENOUGH_REPLICAS',
+      `${this.topic}-${this.partition} has ${this.isrIds.length} in-sync replicas ${JSON.stringify(this.isrIds)}, below min.insync.replicas ${this.minIsr}; ${when}`,
+      { context: this.context() },
+    );
+  }
+
+  private context(): { topic: string; partition: number; broker: number } {
+    return { topic: this.topic, partition: this.partition, broker: this.deps.brokerId };
   }
 }

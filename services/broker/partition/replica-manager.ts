@@ -1,18 +1,55 @@
 /**
- * The partitions this broker hosts, kept in step with cluster metadata: opens a log for every
- * partition assigned here, applies config changes, deletes the logs of deleted topics, and answers
- * "which local partition serves topic-p" for the API handlers.
+ * The partition replicas this broker hosts, kept in step with cluster metadata: opens a log for
+ * every partition assigned here, makes each replica leader or follower at the leader epoch the
+ * metadata names (starting and stopping follower fetchers accordingly), applies config changes,
+ * deletes the logs of deleted topics, runs the ISR expiration check of the partitions it leads,
+ * and answers "which local partition serves topic-p" for the API handlers.
+ *
+ * Metadata updates are applied one at a time, in order. Per partition:
+ *   leader = this broker  → stop fetching it, Partition.makeLeader (new epoch) or adoptState;
+ *   leader = another one  → Partition.makeFollower, fetch from that leader at that epoch;
+ *   leader = -1 (offline) → follower with no leader: nothing fetched, nothing served.
+ * A state with an older leader epoch than the replica's own is ignored.
  */
-import type { Clock } from '../../common/clock';
+import type { Clock, Timer } from '../../common/clock';
 import { TideError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import type { TopicState, TopicsUpdate } from '../../controller/topic-watcher';
+import { toReplicationConfig } from '../../controller/topic-config';
 import type { LogManager } from '../log/log-manager';
 import type { PartitionRegistry } from '../api/registry';
-import { Partition } from './partition';
+import { Partition, type IsrProposer, type PartitionStatus } from './partition';
+import { replicationSettings, type ReplicationSettings } from './replication-settings';
 
 function keyOf(topic: string, partition: number): string {
   return `${topic}\u0000${partition}`;
+}
+
+/**
+ * Follower fetching, as the replica manager drives it (the replication layer implements it).
+ * add/remove take effect at once for new fetches; a fetch already in flight is checked against the
+ * partition's role and epoch (Partition.isFollowing) before anything is appended or truncated.
+ */
+export interface FollowerFetchers {
+  /** Fetch `partition` from broker `leaderId` at `leaderEpoch` (moving it from any other leader). */
+  add(partition: Partition, leaderId: number, leaderEpoch: number): void;
+  /** Stop fetching `partition`; no-op when it is not fetched. */
+  remove(partition: Partition): void;
+}
+
+export interface ReplicaManagerDeps {
+  brokerId: number;
+  logs: LogManager;
+  clock: Clock;
+  logger: Logger;
+  /** replica.* settings; defaults from replication-settings.ts. */
+  settings?: Partial<ReplicationSettings>;
+  /** Where ISR changes are proposed (the controller's AlterPartition). Absent: never proposed. */
+  isrProposer?: IsrProposer;
+  /** Follower fetching. Absent: this broker never fetches (single-node setups). */
+  fetchers?: FollowerFetchers;
+  /** False while this broker must not act as leader (see lease-fence.ts). Absent: always true. */
+  mayLead?: () => boolean;
 }
 
 export class ReplicaManager implements PartitionRegistry {
@@ -21,16 +58,30 @@ export class ReplicaManager implements PartitionRegistry {
   /** Metadata updates are applied one at a time, in order. */
   private applying: Promise<void> = Promise.resolve();
   private readonly logger: Logger;
+  readonly settings: ReplicationSettings;
+  private isrTimer: Timer | undefined;
 
-  constructor(private readonly deps: { brokerId: number; logs: LogManager; clock: Clock; logger: Logger }) {
+  constructor(private readonly deps: ReplicaManagerDeps) {
     this.logger = deps.logger.child({ component: 'replica-manager' });
+    this.settings = replicationSettings(deps.settings);
+    // Kafka's isr-expiration task runs every replica.lag.time.max.ms / 2.
+    this.isrTimer = deps.clock.setInterval(
+      () => this.checkIsr(),
+      Math.max(1, Math.floor(this.settings.replicaLagTimeMaxMs / 2)),
+    );
+  }
+
+  get brokerId(): number {
+    return this.deps.brokerId;
   }
 
   /** Queues a metadata update; the returned promise settles once it (and all before it) applied. */
   apply(update: TopicsUpdate): Promise<void> {
     const topics = new Map(update.topics);
     const next = this.applying.then(() => this.applyNow(topics, update));
-    this.applying = next.catch((err: unknown) => this.logger.error({ err }, 'failed to apply metadata update'));
+    this.applying = next.catch((err: unknown) =>
+      this.logger.error({ err }, 'failed to apply metadata update'),
+    );
     return next;
   }
 
@@ -47,7 +98,10 @@ export class ReplicaManager implements PartitionRegistry {
       // Logs on disk for topics the cluster no longer has (deleted while this broker was down).
       for (const log of this.deps.logs.all()) {
         if (!topics.has(log.topic)) {
-          this.logger.warn({ topic: log.topic, partition: log.partition }, 'deleting the log of a topic that no longer exists');
+          this.logger.warn(
+            { topic: log.topic, partition: log.partition },
+            'deleting the log of a topic that no longer exists',
+          );
           await this.deps.logs.delete(log.topic, log.partition);
         }
       }
@@ -55,33 +109,62 @@ export class ReplicaManager implements PartitionRegistry {
   }
 
   private async hostTopic(topic: TopicState, configsChanged = false): Promise<void> {
+    const { minInsyncReplicas } = toReplicationConfig(topic.configs);
     for (const state of topic.partitions) {
-      if (!state.replicas.includes(this.deps.brokerId)) continue;
       const key = keyOf(topic.name, state.partition);
       const existing = this.partitions.get(key);
-      if (existing && existing.leaderEpoch === state.leaderEpoch) {
-        if (configsChanged) existing.log.updateConfig(topic.logConfig);
+      if (!state.replicas.includes(this.deps.brokerId)) {
+        if (existing) this.stopHosting(key, existing, 'replica moved away');
         continue;
       }
       try {
-        const log = await this.deps.logs.getOrCreate(topic.name, state.partition, topic.logConfig);
-        existing?.close();
+        let partition = existing;
+        if (!partition) {
+          const log = await this.deps.logs.getOrCreate(topic.name, state.partition, topic.logConfig);
+          partition = new Partition(log, {
+            brokerId: this.deps.brokerId,
+            clock: this.deps.clock,
+            logger: this.logger,
+            settings: this.settings,
+            isrProposer: this.deps.isrProposer,
+            mayLead: this.deps.mayLead,
+          });
+          this.partitions.set(key, partition);
+        } else if (configsChanged) {
+          partition.log.updateConfig(topic.logConfig);
+        }
+        if (state.leaderEpoch < partition.leaderEpoch) continue; // stale
         if (state.leader === this.deps.brokerId) {
-          this.partitions.set(key, new Partition(log, { clock: this.deps.clock, leaderEpoch: state.leaderEpoch }));
+          this.deps.fetchers?.remove(partition);
+          await partition.makeLeader(state, minInsyncReplicas);
         } else {
-          this.partitions.delete(key);
+          const moved = partition.role !== 'follower' || partition.leaderEpoch !== state.leaderEpoch;
+          partition.makeFollower(state);
+          if (state.leader < 0) this.deps.fetchers?.remove(partition);
+          else if (moved) this.deps.fetchers?.add(partition, state.leader, state.leaderEpoch);
         }
       } catch (err) {
-        this.logger.error({ err, topic: topic.name, partition: state.partition }, 'cannot open partition log; it stays offline here');
+        this.logger.error(
+          { err, topic: topic.name, partition: state.partition },
+          'cannot host partition; it stays offline here',
+        );
       }
     }
   }
 
+  private stopHosting(key: string, partition: Partition, why: string): void {
+    this.deps.fetchers?.remove(partition);
+    partition.close();
+    this.partitions.delete(key);
+    this.logger.info(
+      { topic: partition.topic, partition: partition.partition, why },
+      'stopped hosting partition',
+    );
+  }
+
   private async removeTopic(name: string, deleteLogs: boolean): Promise<void> {
     for (const [key, partition] of this.partitions) {
-      if (partition.topic !== name) continue;
-      partition.close();
-      this.partitions.delete(key);
+      if (partition.topic === name) this.stopHosting(key, partition, 'topic deleted');
     }
     if (!deleteLogs) return;
     for (const log of this.deps.logs.all()) {
@@ -89,20 +172,54 @@ export class ReplicaManager implements PartitionRegistry {
     }
   }
 
+  /** The ISR expiration check over every partition led here (also run by the timer). */
+  checkIsr(): void {
+    for (const partition of this.partitions.values()) partition.maybeShrinkIsr();
+  }
+
+  /** The hosted replica of topic-partition in any role (the replication service uses it). */
+  hosted(topic: string, partition: number): Partition | undefined {
+    return this.partitions.get(keyOf(topic, partition));
+  }
+
   leaderFor(topic: string, partition: number): Partition {
     const local = this.partitions.get(keyOf(topic, partition));
-    if (local) return local;
+    if (local?.role === 'leader') return local;
     const state = this.topics.get(topic);
     const context = { topic, partition, broker: this.deps.brokerId };
     if (!state) throw new TideError('UNKNOWN_TOPIC', `topic "${topic}" does not exist`, { context });
     if (partition >= state.partitionCount) {
-      throw new TideError('UNKNOWN_PARTITION', `topic "${topic}" has ${state.partitionCount} partitions; ${partition} does not exist`, { context });
+      throw new TideError(
+        'UNKNOWN_PARTITION',
+        `topic "${topic}" has ${state.partitionCount} partitions; ${partition} does not exist`,
+        { context },
+      );
     }
     const view = state.partitions.find((p) => p.partition === partition);
     if (view && view.leader >= 0 && view.leader !== this.deps.brokerId) {
-      throw new TideError('NOT_LEADER', `broker ${this.deps.brokerId} does not lead ${topic}-${partition}; broker ${view.leader} does`, { context });
+      throw new TideError(
+        'NOT_LEADER',
+        `broker ${this.deps.brokerId} does not lead ${topic}-${partition}; broker ${view.leader} does`,
+        { context },
+      );
     }
-    throw new TideError('LEADER_NOT_AVAILABLE', `${topic}-${partition} is not available on broker ${this.deps.brokerId} yet`, { context });
+    throw new TideError(
+      'LEADER_NOT_AVAILABLE',
+      `${topic}-${partition} is not available on broker ${this.deps.brokerId} yet`,
+      { context },
+    );
+  }
+
+  /** The HW of a hosted replica (retention never deletes above it), if hosted. */
+  highWatermarkOf(topic: string, partition: number): number | undefined {
+    return this.partitions.get(keyOf(topic, partition))?.highWatermark;
+  }
+
+  /** Every hosted replica's state, sorted by topic and partition (for describe and tests). */
+  status(): PartitionStatus[] {
+    return [...this.partitions.values()]
+      .map((p) => p.status())
+      .sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
   }
 
   /** The latest topic view (for metadata responses). */
@@ -110,9 +227,14 @@ export class ReplicaManager implements PartitionRegistry {
     return this.topics;
   }
 
-  /** Stops serving every partition (pending long polls return); logs are closed by the LogManager. */
+  /** Stops serving and fetching every partition (pending requests return); logs are closed by the LogManager. */
   closeAll(): void {
-    for (const partition of this.partitions.values()) partition.close();
-    this.partitions.clear();
+    this.isrTimer?.cancel();
+    this.isrTimer = undefined;
+    for (const [key, partition] of this.partitions) {
+      this.deps.fetchers?.remove(partition);
+      partition.close();
+      this.partitions.delete(key);
+    }
   }
 }

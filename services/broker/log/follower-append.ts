@@ -1,0 +1,118 @@
+/**
+ * Checks of a follower append (PartitionLog.appendAsFollower): batches copied from the leader,
+ * which already carry their offsets and partitionLeaderEpoch and are stored exactly as they are.
+ * Unlike a producer's append nothing is assigned or patched, and the topic's max.message.bytes is
+ * not applied (the leader accepted the batch; a follower must store whatever its leader stores).
+ *
+ * Rules, for each batch in order:
+ *   - framing: at least 12 bytes, size (batchLength + 12) >= 61 and inside the request, magic 2;
+ *   - CRC32C matches, else CORRUPT_MESSAGE (retriable: the follower fetches again);
+ *   - lastOffsetDelta >= 0 and 0 <= recordCount <= lastOffsetDelta + 1 (compacted batches have
+ *     fewer records than offsets);
+ *   - partitionLeaderEpoch >= 0 (a leader stamps every batch) and never below the previous batch's;
+ *   - offsets: the first batch starts at the log end offset and each next one right after the
+ *     previous one (contiguous); for a compacted log a batch may start later (compaction removed
+ *     whole batches on the leader) but never earlier.
+ * Anything else is INVALID_RECORD; nothing is written then.
+ */
+import { TideError, type ErrorCode } from '../../common/errors';
+import {
+  BATCH_HEADER_BYTES,
+  LOG_OVERHEAD_BYTES,
+  MAGIC_V2,
+  OFFSET_BASE_OFFSET,
+  OFFSET_BASE_SEQUENCE,
+  OFFSET_BATCH_LENGTH,
+  OFFSET_LAST_OFFSET_DELTA,
+  OFFSET_MAGIC,
+  OFFSET_MAX_TIMESTAMP,
+  OFFSET_PARTITION_LEADER_EPOCH,
+  OFFSET_PRODUCER_EPOCH,
+  OFFSET_PRODUCER_ID,
+  OFFSET_RECORD_COUNT,
+  batchCrcIsValid,
+} from '../../common/records/layout';
+import type { IncomingBatch } from './validate';
+
+/** One checked batch of a follower append. */
+export interface FollowerBatch extends IncomingBatch {
+  baseOffset: number;
+  lastOffset: number;
+  partitionLeaderEpoch: number;
+}
+
+/**
+ * Checks every batch of a follower append that must start at `logEndOffset`; throws TideError on
+ * the first problem. `contiguous` is false for compacted logs.
+ */
+export function validateFollowerBatches(
+  request: Buffer,
+  logEndOffset: number,
+  contiguous: boolean,
+): FollowerBatch[] {
+  if (request.length === 0) throw new TideError('INVALID_RECORD', 'follower append holds no record batch');
+  const batches: FollowerBatch[] = [];
+  let at = 0;
+  let nextOffset = logEndOffset;
+  let epoch = 0;
+  while (at < request.length) {
+    const batch = checkOne(request, at, batches.length, nextOffset, epoch, contiguous);
+    batches.push(batch);
+    at += batch.sizeBytes;
+    nextOffset = batch.lastOffset + 1;
+    epoch = batch.partitionLeaderEpoch;
+  }
+  return batches;
+}
+
+function checkOne(
+  buf: Buffer,
+  at: number,
+  index: number,
+  expectedOffset: number,
+  minEpoch: number,
+  contiguous: boolean,
+): FollowerBatch {
+  const fail = (code: ErrorCode, why: string): never => {
+    throw new TideError(code, `replicated batch ${index} at byte ${at}: ${why}`);
+  };
+  const remaining = buf.length - at;
+  if (remaining < LOG_OVERHEAD_BYTES) fail('INVALID_RECORD', `${remaining} trailing bytes are not a batch`);
+  const sizeBytes = buf.readInt32BE(at + OFFSET_BATCH_LENGTH) + LOG_OVERHEAD_BYTES;
+  if (sizeBytes < BATCH_HEADER_BYTES)
+    fail('INVALID_RECORD', `batch size ${sizeBytes} is below the header size`);
+  if (sizeBytes > remaining)
+    fail('INVALID_RECORD', `batch size ${sizeBytes} but only ${remaining} bytes remain`);
+  const magic = buf.readInt8(at + OFFSET_MAGIC);
+  if (magic !== MAGIC_V2) fail('INVALID_RECORD', `magic ${magic}`);
+  if (!batchCrcIsValid(buf, at, sizeBytes)) fail('CORRUPT_MESSAGE', 'CRC32C does not match the content');
+  const lastOffsetDelta = buf.readInt32BE(at + OFFSET_LAST_OFFSET_DELTA);
+  const recordCount = buf.readInt32BE(at + OFFSET_RECORD_COUNT);
+  if (lastOffsetDelta < 0 || recordCount < 0 || recordCount > lastOffsetDelta + 1) {
+    fail('INVALID_RECORD', `recordCount ${recordCount} with lastOffsetDelta ${lastOffsetDelta}`);
+  }
+  const partitionLeaderEpoch = buf.readInt32BE(at + OFFSET_PARTITION_LEADER_EPOCH);
+  if (partitionLeaderEpoch < 0) fail('INVALID_RECORD', 'no partitionLeaderEpoch stamped by the leader');
+  if (partitionLeaderEpoch < minEpoch) {
+    fail('INVALID_RECORD', `partitionLeaderEpoch ${partitionLeaderEpoch} after a batch of epoch ${minEpoch}`);
+  }
+  const baseOffset = Number(buf.readBigInt64BE(at + OFFSET_BASE_OFFSET));
+  if (baseOffset < expectedOffset || (contiguous && baseOffset !== expectedOffset)) {
+    fail(
+      'INVALID_RECORD',
+      `baseOffset ${baseOffset}, expected ${contiguous ? '' : 'at least '}${expectedOffset}`,
+    );
+  }
+  return {
+    position: at,
+    sizeBytes,
+    baseOffset,
+    lastOffset: baseOffset + lastOffsetDelta,
+    lastOffsetDelta,
+    partitionLeaderEpoch,
+    maxTimestamp: Number(buf.readBigInt64BE(at + OFFSET_MAX_TIMESTAMP)),
+    producerId: Number(buf.readBigInt64BE(at + OFFSET_PRODUCER_ID)),
+    producerEpoch: buf.readInt16BE(at + OFFSET_PRODUCER_EPOCH),
+    baseSequence: buf.readInt32BE(at + OFFSET_BASE_SEQUENCE),
+  };
+}

@@ -1,0 +1,22 @@
+/**
+ * Broker-to-broker replication (docs/replication.md): the leader's Replication service and the
+ * followers' fetchers. The replica state machine (roles, HW, ISR, acks) lives in ../partition/.
+ *
+ *   const fetchers = new ReplicaFetcherManager({ brokerId, brokerEpoch, connect: grpcConnector(), clock, logger, settings });
+ *   const replicas = new ReplicaManager({ brokerId, logs, clock, logger, settings, fetchers, isrProposer, mayLead });
+ *   server.addService(internalProto().replication.Replication.service,
+ *     replicationHandlers({ partitions: replicas, clock, logger, defaultMaxBytes: replicas.settings.replicaFetchMaxBytes }));
+ *   brokerRegistry.watchBrokers((u) => fetchers.setBrokers(u.brokers));
+ */
+export { replicationHandlers } from './replication-service';
+export {
+  serveReplicaFetch,
+  ReplicaFetchSession,
+  type HostedPartitions,
+  type LeaderFetchDeps,
+} from './leader-fetch';
+export { ReplicaFetcher, type ReplicaFetcherDeps } from './replica-fetcher';
+export { ReplicaFetcherManager, type ReplicaFetcherManagerDeps } from './fetcher-manager';
+export { grpcConnector, type GrpcConnectorOptions } from './grpc-session';
+export { inProcessConnector } from './in-process';
+export type { LeaderEndpoint, ReplicationConnector, ReplicationSession } from './session';
