@@ -92,7 +92,7 @@ export class BrokerNode {
       mayLead: () => fence.mayLead(),
     });
     hosted.replicas = replicas;
-    const registry = new BrokerRegistry({ store: deps.store, clusterName: config.clusterName, clock: deps.clock, logger });
+    const registry = new BrokerRegistry({ store: deps.store, clusterName: config.clusterName, clock: deps.clock, logger, leaseTtlMs: config.leaseTtlMs });
 
     let brokers: BrokerInfo__Input[] = [];
     const metadata: MetadataView = {

@@ -70,6 +70,11 @@ export class ClusterBroker {
         topicAdmin: controller,
         producerIds,
         controllerId: () => controller.controllerId(),
+        isrProposer: controller,
+        replication: {
+          replicaLagTimeMaxMs: config.replicaLagTimeMaxMs,
+          replicaFetchWaitMaxMs: config.replicaFetchWaitMaxMs,
+        },
       });
       return new ClusterBroker(broker, controller, store, deps.logger);
     } catch (err) {

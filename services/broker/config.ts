@@ -69,6 +69,24 @@ export const BROKER_CONFIG_SCHEMA = {
     min: 1,
     doc: 'Replication factor of topics created without one.',
   },
+  leaseTtlMs: {
+    type: 'int',
+    default: 10_000,
+    min: 1000,
+    doc: 'TTL of the broker registration lease: the controller declares the broker dead this long after it stops answering.',
+  },
+  replicaLagTimeMaxMs: {
+    type: 'int',
+    default: 30_000,
+    min: 100,
+    doc: 'A follower that has not caught up with the leader for this long leaves the ISR (Kafka replica.lag.time.max.ms).',
+  },
+  replicaFetchWaitMaxMs: {
+    type: 'int',
+    default: 500,
+    min: 10,
+    doc: 'How long a leader holds a follower fetch that finds no new data (Kafka replica.fetch.wait.max.ms).',
+  },
   retentionCheckIntervalMs: {
     type: 'int',
     default: DEFAULT_RETENTION_CHECK_INTERVAL_MS,
