@@ -26,6 +26,8 @@ export const DEFAULT_FLUSH_MS = 1000;
 export const DEFAULT_MESSAGE_TIMESTAMP_TYPE: TimestampType = 'CreateTime';
 export const DEFAULT_CLEANUP_POLICY = 'delete';
 export const DEFAULT_DELETE_RETENTION_MS = 86_400_000; // 1 day
+export const DEFAULT_MIN_COMPACTION_LAG_MS = 0;
+export const DEFAULT_MIN_CLEANABLE_DIRTY_RATIO = 0.5;
 export const DEFAULT_MIN_INSYNC_REPLICAS = 1;
 export const DEFAULT_UNCLEAN_LEADER_ELECTION_ENABLE = false;
 export const DEFAULT_COMPRESSION_TYPE = 'producer';
@@ -96,10 +98,26 @@ function enumKey(
   };
 }
 
+/** A decimal number in [min, max], stored in JavaScript's shortest form ("0.50" → "0.5"). */
+function ratioKey(name: string, defaultValue: number, min: number, max: number, doc: string): TopicConfigDef {
+  const allowed = `a number in ${min}..${max}`;
+  return {
+    name,
+    defaultValue: String(defaultValue),
+    doc,
+    allowed,
+    normalize(raw) {
+      const value = /^[+]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(raw) ? Number(raw) : NaN;
+      if (!Number.isFinite(value) || value < min || value > max) throw invalid(name, raw, allowed);
+      return String(value);
+    },
+  };
+}
+
 const cleanupPolicy: TopicConfigDef = {
   name: 'cleanup.policy',
   defaultValue: DEFAULT_CLEANUP_POLICY,
-  doc: 'delete drops old segments by retention; compact keeps the last record per key (compaction is not implemented yet).',
+  doc: 'delete drops old segments by retention; compact keeps the latest record per key (compact,delete does both).',
   allowed: 'delete, compact, or compact,delete',
   normalize(raw) {
     const parts = raw.split(',').map((p) => p.trim());
@@ -190,8 +208,23 @@ export const TOPIC_CONFIGS: ReadonlyMap<string, TopicConfigDef> = new Map(
       DEFAULT_DELETE_RETENTION_MS,
       0,
       Number.MAX_SAFE_INTEGER,
-      'On compacted topics, how long tombstones are kept (used by compaction, not implemented yet).',
+      'On compacted topics, how long a tombstone stays readable after the cleaner first kept it.',
       'an integer >= 0 (ms)',
+    ),
+    integerKey(
+      'min.compaction.lag.ms',
+      DEFAULT_MIN_COMPACTION_LAG_MS,
+      0,
+      Number.MAX_SAFE_INTEGER,
+      'On compacted topics, records newer than this are never compacted away.',
+      'an integer >= 0 (ms)',
+    ),
+    ratioKey(
+      'min.cleanable.dirty.ratio',
+      DEFAULT_MIN_CLEANABLE_DIRTY_RATIO,
+      0,
+      1,
+      'On compacted topics, the cleaner starts when dirty bytes / (clean + dirty bytes) exceeds this.',
     ),
     integerKey(
       'min.insync.replicas',
@@ -294,6 +327,9 @@ export function toLogConfig(configs: Record<string, string>): LogConfig {
     flushIntervalMs: num('flush.ms'),
     timestampType: effective(configs, 'message.timestamp.type') as TimestampType,
     cleanupPolicy: effective(configs, 'cleanup.policy'),
+    deleteRetentionMs: num('delete.retention.ms'),
+    minCompactionLagMs: num('min.compaction.lag.ms'),
+    minCleanableDirtyRatio: num('min.cleanable.dirty.ratio'),
   };
 }
 

@@ -28,6 +28,9 @@ export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze({
   flushIntervalMs: 1000,
   timestampType: 'CreateTime',
   cleanupPolicy: 'delete',
+  deleteRetentionMs: DAY_MS,
+  minCompactionLagMs: 0,
+  minCleanableDirtyRatio: 0.5,
 });
 
 /** Throws INVALID_CONFIG naming the first bad field. */
@@ -54,4 +57,17 @@ export function validateLogConfig(config: LogConfig): void {
   if (!['CreateTime', 'LogAppendTime'].includes(config.timestampType)) {
     bad('timestampType', `must be CreateTime or LogAppendTime, got ${config.timestampType}`);
   }
+  const policies = typeof config.cleanupPolicy === 'string' ? config.cleanupPolicy.split(',') : [];
+  if (
+    policies.length === 0 ||
+    policies.length > 2 ||
+    new Set(policies).size !== policies.length ||
+    !policies.every((p) => p === 'delete' || p === 'compact')
+  )
+    bad('cleanupPolicy', `must be delete, compact or compact,delete, got ${String(config.cleanupPolicy)}`);
+  int('deleteRetentionMs', 0);
+  int('minCompactionLagMs', 0);
+  const ratio = config.minCleanableDirtyRatio;
+  if (typeof ratio !== 'number' || !(ratio >= 0 && ratio <= 1))
+    bad('minCleanableDirtyRatio', `must be a number in [0, 1], got ${String(ratio)}`);
 }

@@ -32,5 +32,12 @@ export {
   type PartitionLoadFailure,
 } from './log-manager';
 export { SegmentedLog, openPartitionLog, type OpenPartitionLogOptions } from './partition-log';
+export {
+  LogCleaner,
+  DEFAULT_CLEANER_CONFIG,
+  type CleanerConfig,
+  type CleanerStats,
+  type PassSummary,
+} from './cleaner/log-cleaner';
 export type { LogIoStats } from './writer';
 export { LEADER_EPOCH_CHECKPOINT_FILE, NO_EPOCH } from './leader-epoch-cache';

@@ -33,8 +33,14 @@ export interface LogConfig {
   flushIntervalMs: number;
   /** CreateTime keeps the producer's timestamps; LogAppendTime overwrites them with the broker's. */
   timestampType: TimestampType;
-  /** 'delete', 'compact' or 'compact,delete'. Compaction is not implemented yet. */
+  /** 'delete' (retention by time/size), 'compact' (keep the latest record per key) or 'compact,delete'. */
   cleanupPolicy: string;
+  /** Compacted logs: how long a tombstone stays readable after the cleaning that first kept it (ms). */
+  deleteRetentionMs: number;
+  /** Compacted logs: segments holding records newer than this are not cleaned yet (ms). */
+  minCompactionLagMs: number;
+  /** Compacted logs: cleaning starts when dirty bytes / (clean + dirty bytes) exceeds this (0..1). */
+  minCleanableDirtyRatio: number;
 }
 
 export interface AppendOptions {
@@ -103,6 +109,11 @@ export interface PartitionLog {
   readonly logEndOffset: number;
   /** Total bytes of all segments. */
   readonly sizeBytes: number;
+  /**
+   * Compacted logs: bytes written since the last cleaning / bytes of the segments below the active
+   * one (0..1; 0 for logs that are not compacted). See docs/storage.md, Compaction.
+   */
+  readonly dirtyRatio?: number;
 
   /**
    * Checks and appends one or more RecordBatch v2 back to back. Validation happens for all of them

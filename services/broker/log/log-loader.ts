@@ -4,13 +4,17 @@
  * files in large async chunks (batch-scan.ts), so the event loop stays responsive.
  *
  * Recovery rules:
- *   - `*.tmp`, `*.deleted`, `*.cleaned`, `*.swap` files and index files without a .log are deleted.
+ *   - A `<base>.log.swap` (a cleaned segment whose swap passed its commit point) replaces the .log
+ *     files it covers and becomes `<base>.log` (segment-swap.ts, completeInterruptedSwaps).
+ *   - Then `*.tmp`, `*.deleted`, `*.cleaned`, other `*.swap` files and index files without a .log
+ *     are deleted.
  *   - Segments that end at or below the log-start-offset checkpoint are deleted (a crash in the
  *     middle of retention).
  *   - With the `clean-shutdown` marker (written by close()), segments and their index files are
  *     trusted; only the active segment's batches after its last index entry are re-checked (CRC).
  *   - Without it, every segment that may extend past the recovery point is scanned batch by batch
- *     (framing, CRC, and for non-compacted logs offsets following each other exactly, which catches
+ *     (framing, CRC, and for logs that are not compacted and were never cleaned (no
+ *     cleaner-checkpoint file) offsets following each other exactly, which catches
  *     a damaged baseOffset outside the CRC) and its indexes are rebuilt. The active (last) segment is cut at the first
  *     torn or corrupt batch, with a warning giving the bytes dropped. Older segments are never cut:
  *     the writer fsyncs a segment before the next one is created, so damage there is media
@@ -26,6 +30,9 @@ import * as path from 'node:path';
 import type { Clock } from '../../common/clock';
 import type { Logger } from '../../common/logger';
 import { scanBatches } from './batch-scan';
+import { CLEANER_CHECKPOINT_FILE, readCleanerCheckpoint, type CleanerCheckpoint } from './cleaner-checkpoint';
+import { isCompacted } from './compaction';
+import { completeInterruptedSwaps } from './segment-swap';
 import { readOffsetCheckpoint, writeOffsetCheckpoint } from './checkpoint';
 import { fsyncDir, unlinkIfExists } from './fs-util';
 import type { LogConfig } from './interface';
@@ -61,12 +68,16 @@ export interface LoadedLog {
   snapshots: ProducerSnapshotStore;
   /** True when the previous close() finished (the marker was there). */
   cleanShutdown: boolean;
+  /** The cleaner checkpoint, when the log was cleaned before (cleaner-checkpoint.ts). */
+  cleanerCheckpoint: CleanerCheckpoint | undefined;
 }
 
 export class LogLoader {
   private readonly dir: string;
   private readonly logger: Logger;
   private readonly opened: LogSegment[] = [];
+  /** A cleaner checkpoint exists: the log was compacted once, whatever its policy is now. */
+  private cleaned = false;
 
   constructor(private readonly options: LogLoaderOptions) {
     this.dir = options.dir;
@@ -75,7 +86,7 @@ export class LogLoader {
 
   /** Offsets within a segment follow each other exactly unless compaction removed some. */
   private get contiguous(): boolean {
-    return !this.options.config.cleanupPolicy.includes('compact');
+    return !isCompacted(this.options.config) && !this.cleaned;
   }
 
   /** Loads the folder; on failure closes every file it opened and rethrows. */
@@ -90,7 +101,11 @@ export class LogLoader {
 
   private async loadOrThrow(): Promise<LoadedLog> {
     await fs.mkdir(this.dir, { recursive: true });
-    const names = await this.removeStrayFiles(await fs.readdir(this.dir));
+    const names = await this.removeStrayFiles(
+      await completeInterruptedSwaps(this.dir, await fs.readdir(this.dir), this.logger),
+    );
+    this.cleaned = names.includes(CLEANER_CHECKPOINT_FILE);
+    const cleanerCheckpoint = this.cleaned ? await readCleanerCheckpoint(this.dir, this.logger) : undefined;
     const cleanShutdown = names.includes(CLEAN_SHUTDOWN_FILE);
     const logStartCheckpoint = await readOffsetCheckpoint(
       path.join(this.dir, LOG_START_OFFSET_FILE),
@@ -162,6 +177,7 @@ export class LogLoader {
       producers,
       snapshots,
       cleanShutdown,
+      cleanerCheckpoint,
     };
   }
 

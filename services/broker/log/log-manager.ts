@@ -1,8 +1,9 @@
 /**
  * LogManager: every partition log in one broker data dir. Loads the partition folders at open
  * (a folder that fails to load is reported and skipped, the others still open), creates and deletes
- * logs, runs the retention timer and the interval-flush timer (both on the injected Clock), and
- * holds the data dir lock (dir-lock.ts) from open() to closeAll().
+ * logs, runs the retention timer and the interval-flush timer (both on the injected Clock), runs
+ * the log cleaner over the compacted logs (cleaner/log-cleaner.ts), and holds the data dir lock
+ * (dir-lock.ts) from open() to closeAll().
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -11,6 +12,8 @@ import { TideError, toTideError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import { validateLogConfig } from './config';
 import { DataDirLock } from './dir-lock';
+import { LogCleaner, type CleanerConfig } from './cleaner/log-cleaner';
+import type { CleanExecutor } from './cleaner/executor';
 import type { LogConfig, PartitionLog } from './interface';
 import { parsePartitionDirName, partitionDirName } from './names';
 import { SegmentedLog } from './partition-log';
@@ -37,9 +40,11 @@ export interface LogManagerOptions {
   loadConcurrency?: number;
   /**
    * The offset retention must not delete past for a log (its high watermark), if the broker knows
-   * one; see PartitionLog.applyRetention's maxOffset.
+   * one; see PartitionLog.applyRetention's maxOffset. The cleaner never cleans at or above it either.
    */
   retentionMaxOffset?: (log: PartitionLog) => number | undefined;
+  /** Log cleaner settings (Kafka's log.cleaner.*; defaults in cleaner/log-cleaner.ts). */
+  cleaner?: Partial<CleanerConfig> & { executor?: CleanExecutor };
 }
 
 /** A partition folder that open() could not load. */
@@ -60,6 +65,7 @@ export class LogManager {
   private readonly failures = new Map<string, PartitionLoadFailure>();
   private readonly logger: Logger;
   private lock: DataDirLock | undefined;
+  private logCleaner: LogCleaner | undefined;
   private timers: Timer[] = [];
   private retentionRunning = false;
   private state: 'new' | 'open' | 'closed' = 'new';
@@ -71,6 +77,11 @@ export class LogManager {
 
   get dataDir(): string {
     return this.options.dataDir;
+  }
+
+  /** The log cleaner (compaction of compacted logs); undefined before open(). */
+  get cleaner(): LogCleaner | undefined {
+    return this.logCleaner;
   }
 
   /** Partition folders that failed to load at open(), with why. */
@@ -118,6 +129,16 @@ export class LogManager {
         this.options.flushCheckIntervalMs ?? DEFAULT_FLUSH_CHECK_INTERVAL_MS,
       ),
     );
+    const { executor, ...cleanerConfig } = this.options.cleaner ?? {};
+    this.logCleaner = new LogCleaner({
+      clock,
+      logger: this.logger,
+      logs: () => this.logs.values(),
+      maxOffsetFor: this.options.retentionMaxOffset,
+      config: cleanerConfig,
+      executor,
+    });
+    this.logCleaner.start();
     this.logger.info(
       { dataDir: this.options.dataDir, partitions: this.logs.size, failed: this.failures.size },
       'log manager open',
@@ -219,6 +240,7 @@ export class LogManager {
     this.state = 'closed';
     for (const timer of this.timers) timer.cancel();
     this.timers = [];
+    await this.logCleaner?.close();
     await Promise.allSettled([...this.opening.values()]);
     const results = await Promise.allSettled([...this.logs.values()].map((log) => log.close()));
     for (const r of results)

@@ -84,7 +84,9 @@ export class OffsetIndex {
     }
     const at = this.count * OFFSET_INDEX_ENTRY_BYTES;
     if (at + OFFSET_INDEX_ENTRY_BYTES > this.buf.length) {
-      const bigger = Buffer.alloc(this.buf.length * 2);
+      const bigger = Buffer.alloc(
+        Math.max(this.buf.length * 2, INITIAL_CAPACITY_ENTRIES * OFFSET_INDEX_ENTRY_BYTES),
+      );
       this.buf.copy(bigger, 0, 0, at);
       this.buf = bigger;
     }

@@ -58,6 +58,7 @@ import { planRetention } from './retention';
 import { rollReason, type RollReason } from './roll';
 import { LogSegment, type SegmentBatch } from './segment';
 import { validateBatches, type IncomingBatch } from './validate';
+import { LogCompaction, isCompacted } from './compaction';
 import { validateFollowerBatches } from './follower-append';
 import {
   LEADER_EPOCH_CHECKPOINT_FILE,
@@ -112,6 +113,8 @@ export class SegmentedLog implements PartitionLog {
   private readWaiters: (() => void)[] = [];
   private lastFlushMs: number;
   private closing: Promise<void> | undefined;
+  /** Compaction state: cleaner checkpoint, segment swaps (compaction.ts; driven by the cleaner). */
+  readonly compaction: LogCompaction;
   private readonly epochs: LeaderEpochCache;
   /** The epoch entries differ from the checkpoint file (appends change them in memory only). */
   private epochsDirty: boolean;
@@ -172,6 +175,26 @@ export class SegmentedLog implements PartitionLog {
         this.logger.error({ err }, 'write failed: partition log is offline until reopened');
       },
     });
+    this.compaction = new LogCompaction({
+      dir,
+      logger,
+      checkpoint: loaded.cleanerCheckpoint,
+      host: {
+        segments: () => this.segments,
+        setSegments: (next) => (this.segments = next),
+        logStartOffset: () => this.startOffset,
+        logEndOffset: () => this.nextOffset,
+        recoveryPoint: () => this.recoveryPoint,
+        config: () => this.config,
+        producers: () => this.producers.all(),
+        isOpen: () => this.state === 'open',
+        exclusive: () => this.exclusive,
+        fail: (err) => {
+          this.state = 'failed';
+          this.logger.error({ err }, 'partition log is offline until reopened');
+        },
+      },
+    });
   }
 
   get logStartOffset(): number {
@@ -191,6 +214,10 @@ export class SegmentedLog implements PartitionLog {
     let total = 0;
     for (const segment of this.segments) total += segment.sizeBytes;
     return total;
+  }
+
+  get dirtyRatio(): number {
+    return this.compaction.dirtyRatio();
   }
 
   /** Base offsets of the segments, oldest first (the last is the active segment). */
@@ -223,7 +250,9 @@ export class SegmentedLog implements PartitionLog {
     if (!Number.isInteger(leaderEpoch) || leaderEpoch < -1 || leaderEpoch > 0x7fff_ffff) {
       throw new TideError('INVALID_REQUEST', `leaderEpoch ${leaderEpoch} is not an int32 >= -1`);
     }
-    const incoming = validateBatches(request, this.config.maxMessageBytes);
+    const incoming = validateBatches(request, this.config.maxMessageBytes, {
+      requireKeys: isCompacted(this.config),
+    });
     const nowMs = this.clock.nowMs();
     const logAppendTime = this.config.timestampType === 'LogAppendTime';
     // Check every idempotent batch (against the state plus the request's earlier batches) first.
@@ -509,12 +538,15 @@ export class SegmentedLog implements PartitionLog {
 
   async read(offset: number, maxBytes: number, options: ReadOptions = {}): Promise<ReadResult> {
     await this.enterRead();
+    // A swap replaces the list; segments it replaced stay open until reads holding them finish.
+    const segments = this.segments;
+    const ticket = this.compaction.enterRead();
     try {
       this.checkReadable(offset);
       const limit = Math.min(options.maxOffset ?? Number.POSITIVE_INFINITY, this.writtenEndOffset);
       if (offset < limit) {
-        for (let i = this.floorSegment(offset); i < this.segments.length; i++) {
-          const found = await readSegment(this.segments[i], offset, maxBytes, limit);
+        for (let i = this.floorSegment(offset, segments); i < segments.length; i++) {
+          const found = await readSegment(segments[i], offset, maxBytes, limit);
           if (found) {
             return {
               batches: found.batches,
@@ -526,22 +558,26 @@ export class SegmentedLog implements PartitionLog {
       }
       return { batches: EMPTY, nextOffset: offset, logStartOffset: this.startOffset };
     } finally {
+      this.compaction.exitRead(ticket);
       this.exitRead();
     }
   }
 
   async offsetForTimestamp(timestampMs: number): Promise<TimestampLookup | undefined> {
     await this.enterRead();
+    const segments = this.segments;
+    const ticket = this.compaction.enterRead();
     try {
       if (this.state === 'closed') throw this.unavailable();
-      for (let i = this.floorSegment(this.startOffset); i < this.segments.length; i++) {
-        const segment = this.segments[i];
+      for (let i = this.floorSegment(this.startOffset, segments); i < segments.length; i++) {
+        const segment = segments[i];
         if (segment.sizeBytes === 0 || segment.maxTimestampMs < timestampMs) continue;
         const hit = await findByTimestamp(segment, timestampMs, this.startOffset);
         if (hit) return { offset: hit.offset, timestampMs: hit.timestampMs };
       }
       return undefined;
     } finally {
+      this.compaction.exitRead(ticket);
       this.exitRead();
     }
   }
@@ -560,13 +596,13 @@ export class SegmentedLog implements PartitionLog {
   }
 
   /** Index of the last segment whose base offset is <= offset (0 if none). */
-  private floorSegment(offset: number): number {
+  private floorSegment(offset: number, segments = this.segments): number {
     let lo = 0;
-    let hi = this.segments.length - 1;
+    let hi = segments.length - 1;
     let found = 0;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.segments[mid].baseOffset <= offset) {
+      if (segments[mid].baseOffset <= offset) {
         found = mid;
         lo = mid + 1;
       } else {
@@ -628,6 +664,8 @@ export class SegmentedLog implements PartitionLog {
 
   async applyRetention(nowMs: number, options: RetentionOptions = {}): Promise<number> {
     if (this.state !== 'open') return 0;
+    // cleanup.policy=compact alone keeps every segment: only the cleaner removes records.
+    if (!this.config.cleanupPolicy.split(',').includes('delete')) return 0;
     return this.runExclusive(async () => {
       if (this.state !== 'open') return 0;
       const summary = this.segments.map((s, i) => ({
@@ -688,6 +726,7 @@ export class SegmentedLog implements PartitionLog {
         await segment.initRollingTimestamp(this.clock.nowMs());
         this.nextOffset = segment.nextOffset;
         this.writtenEndOffset = segment.nextOffset;
+        await this.compaction.onTruncate(this.nextOffset);
         if (this.recoveryPoint > segment.baseOffset) {
           this.recoveryPoint = segment.baseOffset;
           await writeOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), this.recoveryPoint);
@@ -720,6 +759,7 @@ export class SegmentedLog implements PartitionLog {
   }
 
   private async truncateFullyAndStartAt(offset: number): Promise<void> {
+    await this.compaction.onTruncate(offset);
     await this.persistEpochsNow(this.epochs.clear());
     for (const segment of this.segments.splice(0)) await segment.deleteFiles();
     const segment = new LogSegment(this.dir, offset, this.config.indexIntervalBytes);
@@ -754,6 +794,7 @@ export class SegmentedLog implements PartitionLog {
   private async shutDown(keep: boolean): Promise<void> {
     const wasFailed = this.state === 'failed';
     this.state = 'closing';
+    await this.compaction.abortPass();
     await this.runExclusive(async () => {
       const healthy = keep && !wasFailed && this.writer.failure === undefined;
       if (healthy) {
@@ -765,6 +806,7 @@ export class SegmentedLog implements PartitionLog {
         await writeOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), active.baseOffset);
       }
       for (const segment of this.segments) await segment.close();
+      await this.compaction.closeRetired();
       if (healthy) {
         await fs.writeFile(path.join(this.dir, CLEAN_SHUTDOWN_FILE), '');
         await fsyncDir(this.dir);
@@ -778,7 +820,12 @@ export class SegmentedLog implements PartitionLog {
    * With ignoreWriteFailure, a failed writer does not stop fn (closing a failed log).
    */
   private async runExclusive<T>(fn: () => Promise<T>, ignoreWriteFailure = false): Promise<T> {
-    while (this.exclusive) await this.exclusive;
+    for (
+      let busy = this.exclusive ?? this.compaction.swapping;
+      busy;
+      busy = this.exclusive ?? this.compaction.swapping
+    )
+      await busy;
     let release!: () => void;
     this.exclusive = new Promise<void>((resolve) => (release = resolve));
     try {

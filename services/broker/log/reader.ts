@@ -164,7 +164,8 @@ export async function findByTimestamp(
       file: segment.logFile,
     },
     (b) => {
-      if (b.maxTimestamp < timestampMs || b.lastOffset < minOffset) return true;
+      // Empty batches (headers a compacted log keeps) hold no record to land on.
+      if (b.maxTimestamp < timestampMs || b.lastOffset < minOffset || b.recordCount === 0) return true;
       hit = b;
       return false;
     },

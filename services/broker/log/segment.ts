@@ -236,7 +236,8 @@ export class LogSegment {
     const position = cut ? cut.position : scan.endPosition;
     const removed = this.sizeBytes - position;
     if (removed === 0) return 0;
-    const newNextOffset = cut ? cut.baseOffset : scan.nextOffset;
+    // In a compacted segment `offset` may fall in a gap before the cut batch: end at `offset`.
+    const newNextOffset = cut ? Math.min(cut.baseOffset, offset) : scan.nextOffset;
     await this.truncateFile(position);
     this.offsetIndex.truncateToPosition(position);
     this.timeIndex.truncateToOffset(newNextOffset);

@@ -91,7 +91,9 @@ export class TimeIndex {
     if (last && offset <= last.offset) return false;
     const at = this.count * TIME_INDEX_ENTRY_BYTES;
     if (at + TIME_INDEX_ENTRY_BYTES > this.buf.length) {
-      const bigger = Buffer.alloc(this.buf.length * 2);
+      const bigger = Buffer.alloc(
+        Math.max(this.buf.length * 2, INITIAL_CAPACITY_ENTRIES * TIME_INDEX_ENTRY_BYTES),
+      );
       this.buf.copy(bigger, 0, 0, at);
       this.buf = bigger;
     }

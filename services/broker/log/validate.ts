@@ -15,6 +15,10 @@
  *     compacted, so their offsets are dense), else INVALID_RECORD
  *   - producerId == -1, or producerId >= 0 with producerEpoch >= 0 and baseSequence >= 0, else
  *     INVALID_RECORD
+ *   - attribute bit 6 (delete horizon, set only by the cleaner) clear, else INVALID_RECORD
+ *   - with requireKeys (compacted topics only): every record has a key, else INVALID_RECORD. This
+ *     is the one check that reads records (decompressing them if needed); other topics keep the
+ *     header-only fast path.
  * and the request must be nothing but whole batches back to back, at least one.
  */
 import { TideError, type ErrorCode } from '../../common/errors';
@@ -38,6 +42,14 @@ import {
   batchCrcIsValid,
   compressionOf,
 } from '../../common/records/layout';
+import { decompress } from '../../common/records/compression';
+import { DELETE_HORIZON_BIT } from './cleaner/batch-filter';
+import { RecordCursor } from './cleaner/record-walk';
+
+export interface ValidateOptions {
+  /** Refuse records without a key (cleanup.policy includes compact). */
+  requireKeys?: boolean;
+}
 
 /** What the append path needs to know about one checked batch. */
 export interface IncomingBatch {
@@ -52,18 +64,28 @@ export interface IncomingBatch {
 }
 
 /** Checks every batch of a request; throws TideError on the first problem. */
-export function validateBatches(request: Buffer, maxMessageBytes: number): IncomingBatch[] {
+export function validateBatches(
+  request: Buffer,
+  maxMessageBytes: number,
+  options: ValidateOptions = {},
+): IncomingBatch[] {
   if (request.length === 0) throw new TideError('INVALID_RECORD', 'append request holds no record batch');
   const batches: IncomingBatch[] = [];
   let at = 0;
   while (at < request.length) {
-    batches.push(validateOne(request, at, batches.length, maxMessageBytes));
+    batches.push(validateOne(request, at, batches.length, maxMessageBytes, options.requireKeys === true));
     at += batches[batches.length - 1].sizeBytes;
   }
   return batches;
 }
 
-function validateOne(buf: Buffer, at: number, index: number, maxMessageBytes: number): IncomingBatch {
+function validateOne(
+  buf: Buffer,
+  at: number,
+  index: number,
+  maxMessageBytes: number,
+  requireKeys: boolean,
+): IncomingBatch {
   const fail = (code: ErrorCode, why: string): never => {
     throw new TideError(code, `record batch ${index} at byte ${at}: ${why}`);
   };
@@ -102,6 +124,16 @@ function validateOne(buf: Buffer, at: number, index: number, maxMessageBytes: nu
       `idempotent batch (producerId ${producerId}) needs producerEpoch >= 0 and baseSequence >= 0, got ${producerEpoch} and ${baseSequence}`,
     );
   }
+  if (attributes & DELETE_HORIZON_BIT)
+    fail('INVALID_RECORD', 'attribute bit 6 (delete horizon) is set only by the log cleaner');
+  if (requireKeys) {
+    const missing = firstRecordWithoutKey(buf, at, sizeBytes, compressionOf(attributes), recordCount, fail);
+    if (missing !== undefined)
+      fail(
+        'INVALID_RECORD',
+        `record ${missing} has no key: topics with cleanup.policy=compact need a key on every record`,
+      );
+  }
   return {
     position: at,
     sizeBytes,
@@ -111,4 +143,24 @@ function validateOne(buf: Buffer, at: number, index: number, maxMessageBytes: nu
     producerEpoch,
     baseSequence,
   };
+}
+
+/** Index of the first record with a null key, undefined when every record has one. */
+function firstRecordWithoutKey(
+  buf: Buffer,
+  at: number,
+  sizeBytes: number,
+  codec: CompressionCodec,
+  recordCount: number,
+  fail: (code: ErrorCode, why: string) => never,
+): number | undefined {
+  try {
+    const records = decompress(codec, buf.subarray(at + BATCH_HEADER_BYTES, at + sizeBytes));
+    const cursor = new RecordCursor(records, 0, records.length, recordCount);
+    while (cursor.next()) if (cursor.keyLength < 0) return cursor.index - 1;
+    return undefined;
+  } catch (err) {
+    if (err instanceof TideError) return fail('INVALID_RECORD', `cannot check record keys: ${err.message}`);
+    throw err;
+  }
 }

@@ -56,6 +56,11 @@ const VALID: [string, string, string][] = [
   ['cleanup.policy', 'delete, compact', 'compact,delete'],
   ['delete.retention.ms', '0', '0'],
   ['delete.retention.ms', '86400000', '86400000'],
+  ['min.compaction.lag.ms', '60000', '60000'],
+  ['min.cleanable.dirty.ratio', '0.50', '0.5'],
+  ['min.cleanable.dirty.ratio', '1', '1'],
+  ['min.cleanable.dirty.ratio', '.25', '0.25'],
+  ['min.cleanable.dirty.ratio', '0', '0'],
   ['min.insync.replicas', '1', '1'],
   ['min.insync.replicas', '3', '3'],
   ['unclean.leader.election.enable', 'true', 'true'],
@@ -93,6 +98,11 @@ const INVALID: [string, string][] = [
   ['cleanup.policy', 'compact,delete,compact'],
   ['cleanup.policy', 'archive'],
   ['delete.retention.ms', '-1'],
+  ['min.compaction.lag.ms', '-1'],
+  ['min.cleanable.dirty.ratio', '1.5'],
+  ['min.cleanable.dirty.ratio', '-0.1'],
+  ['min.cleanable.dirty.ratio', 'half'],
+  ['min.cleanable.dirty.ratio', ''],
   ['min.insync.replicas', '0'],
   ['min.insync.replicas', 'one'],
   ['unclean.leader.election.enable', 'yes'],
@@ -153,6 +163,9 @@ describe('topic configs', () => {
         flushIntervalMs: 1000,
         timestampType: 'CreateTime',
         cleanupPolicy: 'delete',
+        deleteRetentionMs: 86_400_000,
+        minCompactionLagMs: 0,
+        minCleanableDirtyRatio: 0.5,
       });
     });
 
