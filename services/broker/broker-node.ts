@@ -20,7 +20,7 @@ import { ReplicaManager } from './partition/replica-manager';
 import type { IsrProposer } from './partition/partition';
 import { LeaseFence } from './partition/lease-fence';
 import { replicationSettings, type ReplicationSettings } from './partition/replication-settings';
-import { ReplicaFetcherManager, grpcConnector, replicationHandlers, type ReplicationConnector } from './replication';
+import { ReplicaFetcherManager, ReplicationService, grpcConnector, type ReplicationConnector } from './replication';
 import type { BrokerInfo__Input } from '../common/grpc/generated/tide/v1/BrokerInfo';
 
 export interface BrokerNodeDeps {
@@ -50,6 +50,7 @@ export class BrokerNode {
     private readonly logs: LogManager,
     private readonly replicas: ReplicaManager,
     private readonly fetchers: ReplicaFetcherManager,
+    private readonly replication: ReplicationService,
     private readonly server: TideServer,
     private readonly registration: BrokerRegistration,
     private readonly watches: { cancel(): Promise<void> }[],
@@ -92,6 +93,7 @@ export class BrokerNode {
       mayLead: () => fence.mayLead(),
     });
     hosted.replicas = replicas;
+    const replication = new ReplicationService({ partitions: replicas, clock: deps.clock, logger, defaultMaxBytes: settings.replicaFetchMaxBytes });
     const registry = new BrokerRegistry({ store: deps.store, clusterName: config.clusterName, clock: deps.clock, logger, leaseTtlMs: config.leaseTtlMs });
 
     let brokers: BrokerInfo__Input[] = [];
@@ -118,10 +120,7 @@ export class BrokerNode {
           const proto = tideProto();
           s.addService(proto.Broker.service, brokerHandlers({ partitions: replicas, metadata, producerIds: deps.producerIds, clock: deps.clock, logger }));
           s.addService(proto.Admin.service, adminHandlers({ topics: deps.topicAdmin, partitions: replicas, metadata, logger }));
-          s.addService(
-            internalProto().replication.Replication.service,
-            replicationHandlers({ partitions: replicas, clock: deps.clock, logger, defaultMaxBytes: settings.replicaFetchMaxBytes }),
-          );
+          s.addService(internalProto().replication.Replication.service, replication.handlers());
         },
       });
       const brokerInfo: BrokerInfo__Input = {
@@ -153,7 +152,7 @@ export class BrokerNode {
         }
       });
       await (await firstApplied);
-      const node = new BrokerNode(config, deps, logs, replicas, fetchers, server, registration, [topicWatch, brokerWatch], brokerInfo);
+      const node = new BrokerNode(config, deps, logs, replicas, fetchers, replication, server, registration, [topicWatch, brokerWatch], brokerInfo);
       server.health.setStatus('', 'SERVING');
       server.health.setStatus('tide.v1.Broker', 'SERVING');
       server.health.setStatus('tide.v1.Admin', 'SERVING');
@@ -174,6 +173,7 @@ export class BrokerNode {
     for (const watch of this.watches) await watch.cancel();
     this.replicas.closeAll();
     await this.fetchers.close();
+    this.replication.closeStreams();
     await stopServer(this.server.server, 2_000);
     await this.logs.closeAll();
     await this.registration.close();

@@ -4,11 +4,11 @@
  *
  *   const fetchers = new ReplicaFetcherManager({ brokerId, brokerEpoch, connect: grpcConnector(), clock, logger, settings });
  *   const replicas = new ReplicaManager({ brokerId, logs, clock, logger, settings, fetchers, isrProposer, mayLead });
- *   server.addService(internalProto().replication.Replication.service,
- *     replicationHandlers({ partitions: replicas, clock, logger, defaultMaxBytes: replicas.settings.replicaFetchMaxBytes }));
+ *   const replication = new ReplicationService({ partitions: replicas, clock, logger, defaultMaxBytes: replicas.settings.replicaFetchMaxBytes });
+ *   server.addService(internalProto().replication.Replication.service, replication.handlers());
  *   brokerRegistry.watchBrokers((u) => fetchers.setBrokers(u.brokers));
  */
-export { replicationHandlers } from './replication-service';
+export { ReplicationService, replicationHandlers } from './replication-service';
 export {
   serveReplicaFetch,
   ReplicaFetchSession,
