@@ -57,6 +57,8 @@ export interface PartitionStatus {
   highWatermark: number;
   logEndOffset: number;
   sizeBytes: number;
+  /** Compacted topics: bytes written since the last cleaning / cleanable bytes (0..1); else 0. */
+  dirtyRatio: number;
 }
 
 export interface TopicDetails {
@@ -139,6 +141,7 @@ export class Admin {
         highWatermark: s.high_watermark,
         logEndOffset: s.log_end_offset,
         sizeBytes: s.size_bytes,
+        dirtyRatio: s.dirty_ratio,
       })),
     };
   }

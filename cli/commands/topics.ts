@@ -80,14 +80,28 @@ export function topicsCommand(): Command {
             process.stdout.write(JSON.stringify(details, null, 2) + '\n');
             return;
           }
+          const policy = details.configs.find((c) => c.name === 'cleanup.policy')?.value ?? 'delete';
+          const compacted = policy.includes('compact');
           process.stdout.write(
-            `Topic: ${details.topic.name}  id: ${details.topic.topicId}  partitions: ${details.topic.partitions.length}\n\n`,
+            `Topic: ${details.topic.name}  id: ${details.topic.topicId}  partitions: ${details.topic.partitions.length}  cleanup.policy: ${policy}\n\n`,
           );
           const status = new Map(details.status.map((s) => [s.partition, s]));
           printTable(
-            ['PARTITION', 'LEADER', 'EPOCH', 'REPLICAS', 'ISR', 'LOG-START', 'HW', 'LEO', 'BYTES'],
+            [
+              'PARTITION',
+              'LEADER',
+              'EPOCH',
+              'REPLICAS',
+              'ISR',
+              'LOG-START',
+              'HW',
+              'LEO',
+              'BYTES',
+              ...(compacted ? ['DIRTY'] : []),
+            ],
             details.topic.partitions.map((p) => {
               const s = status.get(p.partition);
+              const dirty = compacted ? [s ? s.dirtyRatio.toFixed(2) : '-'] : [];
               return [
                 p.partition,
                 p.leader,
@@ -98,6 +112,7 @@ export function topicsCommand(): Command {
                 s?.highWatermark ?? '-',
                 s?.logEndOffset ?? '-',
                 s?.sizeBytes ?? '-',
+                ...dirty,
               ];
             }),
           );

@@ -110,6 +110,7 @@ export function adminHandlers(deps: AdminDeps): AdminHandlers {
             high_watermark: partition.highWatermark,
             log_end_offset: partition.log.logEndOffset,
             size_bytes: partition.log.sizeBytes,
+            dirty_ratio: partition.log.dirtyRatio ?? 0,
           });
         } catch {
           // Led elsewhere or not yet open here: the status list says only what this broker knows.

@@ -39,7 +39,10 @@ export interface CleanerConfig {
   ioBytesPerSecond: number;
   /** log.cleaner.io.buffer.size: size of each sequential read. */
   ioBufferBytes: number;
-  /** log.cleaner.backoff.ms: how often the cleaner looks for work when it has none. */
+  /**
+   * log.cleaner.backoff.ms: how often the cleaner looks for work. Looking costs no I/O (segment
+   * metadata only), so Tide checks every 5 s where Kafka waits 15 s.
+   */
   backoffMs: number;
 }
 
@@ -49,7 +52,7 @@ export const DEFAULT_CLEANER_CONFIG: Readonly<CleanerConfig> = Object.freeze({
   dedupeLoadFactor: DEFAULT_LOAD_FACTOR,
   ioBytesPerSecond: -1,
   ioBufferBytes: MIB,
-  backoffMs: 15_000,
+  backoffMs: 5_000,
 });
 
 export interface CleanerStats {

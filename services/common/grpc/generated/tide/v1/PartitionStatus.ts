@@ -8,6 +8,7 @@ export interface PartitionStatus__Input {
   'high_watermark'?: (number | string | Long);
   'log_end_offset'?: (number | string | Long);
   'size_bytes'?: (number | string | Long);
+  'dirty_ratio'?: (number | string);
 }
 
 export interface PartitionStatus {
@@ -16,4 +17,5 @@ export interface PartitionStatus {
   'high_watermark': (number);
   'log_end_offset': (number);
   'size_bytes': (number);
+  'dirty_ratio': (number);
 }
