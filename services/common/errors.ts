@@ -139,6 +139,36 @@ export const ERROR_CODES = {
     retriable: true,
     hint: 'send to the active controller',
   },
+  COORDINATOR_NOT_AVAILABLE: {
+    grpcStatus: GrpcStatus.UNAVAILABLE,
+    retriable: true,
+    hint: "the group's shard has no coordinator right now (it is moving or loading); retry",
+  },
+  NOT_COORDINATOR: {
+    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
+    retriable: true,
+    hint: 'find the group coordinator again (FindCoordinator) and send there',
+  },
+  UNKNOWN_MEMBER_ID: {
+    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
+    retriable: false,
+    hint: 'the group no longer knows this member (session expired, or replaced); join again as a new member',
+  },
+  FENCED_MEMBER_EPOCH: {
+    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
+    retriable: false,
+    hint: "the member's epoch is stale (the group was fenced, e.g. by an offset reset); use the latest assignment's epoch or rejoin",
+  },
+  ILLEGAL_GENERATION: {
+    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
+    retriable: false,
+    hint: 'the partition is not assigned to this member in the current generation; commit only owned partitions',
+  },
+  GROUP_ID_NOT_FOUND: {
+    grpcStatus: GrpcStatus.NOT_FOUND,
+    retriable: false,
+    hint: 'no such consumer group (no members and no committed offsets); check the name with `tide groups list`',
+  },
   UNKNOWN: { grpcStatus: GrpcStatus.UNKNOWN, retriable: false, hint: 'see the broker log for details' },
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -30,7 +30,12 @@ export function protoRoot(): string {
 }
 
 /** Every client-facing proto file, relative to protoRoot(). */
-export const PUBLIC_PROTO_FILES = ['tide/v1/common.proto', 'tide/v1/broker.proto', 'tide/v1/admin.proto'];
+export const PUBLIC_PROTO_FILES = [
+  'tide/v1/common.proto',
+  'tide/v1/broker.proto',
+  'tide/v1/admin.proto',
+  'tide/v1/coordinator.proto',
+];
 
 let cached: (BrokerProto & AdminProto) | undefined;
 let cachedDefinition: protoLoader.PackageDefinition | undefined;

@@ -1,0 +1,8 @@
+// Original file: protos/tide/v1/coordinator.proto
+
+
+export interface CommitOffsetsResponse__Input {
+}
+
+export interface CommitOffsetsResponse {
+}

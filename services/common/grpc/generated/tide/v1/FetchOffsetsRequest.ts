@@ -1,0 +1,13 @@
+// Original file: protos/tide/v1/coordinator.proto
+
+import type { TopicPartitions__Input as _tide_v1_TopicPartitions__Input, TopicPartitions as _tide_v1_TopicPartitions } from '../../tide/v1/TopicPartitions';
+
+export interface FetchOffsetsRequest__Input {
+  'group_id'?: (string);
+  'partitions'?: (_tide_v1_TopicPartitions__Input)[];
+}
+
+export interface FetchOffsetsRequest {
+  'group_id': (string);
+  'partitions': (_tide_v1_TopicPartitions)[];
+}

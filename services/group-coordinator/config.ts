@@ -1,0 +1,88 @@
+/**
+ * The group coordinator's configuration schema, loaded with services/common/config.ts's loadConfig
+ * (defaults < JSON file < TIDE_* environment < flags). docs/consumer-groups.md tables it.
+ */
+import type { ConfigOf, ConfigSchema } from '../common/config';
+import { DEFAULT_SHARD_COUNT } from './shards';
+import { DEFAULT_COORDINATOR_LEASE_TTL_MS } from './shard-ownership';
+
+export const DEFAULT_COORDINATOR_PORT = 9094;
+export const DEFAULT_OFFSETS_TOPIC_PARTITIONS = 16;
+
+export const COORDINATOR_CONFIG_SCHEMA = {
+  coordinatorId: {
+    type: 'string',
+    default: '',
+    doc: 'Unique id of this instance ([a-zA-Z0-9._-]); empty = the host name plus a random suffix.',
+  },
+  host: { type: 'string', default: '127.0.0.1', doc: 'Address the gRPC server binds.' },
+  port: {
+    type: 'int',
+    default: DEFAULT_COORDINATOR_PORT,
+    min: 0,
+    max: 65535,
+    doc: 'gRPC port; 0 picks a free one.',
+  },
+  advertisedHost: {
+    type: 'string',
+    default: '',
+    doc: 'Host clients connect to (written into the shard keys); empty = host (127.0.0.1 when host is 0.0.0.0).',
+  },
+  clusterName: {
+    type: 'string',
+    default: 'tide',
+    doc: 'Names the metadata key space, so clusters can share an etcd.',
+  },
+  etcdEndpoints: {
+    type: 'string',
+    default: 'http://127.0.0.1:2379',
+    doc: 'Comma-separated etcd client URLs.',
+  },
+  bootstrap: {
+    type: 'string',
+    default: '',
+    doc: 'Broker addresses (host:port, comma-separated) for the offsets topic; empty = the live brokers registered in etcd.',
+  },
+  logLevel: {
+    type: 'string',
+    default: 'info',
+    oneOf: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    doc: 'pino log level.',
+  },
+  leaseTtlMs: {
+    type: 'int',
+    default: DEFAULT_COORDINATOR_LEASE_TTL_MS,
+    min: 1000,
+    doc: "TTL of the instance's lease: its shards move this long after it stops answering etcd.",
+  },
+  shardCount: {
+    type: 'int',
+    default: DEFAULT_SHARD_COUNT,
+    min: 1,
+    max: 4096,
+    doc: 'Groups hash to this many shards (used by the first coordinator of a cluster; later ones read the stored count).',
+  },
+  offsetsTopicPartitions: {
+    type: 'int',
+    default: DEFAULT_OFFSETS_TOPIC_PARTITIONS,
+    min: 1,
+    max: 4096,
+    doc: 'Partitions of __consumer_offsets when a coordinator creates it (shard n uses partition n mod this).',
+  },
+  offsetsTopicReplicationFactor: {
+    type: 'int',
+    default: 0,
+    min: 0,
+    max: 16,
+    doc: 'Replication factor of __consumer_offsets when a coordinator creates it; 0 = min(3, live brokers).',
+  },
+  metricsPort: {
+    type: 'int',
+    default: -1,
+    min: -1,
+    max: 65535,
+    doc: 'HTTP port of the Prometheus endpoint /metrics (tide_consumer_group_lag...); -1 = off, 0 = any free port.',
+  },
+} satisfies ConfigSchema;
+
+export type CoordinatorConfig = ConfigOf<typeof COORDINATOR_CONFIG_SCHEMA>;

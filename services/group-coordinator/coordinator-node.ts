@@ -1,0 +1,265 @@
+/**
+ * A running group coordinator instance: its gRPC server, its shard ownership in the metadata
+ * store, its Tide client to the brokers (for `__consumer_offsets` and ListOffsets), and the topic
+ * view it assigns from. The composition lives here; the logic lives in the parts. Used by
+ * `tide coordinator` (etcd) and by `tide dev` (embedded store, in-process).
+ */
+import { randomBytes } from 'crypto';
+import * as os from 'os';
+import type { Clock } from '../common/clock';
+import { TideError } from '../common/errors';
+import type { Logger } from '../common/logger';
+import type { MetadataStore, Watch } from '../common/metadata/store';
+import { startServer, stopServer, type TideServer } from '../common/grpc/server';
+import { BrokerRegistry } from '../controller/broker-registry';
+import { TopicManager } from '../controller/topic-manager';
+import { Cluster } from '../../client/cluster';
+import { coordinatorHandlers } from './api/coordinator-service';
+import { CoordinatorLocator } from './api/locator';
+import { coordinatorProto } from './api/proto';
+import type { CoordinatorConfig } from './config';
+import { Coordinator } from './coordinator';
+import { startMetricsServer, type MetricsServer } from './metrics';
+import { OFFSETS_TOPIC } from './offsets-codec';
+import { TideOffsetsLog } from './offsets-log';
+import { ShardOwnership } from './shard-ownership';
+import { COORDINATOR_ID } from './shards';
+
+export const HEALTH_SERVICE = 'tide.v1.GroupCoordinator';
+/** How long start() waits for brokers (to create and reach `__consumer_offsets`). */
+export const BROKER_WAIT_MS = 120_000;
+
+export interface CoordinatorNodeDeps {
+  store: MetadataStore;
+  clock: Clock;
+  logger: Logger;
+}
+
+export class CoordinatorNode {
+  private constructor(
+    readonly id: string,
+    readonly address: string,
+    readonly coordinator: Coordinator,
+    private readonly ownership: ShardOwnership,
+    private readonly server: TideServer,
+    private readonly log: TideOffsetsLog,
+    private readonly cluster: Cluster,
+    private readonly topicWatch: Watch,
+    private readonly metrics: MetricsServer | undefined,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The Prometheus port, when metrics are on. */
+  get metricsPort(): number | undefined {
+    return this.metrics?.port;
+  }
+
+  static async start(config: CoordinatorConfig, deps: CoordinatorNodeDeps): Promise<CoordinatorNode> {
+    const id =
+      config.coordinatorId ||
+      `${os
+        .hostname()
+        .replace(/[^a-zA-Z0-9._-]/g, '-')
+        .slice(0, 64)}-${randomBytes(3).toString('hex')}`;
+    if (!COORDINATOR_ID.test(id))
+      throw new TideError(
+        'INVALID_CONFIG',
+        `coordinator id ${JSON.stringify(id)} must be 1 to 128 characters of [a-zA-Z0-9._-]`,
+      );
+    const logger = deps.logger.child({ coordinator: id });
+    const registry = new BrokerRegistry({
+      store: deps.store,
+      clusterName: config.clusterName,
+      clock: deps.clock,
+      logger,
+    });
+    const topics = new TopicManager({
+      store: deps.store,
+      clusterName: config.clusterName,
+      clock: deps.clock,
+      logger,
+      defaultReplicationFactor: 1,
+      liveBrokers: registry,
+    });
+    const partitionCounts = new Map<string, number>();
+    let coordinator: Coordinator | undefined;
+    const topicWatch = await topics.watchTopics((update) => {
+      let changed = false;
+      for (const [name, topic] of update.topics) {
+        if (partitionCounts.get(name) !== topic.partitionCount) changed = true;
+        partitionCounts.set(name, topic.partitionCount);
+      }
+      for (const name of [...partitionCounts.keys()]) {
+        if (update.topics.has(name)) continue;
+        partitionCounts.delete(name);
+        changed = true;
+      }
+      if (changed) coordinator?.topicsChanged();
+    });
+    const cleanup: (() => Promise<unknown>)[] = [() => topicWatch.cancel()];
+    try {
+      const bootstrap = await brokerAddresses(config, registry, deps.clock, logger);
+      const cluster = new Cluster({ bootstrap, clientId: `coordinator-${id}`, logger, clock: deps.clock });
+      cleanup.push(async () => cluster.close());
+      const offsetsPartitions = await ensureOffsetsTopic(config, topics, partitionCounts, deps.clock, logger);
+      const log = new TideOffsetsLog(cluster, deps.clock, logger);
+      cleanup.push(() => log.close());
+
+      const ownershipRef: { current?: ShardOwnership } = {};
+      coordinator = new Coordinator({
+        selfId: id,
+        clock: deps.clock,
+        logger,
+        log,
+        offsets: log,
+        offsetsPartitions,
+        shardCount: () => ownershipRef.current?.shardCount ?? 0,
+        partitionCount: (topic) => partitionCounts.get(topic),
+        ownerOf: (shard) => ownershipRef.current?.ownerOf(shard),
+      });
+      const started = coordinator;
+      const locator = new CoordinatorLocator(deps.store, config.clusterName);
+      const server = await startServer({
+        host: config.host,
+        port: config.port,
+        healthServices: [HEALTH_SERVICE],
+        register: (s) =>
+          s.addService(
+            coordinatorProto().GroupCoordinator.service,
+            coordinatorHandlers({
+              coordinator: started,
+              locator,
+              selfId: id,
+              partitionCount: (topic) => partitionCounts.get(topic),
+              logger,
+            }),
+          ),
+      });
+      cleanup.push(() => stopServer(server.server, 0));
+      const host =
+        config.advertisedHost ||
+        (config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host);
+      const address = `${host}:${server.port}`;
+      coordinator.start();
+      cleanup.push(() => started.stop());
+      const ownership = new ShardOwnership({
+        store: deps.store,
+        clusterName: config.clusterName,
+        self: { id, host, port: server.port },
+        shardCount: config.shardCount,
+        clock: deps.clock,
+        logger,
+        leaseTtlMs: config.leaseTtlMs,
+        onAcquire: (shards) => started.acquire(shards),
+        onRelease: (shard, graceful) => started.release(shard, graceful),
+      });
+      ownershipRef.current = ownership;
+      await ownership.start();
+      const metrics =
+        config.metricsPort >= 0
+          ? await startMetricsServer(coordinator, { host: config.host, port: config.metricsPort, logger })
+          : undefined;
+      server.health.setStatus('', 'SERVING');
+      server.health.setStatus(HEALTH_SERVICE, 'SERVING');
+      logger.info(
+        { address, shardCount: ownership.shardCount, offsetsPartitions, metricsPort: metrics?.port },
+        'group coordinator started',
+      );
+      return new CoordinatorNode(
+        id,
+        address,
+        coordinator,
+        ownership,
+        server,
+        log,
+        cluster,
+        topicWatch,
+        metrics,
+        logger,
+      );
+    } catch (err) {
+      for (const step of cleanup.reverse()) await step().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Hands every shard over (members move to the other instances), then stops. */
+  async stop(): Promise<void> {
+    this.server.health.setStatus('', 'NOT_SERVING');
+    await this.ownership.stop();
+    await this.coordinator.stop();
+    await this.metrics?.close();
+    await stopServer(this.server.server, 2_000);
+    await this.log.close();
+    this.cluster.close();
+    await this.topicWatch.cancel();
+    this.logger.info('group coordinator stopped');
+  }
+}
+
+/** The configured bootstrap list, else the registered brokers (waiting for the first one). */
+async function brokerAddresses(
+  config: CoordinatorConfig,
+  registry: BrokerRegistry,
+  clock: Clock,
+  logger: Logger,
+): Promise<string[]> {
+  const configured = config.bootstrap
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
+  if (configured.length > 0) return configured;
+  const deadline = clock.nowMs() + BROKER_WAIT_MS;
+  for (let logged = false; ; logged = true) {
+    const brokers = await registry.listBrokers();
+    if (brokers.length > 0) return brokers.map((b) => `${b.host}:${b.port}`);
+    if (clock.nowMs() > deadline)
+      throw new TideError(
+        'BROKER_NOT_AVAILABLE',
+        `no broker registered within ${BROKER_WAIT_MS} ms; start \`tide broker\` first`,
+      );
+    if (!logged) logger.info('waiting for a broker to register');
+    await new Promise<void>((resolve) => clock.setTimeout(resolve, 250));
+  }
+}
+
+/**
+ * Creates `__consumer_offsets` (internal, compacted) when it does not exist, and answers its
+ * partition count. Replication factor min(3, live brokers) unless configured; with 3 replicas
+ * min.insync.replicas is 2, so an acknowledged commit survives the loss of a broker.
+ */
+async function ensureOffsetsTopic(
+  config: CoordinatorConfig,
+  topics: TopicManager,
+  known: ReadonlyMap<string, number>,
+  clock: Clock,
+  logger: Logger,
+): Promise<number> {
+  const deadline = clock.nowMs() + BROKER_WAIT_MS;
+  for (;;) {
+    const existing = known.get(OFFSETS_TOPIC);
+    if (existing !== undefined) return existing;
+    try {
+      const brokers = await topics.liveBrokers();
+      const rf = config.offsetsTopicReplicationFactor || Math.min(3, Math.max(1, brokers.length));
+      const created = await topics.createTopic({
+        name: OFFSETS_TOPIC,
+        partitions: config.offsetsTopicPartitions,
+        replicationFactor: rf,
+        configs: { 'cleanup.policy': 'compact', 'min.insync.replicas': rf >= 3 ? '2' : '1' },
+        internal: true,
+      });
+      logger.info({ partitions: created.partitionCount, replicationFactor: rf }, `created ${OFFSETS_TOPIC}`);
+      return created.partitionCount;
+    } catch (err) {
+      const code = (err as TideError).code;
+      if (code === 'TOPIC_ALREADY_EXISTS') {
+        const described = await topics.describeTopic(OFFSETS_TOPIC);
+        return described.partitionCount;
+      }
+      if (clock.nowMs() > deadline) throw err;
+      logger.info({ err }, `cannot create ${OFFSETS_TOPIC} yet; retrying`);
+      await new Promise<void>((resolve) => clock.setTimeout(resolve, 500));
+    }
+  }
+}

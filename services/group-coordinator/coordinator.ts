@@ -1,0 +1,495 @@
+/**
+ * The groups this coordinator instance serves: the shards it owns (loaded by replaying their
+ * partition of `__consumer_offsets`), the group runtimes inside them, the timer that expires
+ * sessions, and the read-side views (list, describe with lag, offsets).
+ *
+ * Loading a shard: write a shard marker (the new shard epoch) to the shard's partition, then
+ * replay the partition from its start through that marker, keeping for each group of the shard the
+ * last metadata snapshot and the last committed offset per partition. Records older than the
+ * newest marker of their shard seen so far are a deposed owner's late writes and are skipped.
+ * Until a shard is loaded its groups answer COORDINATOR_NOT_AVAILABLE (retriable).
+ */
+import { randomUUID } from 'crypto';
+import type { Clock, Timer } from '../common/clock';
+import { TideError } from '../common/errors';
+import type { Logger } from '../common/logger';
+import { ConsumerGroup, type CommittedOffset, type GroupSnapshot } from './group';
+import { GroupRuntime, type GroupStorage, type ResetEntry } from './group-runtime';
+import {
+  decodeOffsetsRecord,
+  groupKey,
+  groupValue,
+  markerKey,
+  markerValue,
+  offsetKey,
+  offsetValue,
+} from './offsets-codec';
+import type { OffsetsLog, PartitionOffsets } from './offsets-log';
+import { parseTpKey, sortedKeys, tpKey } from './partitions';
+import type { AcquiredShard } from './shard-ownership';
+import { partitionOfShard, shardOf, type CoordinatorRecord } from './shards';
+
+export const DEFAULT_TICK_MS = 100;
+const LOAD_RETRY_MAX_MS = 5_000;
+
+export interface CoordinatorOptions {
+  selfId: string;
+  clock: Clock;
+  logger: Logger;
+  log: OffsetsLog;
+  offsets: PartitionOffsets;
+  /** Partition count of `__consumer_offsets`. */
+  offsetsPartitions: number;
+  shardCount: () => number;
+  /** Partition count of a data topic; undefined when it does not exist. */
+  partitionCount: (topic: string) => number | undefined;
+  /** The current owner of a shard as the metadata store says (for NOT_COORDINATOR messages). */
+  ownerOf?: (shard: number) => CoordinatorRecord | undefined;
+  newMemberId?: () => string;
+  tickMs?: number;
+}
+
+interface ShardState {
+  shard: number;
+  epoch: number;
+  status: 'loading' | 'active';
+  groups: Map<string, GroupRuntime>;
+}
+
+export interface PartitionLagView {
+  topic: string;
+  partition: number;
+  committedOffset: number;
+  endOffset: number;
+  lag: number;
+  memberId: string;
+}
+
+export interface GroupListingView {
+  groupId: string;
+  state: string;
+  members: number;
+  protocol: string;
+}
+
+export type ResetSpec =
+  | { to: 'earliest' }
+  | { to: 'latest' }
+  | { to: 'timestamp'; timestampMs: number }
+  | { to: 'offset'; offset: number };
+
+export interface ResetPlanView {
+  topic: string;
+  partition: number;
+  currentOffset: number;
+  newOffset: number;
+}
+
+export class Coordinator {
+  private readonly shards = new Map<number, ShardState>();
+  private readonly logger: Logger;
+  private readonly newMemberId: () => string;
+  private timer?: Timer;
+  private stopped = false;
+
+  constructor(private readonly options: CoordinatorOptions) {
+    this.logger = options.logger.child({ component: 'coordinator', coordinator: options.selfId });
+    this.newMemberId = options.newMemberId ?? randomUUID;
+  }
+
+  start(): void {
+    this.timer = this.options.clock.setInterval(() => this.tick(), this.options.tickMs ?? DEFAULT_TICK_MS);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.timer?.cancel();
+    await Promise.all([...this.shards.keys()].map((shard) => this.release(shard, true)));
+  }
+
+  /** Shards with their state, for metrics and DescribeCoordinators. */
+  loadedShards(): { shard: number; epoch: number; status: string; groups: number }[] {
+    return [...this.shards.values()].map((s) => ({
+      shard: s.shard,
+      epoch: s.epoch,
+      status: s.status,
+      groups: s.groups.size,
+    }));
+  }
+
+  // ---------------------------------------------------------------- shard ownership
+
+  /** Starts loading newly owned shards (grouped per offsets partition: one replay each). */
+  acquire(acquired: AcquiredShard[]): void {
+    const byPartition = new Map<number, AcquiredShard[]>();
+    for (const a of acquired) {
+      this.shards.set(a.shard, { shard: a.shard, epoch: a.epoch, status: 'loading', groups: new Map() });
+      const partition = partitionOfShard(a.shard, this.options.offsetsPartitions);
+      let list = byPartition.get(partition);
+      if (!list) byPartition.set(partition, (list = []));
+      list.push(a);
+    }
+    for (const [partition, list] of byPartition) void this.loadWithRetry(partition, list);
+  }
+
+  /** Stops serving a shard: its members are told NOT_COORDINATOR; graceful waits for queued writes. */
+  async release(shard: number, graceful: boolean): Promise<void> {
+    const state = this.shards.get(shard);
+    if (!state) return;
+    this.shards.delete(shard);
+    const error = new TideError(
+      'NOT_COORDINATOR',
+      `this coordinator gave up shard ${shard}; find the group's coordinator again`,
+    );
+    await Promise.all([...state.groups.values()].map((rt) => rt.close(error, graceful)));
+    this.logger.info({ shard, graceful, groups: state.groups.size }, 'stopped serving a shard');
+  }
+
+  // ---------------------------------------------------------------- groups
+
+  /**
+   * The runtime of a group this instance coordinates. Throws NOT_COORDINATOR (another instance
+   * owns the shard, named when known), COORDINATOR_NOT_AVAILABLE (loading), GROUP_ID_NOT_FOUND
+   * (unknown group and `create` false).
+   */
+  runtime(groupId: string, create: boolean): GroupRuntime {
+    const shardCount = this.options.shardCount();
+    if (shardCount === 0)
+      throw new TideError('COORDINATOR_NOT_AVAILABLE', 'this coordinator is still starting');
+    const shard = shardOf(groupId, shardCount);
+    const state = this.shards.get(shard);
+    if (!state) {
+      const owner = this.options.ownerOf?.(shard);
+      const where =
+        owner && owner.id !== this.options.selfId
+          ? `; coordinator ${owner.id} at ${owner.host}:${owner.port} owns it`
+          : '; it is moving';
+      throw new TideError(
+        'NOT_COORDINATOR',
+        `coordinator ${this.options.selfId} does not own shard ${shard} of group ${groupId}${where}`,
+      );
+    }
+    if (state.status === 'loading')
+      throw new TideError('COORDINATOR_NOT_AVAILABLE', `shard ${shard} of group ${groupId} is still loading`);
+    let rt = state.groups.get(groupId);
+    if (!rt) {
+      if (!create)
+        throw new TideError(
+          'GROUP_ID_NOT_FOUND',
+          `consumer group ${groupId} does not exist (no members, no committed offsets)`,
+        );
+      rt = this.newRuntime(state, new ConsumerGroup(groupId, this.groupOptions()));
+      state.groups.set(groupId, rt);
+    }
+    return rt;
+  }
+
+  /** A topic's partition count changed somewhere: groups subscribed to it re-target. */
+  topicsChanged(): void {
+    for (const state of this.shards.values()) for (const rt of state.groups.values()) rt.metadataChanged();
+  }
+
+  listGroups(): GroupListingView[] {
+    const out: GroupListingView[] = [];
+    for (const state of this.shards.values()) {
+      if (state.status !== 'active') continue;
+      for (const rt of state.groups.values()) {
+        if (rt.group.isDead) continue;
+        out.push({
+          groupId: rt.groupId,
+          state: rt.group.state,
+          members: rt.group.memberCount,
+          protocol: rt.group.protocol,
+        });
+      }
+    }
+    return out.sort((a, b) => (a.groupId < b.groupId ? -1 : 1));
+  }
+
+  /** Committed offsets of `keys` (every committed partition when empty); -1 for none. */
+  fetchOffsets(groupId: string, keys: string[]): { key: string; committed?: CommittedOffset }[] {
+    let rt: GroupRuntime;
+    try {
+      rt = this.runtime(groupId, false);
+    } catch (err) {
+      if ((err as TideError).code !== 'GROUP_ID_NOT_FOUND') throw err;
+      return keys.map((key) => ({ key }));
+    }
+    const wanted = keys.length > 0 ? keys : sortedKeys(rt.group.offsets.keys());
+    return wanted.map((key) => ({ key, committed: rt.group.offsets.get(key) }));
+  }
+
+  /**
+   * Per partition of the group (every partition of its subscribed topics, and every partition it
+   * has an offset for): committed offset, high watermark and lag. A partition whose leader cannot
+   * be asked has end offset and lag -1.
+   */
+  async lag(groupId: string): Promise<PartitionLagView[]> {
+    const rt = this.runtime(groupId, false);
+    const keys = new Set<string>(rt.group.offsets.keys());
+    for (const topic of rt.group.subscribedTopics()) {
+      const count = this.options.partitionCount(topic) ?? 0;
+      for (let p = 0; p < count; p++) keys.add(tpKey(topic, p));
+    }
+    return Promise.all(
+      sortedKeys(keys).map(async (key) => {
+        const { topic, partition } = parseTpKey(key);
+        const committed = rt.group.offsets.get(key)?.offset ?? -1;
+        const bounds = await this.options.offsets.bounds(topic, partition).catch(() => undefined);
+        const endOffset = bounds?.highWatermark ?? -1;
+        let lag = -1;
+        if (bounds)
+          lag = Math.max(0, committed >= 0 ? endOffset - committed : endOffset - bounds.logStartOffset);
+        return {
+          topic,
+          partition,
+          committedOffset: committed,
+          endOffset,
+          lag,
+          memberId: rt.group.ownerOf(key) ?? '',
+        };
+      }),
+    );
+  }
+
+  /** Every active group's lag (for the metrics exporter). */
+  async allLag(): Promise<{ groupId: string; partitions: PartitionLagView[] }[]> {
+    const groups = this.listGroups();
+    return Promise.all(
+      groups.map(async (g) => ({
+        groupId: g.groupId,
+        partitions: await this.lag(g.groupId).catch(() => []),
+      })),
+    );
+  }
+
+  /**
+   * Computes (and unless dryRun applies) new committed offsets for `keys`. UNKNOWN_TOPIC when a
+   * topic does not exist.
+   */
+  async resetOffsets(
+    groupId: string,
+    keys: string[],
+    spec: ResetSpec,
+    dryRun: boolean,
+  ): Promise<{ plan: ResetPlanView[]; applied: boolean; generation: number }> {
+    for (const key of keys) {
+      const { topic, partition } = parseTpKey(key);
+      const count = this.options.partitionCount(topic);
+      if (count === undefined)
+        throw new TideError('UNKNOWN_TOPIC', `topic ${topic} does not exist`, { context: { topic } });
+      if (partition >= count)
+        throw new TideError('UNKNOWN_PARTITION', `topic ${topic} has ${count} partitions`, {
+          context: { topic, partition },
+        });
+    }
+    const targets = new Map<string, number>();
+    await Promise.all(
+      keys.map(async (key) => {
+        const { topic, partition } = parseTpKey(key);
+        targets.set(key, await this.resetTarget(topic, partition, spec));
+      }),
+    );
+    const existed = this.hasGroup(groupId);
+    const rt = this.runtime(groupId, true);
+    const result = await rt.reset(
+      () => sortedKeys(keys).map((key): ResetEntry => ({ key, offset: targets.get(key)! })),
+      dryRun,
+    );
+    if (!existed && rt.group.isDead) this.forget(groupId);
+    return {
+      plan: result.entries.map((e) => {
+        const { topic, partition } = parseTpKey(e.key);
+        return { topic, partition, currentOffset: result.previous.get(e.key) ?? -1, newOffset: e.offset };
+      }),
+      applied: !dryRun,
+      generation: result.generation,
+    };
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private async resetTarget(topic: string, partition: number, spec: ResetSpec): Promise<number> {
+    const bounds = await this.options.offsets.bounds(topic, partition);
+    switch (spec.to) {
+      case 'earliest':
+        return bounds.logStartOffset;
+      case 'latest':
+        return bounds.highWatermark;
+      case 'timestamp':
+        return this.options.offsets.offsetForTime(topic, partition, spec.timestampMs);
+      case 'offset':
+        return Math.min(bounds.highWatermark, Math.max(bounds.logStartOffset, spec.offset));
+    }
+  }
+
+  private hasGroup(groupId: string): boolean {
+    const state = this.shards.get(shardOf(groupId, this.options.shardCount()));
+    return state?.groups.has(groupId) ?? false;
+  }
+
+  private forget(groupId: string): void {
+    this.shards.get(shardOf(groupId, this.options.shardCount()))?.groups.delete(groupId);
+  }
+
+  private groupOptions() {
+    return { newMemberId: this.newMemberId, partitionCount: this.options.partitionCount };
+  }
+
+  private newRuntime(state: ShardState, group: ConsumerGroup): GroupRuntime {
+    const partition = partitionOfShard(state.shard, this.options.offsetsPartitions);
+    const epoch = state.epoch;
+    const log = this.options.log;
+    const storage: GroupStorage = {
+      writeGroup: async (snapshot) => {
+        await log.append(partition, [
+          { key: groupKey(snapshot.groupId), value: groupValue(epoch, snapshot) },
+        ]);
+      },
+      writeOffsets: async (entries) => {
+        await log.append(
+          partition,
+          entries.map((e) => {
+            const { topic, partition: p } = parseTpKey(e.key);
+            return {
+              key: offsetKey(group.groupId, topic, p),
+              value: offsetValue({ coordinatorEpoch: epoch, ...e.offset }),
+            };
+          }),
+        );
+      },
+    };
+    return new GroupRuntime(group, storage, this.options.clock, this.logger.child({ group: group.groupId }));
+  }
+
+  private tick(): void {
+    for (const state of this.shards.values()) {
+      if (state.status !== 'active') continue;
+      for (const [groupId, rt] of state.groups) {
+        rt.expire();
+        if (rt.group.isDead && rt.connectedMembers() === 0) state.groups.delete(groupId);
+      }
+    }
+  }
+
+  private stillOwned(a: AcquiredShard): boolean {
+    const state = this.shards.get(a.shard);
+    return state !== undefined && state.epoch === a.epoch && !this.stopped;
+  }
+
+  private async loadWithRetry(partition: number, shards: AcquiredShard[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const pending = shards.filter((a) => this.stillOwned(a));
+      if (pending.length === 0) return;
+      const startedMs = this.options.clock.nowMs();
+      try {
+        const groups = await this.load(partition, pending);
+        this.activate(pending, groups);
+        this.logger.info(
+          {
+            partition,
+            shards: pending.map((a) => a.shard),
+            groups: groups.size,
+            ms: this.options.clock.nowMs() - startedMs,
+          },
+          'shards loaded',
+        );
+        return;
+      } catch (err) {
+        const delayMs = Math.min(LOAD_RETRY_MAX_MS, 100 * 2 ** attempt);
+        this.logger.warn({ err, partition, attempt, delayMs }, 'loading shards failed; retrying');
+        await new Promise<void>((resolve) => this.options.clock.setTimeout(resolve, delayMs));
+      }
+    }
+  }
+
+  /** Writes the shard markers, then replays the partition through them. */
+  private async load(
+    partition: number,
+    shards: AcquiredShard[],
+  ): Promise<
+    Map<string, { shard: number; snapshot?: GroupSnapshot; offsets: Map<string, CommittedOffset> }>
+  > {
+    const nowMs = this.options.clock.nowMs();
+    const through = await this.options.log.append(
+      partition,
+      shards.map((a) => ({ key: markerKey(a.shard), value: markerValue(a.epoch, nowMs) })),
+    );
+    const wanted = new Set(shards.map((a) => a.shard));
+    const shardCount = this.options.shardCount();
+    const newestMarker = new Map<number, number>();
+    const groups = new Map<
+      string,
+      { shard: number; snapshot?: GroupSnapshot; offsets: Map<string, CommittedOffset> }
+    >();
+    const entry = (group: string, shard: number) => {
+      let e = groups.get(group);
+      if (!e) groups.set(group, (e = { shard, offsets: new Map() }));
+      return e;
+    };
+    let skipped = 0;
+    await this.options.log.replay(partition, through, (key, value, offset) => {
+      let record;
+      try {
+        record = decodeOffsetsRecord(key, value);
+      } catch (err) {
+        this.logger.error({ err, partition, offset }, 'skipping a malformed offsets record');
+        return;
+      }
+      if (record.type === 'unknown') return;
+      if (record.type === 'marker') {
+        if (record.value && wanted.has(record.shard))
+          newestMarker.set(
+            record.shard,
+            Math.max(newestMarker.get(record.shard) ?? 0, record.value.coordinatorEpoch),
+          );
+        return;
+      }
+      const shard = shardOf(record.group, shardCount);
+      if (!wanted.has(shard)) return;
+      if (record.value && record.value.coordinatorEpoch < (newestMarker.get(shard) ?? 0)) {
+        skipped++;
+        return;
+      }
+      const e = entry(record.group, shard);
+      if (record.type === 'group') {
+        e.snapshot = record.value?.snapshot;
+      } else {
+        const k = tpKey(record.topic, record.partition);
+        if (record.value)
+          e.offsets.set(k, {
+            offset: record.value.offset,
+            metadata: record.value.metadata,
+            commitTimestampMs: record.value.commitTimestampMs,
+          });
+        else e.offsets.delete(k);
+      }
+    });
+    if (skipped > 0)
+      this.logger.warn(
+        { partition, skipped },
+        "ignored records of a deposed coordinator (written after its successor's marker)",
+      );
+    return groups;
+  }
+
+  private activate(
+    shards: AcquiredShard[],
+    groups: Map<string, { shard: number; snapshot?: GroupSnapshot; offsets: Map<string, CommittedOffset> }>,
+  ): void {
+    const nowMs = this.options.clock.nowMs();
+    for (const a of shards) {
+      if (!this.stillOwned(a)) continue;
+      const state = this.shards.get(a.shard)!;
+      for (const [groupId, loaded] of groups) {
+        if (loaded.shard !== a.shard) continue;
+        const group = new ConsumerGroup(groupId, this.groupOptions());
+        if (loaded.snapshot) group.restore(loaded.snapshot, nowMs);
+        group.applyCommit([...loaded.offsets].map(([key, offset]) => ({ key, offset })));
+        if (group.isDead) continue;
+        state.groups.set(groupId, this.newRuntime(state, group));
+      }
+      state.status = 'active';
+    }
+  }
+}
