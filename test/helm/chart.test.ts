@@ -1,0 +1,625 @@
+/**
+ * helm/tide rendered as `helm template` would (test/helm/render.ts), for the default values and
+ * the files in test/helm/values/: every object checked against the Kubernetes API schemas
+ * (kubernetes-models), then what makes the cluster work asserted: names, ports, env the services
+ * accept, volumes and claims, probes on the gRPC health service, replica counts, labels and
+ * selectors, security contexts, disruption budgets, NOTES and the chart README.
+ *
+ * Not covered (no API server or helm binary here): admission and defaulting, strict unknown-field
+ * checks beyond what is asserted, `helm lint`, and the chart actually running on a cluster.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { Service } from 'kubernetes-models/v1/Service';
+import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
+import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
+import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
+import { BROKER_CONFIG_SCHEMA } from '../../services/broker/config';
+import { CONTROLLER_CONFIG_SCHEMA } from '../../services/controller/config';
+import { envNameOf, type ConfigSchema } from '../../services/common/config';
+import { CHART_DIR, envMap, find, renderChart, renderValues, type K8sObject, type Rendered } from './render';
+
+const MODELS: Record<string, new (data: never) => { validate(): void }> = {
+  'v1/Service': Service,
+  'v1/ServiceAccount': ServiceAccount,
+  'apps/v1/StatefulSet': StatefulSet,
+  'apps/v1/Deployment': Deployment,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
+  'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
+};
+
+const VALUE_SETS: Record<string, (string | Record<string, unknown>)[]> = {
+  defaults: [],
+  'external etcd': ['external-etcd.yaml'],
+  'five brokers': ['five-brokers.yaml'],
+  'metrics and network policies': ['metrics-networkpolicy.yaml'],
+};
+
+/** Config keys the chart sets itself, per role. */
+const CHART_SET = ['host', 'port', 'advertisedHost', 'etcdEndpoints', 'clusterName', 'logLevel'];
+
+function workloads(r: Rendered): K8sObject[] {
+  return r.objects.filter((o) => o.kind === 'StatefulSet' || o.kind === 'Deployment');
+}
+
+function container(workload: K8sObject, name?: string) {
+  const containers = workload.spec.template.spec.containers as K8sObject[];
+  return name ? containers.find((c) => c.name === name)! : containers[0];
+}
+
+function matches(selector: Record<string, string>, labels: Record<string, string>): boolean {
+  return Object.entries(selector).every(([k, v]) => labels[k] === v);
+}
+
+function podLabels(workload: K8sObject): Record<string, string> {
+  return workload.spec.template.metadata.labels;
+}
+
+describe.each(Object.entries(VALUE_SETS))('with %s values', (_name, values) => {
+  let r: Rendered;
+  beforeAll(() => {
+    r = renderChart({ values });
+  });
+
+  test('every object is valid against the Kubernetes API schema', () => {
+    expect(r.objects.length).toBeGreaterThan(0);
+    for (const object of r.objects) {
+      const Model = MODELS[`${object.apiVersion}/${object.kind}`];
+      if (!Model) throw new Error(`no schema for ${object.apiVersion} ${object.kind}`);
+      expect(() => new Model(object as never).validate()).not.toThrow();
+      expect(object.metadata.namespace).toBe('default');
+      expect(object.metadata.labels?.['app.kubernetes.io/instance']).toBe('tide');
+    }
+  });
+
+  test('names are unique per kind', () => {
+    const names = r.objects.map((o) => `${o.kind}/${o.metadata.name}`);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  test('selectors match their pods, and each Service selects exactly one workload', () => {
+    for (const w of workloads(r)) {
+      expect(matches(w.spec.selector.matchLabels, podLabels(w))).toBe(true);
+      expect(Object.keys(w.spec.selector.matchLabels).sort()).toEqual([
+        'app.kubernetes.io/component',
+        'app.kubernetes.io/instance',
+        'app.kubernetes.io/name',
+      ]);
+    }
+    for (const svc of r.objects.filter((o) => o.kind === 'Service')) {
+      const selected = workloads(r).filter((w) => matches(svc.spec.selector, podLabels(w)));
+      expect(selected.map((w) => w.metadata.name)).toHaveLength(1);
+      // Named target ports exist on the selected pods.
+      const ports = (selected[0].spec.template.spec.containers as K8sObject[]).flatMap((c) =>
+        (c.ports ?? []).map((p: { name: string }) => p.name),
+      );
+      for (const p of svc.spec.ports) expect(ports).toContain(p.targetPort);
+    }
+    for (const pdb of r.objects.filter((o) => o.kind === 'PodDisruptionBudget')) {
+      const selected = workloads(r).filter((w) => matches(pdb.spec.selector.matchLabels, podLabels(w)));
+      expect(selected).toHaveLength(1);
+      expect(pdb.spec.maxUnavailable).toBe(1);
+    }
+  });
+
+  test('StatefulSets name an existing headless Service that publishes not-ready pods', () => {
+    for (const sts of r.objects.filter((o) => o.kind === 'StatefulSet')) {
+      const svc = find(r, 'Service', sts.spec.serviceName);
+      expect(svc.spec.clusterIP).toBe('None');
+      expect(svc.spec.publishNotReadyAddresses).toBe(true);
+      expect(matches(svc.spec.selector, podLabels(sts))).toBe(true);
+    }
+  });
+
+  test('every pod is non-root with a read-only root filesystem, no capabilities, RuntimeDefault seccomp', () => {
+    for (const w of workloads(r)) {
+      const pod = w.spec.template.spec;
+      expect(pod.securityContext).toMatchObject({
+        runAsNonRoot: true,
+        runAsUser: 10001,
+        runAsGroup: 10001,
+        fsGroup: 10001,
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      expect(pod.automountServiceAccountToken).toBe(false);
+      // Service links would inject TIDE_PORT=tcp://... for a Service named "tide", which Tide's
+      // config loader rejects (unknown or malformed TIDE_* variable).
+      expect(pod.enableServiceLinks).toBe(false);
+      for (const c of pod.containers as K8sObject[]) {
+        expect(c.securityContext).toEqual({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          privileged: false,
+          capabilities: { drop: ['ALL'] },
+        });
+        expect(c.resources.requests).toBeDefined();
+        expect(c.resources.limits.memory).toBeDefined();
+      }
+    }
+  });
+
+  test('Tide containers get only TIDE_* variables their service accepts', () => {
+    const schemas: Record<string, ConfigSchema> = {
+      broker: BROKER_CONFIG_SCHEMA,
+      controller: CONTROLLER_CONFIG_SCHEMA,
+    };
+    for (const w of workloads(r)) {
+      const role = podLabels(w)['app.kubernetes.io/component'];
+      const schema = schemas[role];
+      if (!schema) continue; // etcd; the coordinator's schema is checked once it lands
+      const accepted = new Set(Object.keys(schema).map(envNameOf));
+      // TIDE_METRICS_PORT is the metrics seam (metrics.enabled), not yet a service key.
+      const names = (container(w).env as { name: string }[])
+        .map((e) => e.name)
+        .filter((n) => n.startsWith('TIDE_') && n !== 'TIDE_METRICS_PORT');
+      for (const n of names) expect(accepted).toContain(n);
+      expect(new Set(names).size).toBe(names.length);
+    }
+  });
+
+  test('Tide services are probed on the gRPC health service of their port', () => {
+    for (const w of workloads(r)) {
+      const role = podLabels(w)['app.kubernetes.io/component'];
+      if (role === 'etcd') continue;
+      const c = container(w);
+      const grpcPort = c.ports.find((p: { name: string }) => p.name === 'grpc').containerPort;
+      for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
+        expect(c[probe].grpc.port).toBe(grpcPort);
+        expect(typeof c[probe].grpc.service).toBe('string');
+      }
+    }
+  });
+});
+
+describe('default values', () => {
+  let r: Rendered;
+  beforeAll(() => {
+    r = renderChart();
+  });
+
+  test('render the whole cluster', () => {
+    expect(r.objects.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(
+      [
+        'Deployment/tide-controller',
+        'Deployment/tide-coordinator',
+        'PodDisruptionBudget/tide-broker',
+        'PodDisruptionBudget/tide-controller',
+        'PodDisruptionBudget/tide-coordinator',
+        'PodDisruptionBudget/tide-etcd',
+        'Service/tide',
+        'Service/tide-broker-headless',
+        'Service/tide-controller-headless',
+        'Service/tide-coordinator-headless',
+        'Service/tide-etcd-headless',
+        'ServiceAccount/tide',
+        'StatefulSet/tide-broker',
+        'StatefulSet/tide-etcd',
+      ].sort(),
+    );
+  });
+
+  test('brokers: 3, ids from the ordinal, advertised by stable DNS name, data on a claim per broker', () => {
+    const sts = find(r, 'StatefulSet', 'tide-broker');
+    expect(sts.spec.replicas).toBe(3);
+    expect(sts.spec.podManagementPolicy).toBe('Parallel');
+    const c = container(sts, 'broker');
+    expect(c.image).toBe('tide:0.1.0');
+    expect(c.args).toEqual(['broker']);
+    expect(c.command).toBeUndefined(); // the image's entry point derives TIDE_BROKER_ID
+    const env = envMap(c.env);
+    const etcd = [0, 1, 2].map(
+      (i) => `http://tide-etcd-${i}.tide-etcd-headless.default.svc.cluster.local:2379`,
+    );
+    expect(env).toEqual({
+      POD_NAME: undefined,
+      POD_NAMESPACE: undefined,
+      TIDE_CLUSTER_NAME: 'tide',
+      TIDE_LOG_LEVEL: 'info',
+      TIDE_HOST: '0.0.0.0',
+      TIDE_PORT: '9092',
+      TIDE_ADVERTISED_HOST: '$(POD_NAME).tide-broker-headless.default.svc.cluster.local',
+      TIDE_DATA_DIR: '/data/logs',
+      TIDE_ETCD_ENDPOINTS: etcd.join(','),
+      TIDE_DEFAULT_REPLICATION_FACTOR: '3',
+    });
+    expect(c.env.find((e: { name: string }) => e.name === 'POD_NAME').valueFrom).toEqual({
+      fieldRef: { fieldPath: 'metadata.name' },
+    });
+    // $(POD_NAME) is expanded by Kubernetes only when POD_NAME is defined earlier in the list.
+    const names = c.env.map((e: { name: string }) => e.name);
+    expect(names.indexOf('POD_NAME')).toBeLessThan(names.indexOf('TIDE_ADVERTISED_HOST'));
+    expect(c.ports).toEqual([{ name: 'grpc', containerPort: 9092, protocol: 'TCP' }]);
+    expect(c.volumeMounts).toEqual([
+      { name: 'data', mountPath: '/data' },
+      { name: 'tmp', mountPath: '/tmp' },
+    ]);
+    expect(env.TIDE_DATA_DIR!.startsWith('/data/')).toBe(true);
+    expect(sts.spec.template.spec.volumes).toEqual([{ name: 'tmp', emptyDir: {} }]);
+    expect(sts.spec.volumeClaimTemplates).toEqual([
+      {
+        metadata: {
+          name: 'data',
+          labels: {
+            'app.kubernetes.io/name': 'tide',
+            'app.kubernetes.io/instance': 'tide',
+            'app.kubernetes.io/component': 'broker',
+          },
+        },
+        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '20Gi' } } },
+      },
+    ]);
+  });
+
+  test('brokers: ready once registered and serving (tide.v1.Broker), controlled shutdown has time', () => {
+    const sts = find(r, 'StatefulSet', 'tide-broker');
+    const c = container(sts, 'broker');
+    expect(c.startupProbe).toMatchObject({
+      grpc: { port: 9092, service: 'tide.v1.Broker' },
+      failureThreshold: 120,
+    });
+    expect(c.readinessProbe).toMatchObject({ grpc: { port: 9092, service: 'tide.v1.Broker' } });
+    expect(c.livenessProbe).toMatchObject({ grpc: { port: 9092, service: '' } });
+    expect(c.lifecycle.preStop.exec.command).toEqual(['/bin/sh', '-c', 'sleep 5']);
+    expect(sts.spec.template.spec.terminationGracePeriodSeconds).toBe(120);
+    expect(sts.spec.updateStrategy).toEqual({ type: 'RollingUpdate' });
+  });
+
+  test('client and headless broker Services', () => {
+    const client = find(r, 'Service', 'tide');
+    expect(client.spec.type).toBe('ClusterIP');
+    expect(client.spec.clusterIP).toBeUndefined();
+    expect(client.spec.ports).toEqual([
+      { name: 'grpc', port: 9092, targetPort: 'grpc', protocol: 'TCP', appProtocol: 'grpc' },
+    ]);
+    const headless = find(r, 'Service', 'tide-broker-headless');
+    expect(headless.spec.ports.map((p: { port: number }) => p.port)).toEqual([9092]);
+  });
+
+  test('controllers: 2, advertising the pod IP, ready while standing by', () => {
+    const d = find(r, 'Deployment', 'tide-controller');
+    expect(d.spec.replicas).toBe(2);
+    expect(d.spec.strategy.rollingUpdate).toEqual({ maxUnavailable: 0, maxSurge: 1 });
+    const c = container(d, 'controller');
+    expect(c.args).toEqual(['controller']);
+    const env = envMap(c.env);
+    expect(env).toMatchObject({
+      TIDE_HOST: '0.0.0.0',
+      TIDE_PORT: '9093',
+      TIDE_DEFAULT_REPLICATION_FACTOR: '3',
+    });
+    expect(env.TIDE_ETCD_ENDPOINTS).toBe(
+      envMap(container(find(r, 'StatefulSet', 'tide-broker')).env).TIDE_ETCD_ENDPOINTS,
+    );
+    expect(c.env.find((e: { name: string }) => e.name === 'TIDE_ADVERTISED_HOST').valueFrom).toEqual({
+      fieldRef: { fieldPath: 'status.podIP' },
+    });
+    // A standby serves "" but not tide.v1.Controller: probing the overall status keeps it ready.
+    expect(c.readinessProbe.grpc).toEqual({ port: 9093, service: '' });
+    expect(c.ports).toEqual([{ name: 'grpc', containerPort: 9093, protocol: 'TCP' }]);
+  });
+
+  test('coordinators: 2, `coordinator --port 9094 --etcd ...`', () => {
+    const d = find(r, 'Deployment', 'tide-coordinator');
+    expect(d.spec.replicas).toBe(2);
+    const c = container(d, 'coordinator');
+    const etcd = envMap(container(find(r, 'StatefulSet', 'tide-broker')).env).TIDE_ETCD_ENDPOINTS;
+    expect(c.args).toEqual(['coordinator', '--port', '9094', '--etcd', etcd]);
+    expect(c.ports[0]).toEqual({ name: 'grpc', containerPort: 9094, protocol: 'TCP' });
+    expect(c.readinessProbe.grpc).toEqual({ port: 9094, service: '' });
+  });
+
+  test('etcd: 3 members that find each other by stable names, with the flags Tide needs', () => {
+    const sts = find(r, 'StatefulSet', 'tide-etcd');
+    expect(sts.spec.replicas).toBe(3);
+    expect(sts.spec.podManagementPolicy).toBe('Parallel');
+    const c = container(sts, 'etcd');
+    const domain = 'tide-etcd-headless.default.svc.cluster.local';
+    expect(c.args).toEqual(
+      expect.arrayContaining([
+        '--name=$(POD_NAME)',
+        `--advertise-client-urls=http://$(POD_NAME).${domain}:2379`,
+        `--initial-advertise-peer-urls=http://$(POD_NAME).${domain}:2380`,
+        `--initial-cluster=${[0, 1, 2].map((i) => `tide-etcd-${i}=http://tide-etcd-${i}.${domain}:2380`).join(',')}`,
+        '--max-txn-ops=10001',
+        '--max-request-bytes=4194304',
+      ]),
+    );
+    expect(c.volumeMounts).toEqual([{ name: 'data', mountPath: '/var/run/etcd' }]);
+    expect(c.args).toContain('--data-dir=/var/run/etcd/data');
+    expect(sts.spec.volumeClaimTemplates[0].spec.resources.requests.storage).toBe('8Gi');
+    expect(c.readinessProbe.httpGet).toEqual({ path: '/health', port: 'etcd-metrics' });
+  });
+
+  test('NOTES show the port-forward recipe and mention proxy routing', () => {
+    expect(r.notes).toContain('kubectl --namespace default port-forward svc/tide 9092');
+    expect(r.notes).toContain('npx tide topics list --bootstrap 127.0.0.1:9092');
+    expect(r.notes).toMatch(/proxy\s+routing/i);
+    expect(r.notes).toContain('grpcurl -plaintext 127.0.0.1:9092 list');
+  });
+
+  test('no NetworkPolicy or ServiceMonitor unless asked, no metrics port', () => {
+    expect(r.objects.filter((o) => o.kind === 'NetworkPolicy' || o.kind === 'ServiceMonitor')).toEqual([]);
+    for (const w of workloads(r))
+      for (const c of w.spec.template.spec.containers as K8sObject[])
+        expect((c.env ?? []).map((e: { name: string }) => e.name)).not.toContain('TIDE_METRICS_PORT');
+  });
+});
+
+describe('release names', () => {
+  test('a release not named tide prefixes its objects, and every reference follows', () => {
+    const r = renderChart({ name: 'orders', namespace: 'streaming' });
+    const sts = find(r, 'StatefulSet', 'orders-tide-broker');
+    expect(sts.spec.serviceName).toBe('orders-tide-broker-headless');
+    const env = envMap(container(sts).env);
+    expect(env.TIDE_ADVERTISED_HOST).toBe(
+      '$(POD_NAME).orders-tide-broker-headless.streaming.svc.cluster.local',
+    );
+    expect(env.TIDE_ETCD_ENDPOINTS!.split(',')[0]).toBe(
+      'http://orders-tide-etcd-0.orders-tide-etcd-headless.streaming.svc.cluster.local:2379',
+    );
+    expect(find(r, 'Service', 'orders-tide').metadata.namespace).toBe('streaming');
+    expect(r.notes).toContain('port-forward svc/orders-tide 9092');
+    expect(sts.spec.template.spec.serviceAccountName).toBe('orders-tide');
+  });
+
+  test('fullnameOverride replaces the prefix', () => {
+    const r = renderChart({ values: [{ fullnameOverride: 'log' }] });
+    expect(find(r, 'StatefulSet', 'log-broker').spec.serviceName).toBe('log-broker-headless');
+    expect(find(r, 'Service', 'log').spec.ports[0].port).toBe(9092);
+  });
+});
+
+describe('external etcd', () => {
+  test('no bundled etcd; every service uses the given endpoints', () => {
+    const r = renderChart({ values: ['external-etcd.yaml'] });
+    const endpoints = 'http://etcd-a.db.svc:2379,http://etcd-b.db.svc:2379,http://etcd-c.db.svc:2379';
+    expect(r.objects.filter((o) => o.metadata.name.includes('etcd'))).toEqual([]);
+    expect(envMap(container(find(r, 'StatefulSet', 'tide-broker')).env).TIDE_ETCD_ENDPOINTS).toBe(endpoints);
+    expect(envMap(container(find(r, 'Deployment', 'tide-controller')).env).TIDE_ETCD_ENDPOINTS).toBe(
+      endpoints,
+    );
+    expect(container(find(r, 'Deployment', 'tide-coordinator')).args).toEqual([
+      'coordinator',
+      '--port',
+      '9094',
+      '--etcd',
+      endpoints,
+    ]);
+    expect(r.notes).toContain('external etcd');
+  });
+});
+
+describe('five brokers', () => {
+  let r: Rendered;
+  beforeAll(() => {
+    r = renderChart({ values: ['five-brokers.yaml'] });
+  });
+
+  test('replica counts, claim size and class, tuned config as env without exponent notation', () => {
+    const sts = find(r, 'StatefulSet', 'tide-broker');
+    expect(sts.spec.replicas).toBe(5);
+    expect(find(r, 'Deployment', 'tide-controller').spec.replicas).toBe(3);
+    expect(sts.spec.volumeClaimTemplates[0].spec).toEqual({
+      accessModes: ['ReadWriteOnce'],
+      storageClassName: 'fast-ssd',
+      resources: { requests: { storage: '500Gi' } },
+    });
+    const env = envMap(container(sts).env);
+    expect(env).toMatchObject({
+      TIDE_LEASE_TTL_MS: '15000',
+      TIDE_MAX_REQUEST_BYTES: '33554432',
+      TIDE_REPLICA_LAG_TIME_MAX_MS: '20000',
+      TIDE_DEFAULT_REPLICATION_FACTOR: '3',
+    });
+    expect(envMap(container(find(r, 'Deployment', 'tide-controller')).env).TIDE_LEASE_TTL_MS).toBe('5000');
+    expect(container(sts).resources).toEqual({
+      requests: { cpu: '2', memory: '4Gi' },
+      limits: { memory: '8Gi' },
+    });
+  });
+});
+
+describe('metrics and network policies', () => {
+  let r: Rendered;
+  beforeAll(() => {
+    r = renderChart({ values: ['metrics-networkpolicy.yaml'] });
+  });
+
+  test('metrics port on every Tide container and headless Service, and the ServiceMonitor scrapes them', () => {
+    const tide = workloads(r).filter((w) => podLabels(w)['app.kubernetes.io/component'] !== 'etcd');
+    expect(tide).toHaveLength(3);
+    for (const w of tide) {
+      const c = container(w);
+      expect(c.ports).toContainEqual({ name: 'metrics', containerPort: 9464, protocol: 'TCP' });
+      expect(envMap(c.env).TIDE_METRICS_PORT).toBe('9464');
+    }
+    const sm = find(r, 'ServiceMonitor', 'tide');
+    expect(sm.metadata.labels.release).toBe('kube-prometheus-stack');
+    expect(sm.spec.endpoints).toEqual([{ port: 'metrics', path: '/metrics', interval: '15s' }]);
+    const scraped = r.objects.filter(
+      (o) =>
+        o.kind === 'Service' &&
+        matches(sm.spec.selector.matchLabels, o.metadata.labels) &&
+        sm.spec.selector.matchExpressions[0].values.includes(
+          o.metadata.labels['app.kubernetes.io/component'],
+        ) &&
+        o.spec.ports.some((p: { name: string }) => p.name === 'metrics'),
+    );
+    expect(scraped.map((s) => s.metadata.name).sort()).toEqual([
+      'tide-broker-headless',
+      'tide-controller-headless',
+      'tide-coordinator-headless',
+    ]);
+  });
+
+  test('network policies: release pods reach each other, labelled clients reach brokers, monitoring scrapes', () => {
+    const policies = r.objects.filter((o) => o.kind === 'NetworkPolicy');
+    expect(policies.map((p) => p.metadata.name).sort()).toEqual([
+      'tide-broker',
+      'tide-controller',
+      'tide-coordinator',
+      'tide-etcd',
+    ]);
+    for (const p of policies) {
+      const selected = workloads(r).filter((w) => matches(p.spec.podSelector.matchLabels, podLabels(w)));
+      expect(selected).toHaveLength(1);
+      expect(p.spec.ingress[0].from).toEqual([
+        {
+          podSelector: {
+            matchLabels: { 'app.kubernetes.io/name': 'tide', 'app.kubernetes.io/instance': 'tide' },
+          },
+        },
+      ]);
+    }
+    const broker = find(r, 'NetworkPolicy', 'tide-broker');
+    expect(broker.spec.ingress[1]).toEqual({
+      ports: [{ port: 'grpc', protocol: 'TCP' }],
+      from: [{ podSelector: { matchLabels: { 'tide-client': 'true' } } }],
+    });
+    expect(broker.spec.ingress[2]).toEqual({
+      ports: [{ port: 'metrics', protocol: 'TCP' }],
+      from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+    });
+    // Controllers are reached only by Tide's own pods (and metrics).
+    expect(find(r, 'NetworkPolicy', 'tide-controller').spec.ingress).toHaveLength(2);
+  });
+
+  test('allowExternal opens the client port to everyone', () => {
+    const open = renderChart({
+      values: ['metrics-networkpolicy.yaml', { networkPolicy: { allowExternal: true } }],
+    });
+    expect(find(open, 'NetworkPolicy', 'tide-broker').spec.ingress[1]).toEqual({
+      ports: [{ port: 'grpc', protocol: 'TCP' }],
+    });
+  });
+});
+
+describe('values', () => {
+  test('every broker and controller config key maps to the TIDE_* name the service reads', () => {
+    const configOf = (schema: ConfigSchema, exclude: string[]) =>
+      Object.fromEntries(
+        Object.entries(schema)
+          .filter(([k]) => !exclude.includes(k))
+          .map(([k, spec]) => [k, spec.default]),
+      );
+    const broker = configOf(BROKER_CONFIG_SCHEMA, [
+      ...CHART_SET,
+      'brokerId',
+      'advertisedPort',
+      'dataDir',
+      'defaultReplicationFactor',
+    ]);
+    const controller = configOf(CONTROLLER_CONFIG_SCHEMA, [
+      ...CHART_SET,
+      'controllerId',
+      'defaultReplicationFactor',
+    ]);
+    const r = renderChart({ values: [{ broker: { config: broker }, controller: { config: controller } }] });
+    const brokerEnv = envMap(container(find(r, 'StatefulSet', 'tide-broker')).env);
+    for (const [key, value] of Object.entries(broker)) expect(brokerEnv[envNameOf(key)]).toBe(String(value));
+    const controllerEnv = envMap(container(find(r, 'Deployment', 'tide-controller')).env);
+    for (const [key, value] of Object.entries(controller))
+      expect(controllerEnv[envNameOf(key)]).toBe(String(value));
+  });
+
+  test('the replication factor is capped at the broker count', () => {
+    const r = renderChart({ values: [{ broker: { replicas: 1 } }] });
+    expect(envMap(container(find(r, 'StatefulSet', 'tide-broker')).env).TIDE_DEFAULT_REPLICATION_FACTOR).toBe(
+      '1',
+    );
+    expect(
+      envMap(container(find(r, 'Deployment', 'tide-controller')).env).TIDE_DEFAULT_REPLICATION_FACTOR,
+    ).toBe('1');
+  });
+
+  test('persistence off gives emptyDir volumes; storageClass "-" asks for no class', () => {
+    const r = renderChart({
+      values: [{ broker: { persistence: { enabled: false } }, etcd: { persistence: { storageClass: '-' } } }],
+    });
+    const broker = find(r, 'StatefulSet', 'tide-broker');
+    expect(broker.spec.volumeClaimTemplates).toBeUndefined();
+    expect(broker.spec.template.spec.volumes).toContainEqual({ name: 'data', emptyDir: {} });
+    expect(find(r, 'StatefulSet', 'tide-etcd').spec.volumeClaimTemplates[0].spec.storageClassName).toBe('');
+  });
+
+  test('the coordinator can be left out', () => {
+    const r = renderChart({
+      values: [{ coordinator: { enabled: false }, networkPolicy: { enabled: true } }],
+    });
+    expect(r.objects.filter((o) => o.metadata.name.includes('coordinator'))).toEqual([]);
+    expect(r.notes).not.toContain('group coordinator(s)');
+  });
+
+  test('the schema rejects unknown keys, bad types, and config keys the chart sets', () => {
+    const bad: [Record<string, unknown>, RegExp][] = [
+      [{ brokers: { replicas: 3 } }, /Additional property brokers is not allowed/],
+      [{ broker: { replicas: 'three' } }, /broker\.replicas: Invalid type/],
+      [{ broker: { replicas: 0 } }, /broker\.replicas/],
+      [{ logLevel: 'verbose' }, /logLevel/],
+      [{ broker: { config: { brokerId: 4 } } }, /broker\.config/],
+      [{ broker: { config: { 'segment.bytes': 1 } } }, /broker\.config/],
+      [{ controller: { config: { etcdEndpoints: 'http://x:2379' } } }, /controller\.config/],
+      [{ etcd: { external: { endpoints: ['etcd:2379'] } } }, /etcd\.external\.endpoints/],
+      [{ metrics: { serviceMonitor: { interval: 'often' } } }, /interval/],
+    ];
+    for (const [values, message] of bad) {
+      expect(() => renderValues({ values: [values] })).toThrow(message);
+    }
+  });
+
+  test('a ServiceMonitor without metrics fails with a message that says what to do', () => {
+    expect(() => renderChart({ values: [{ metrics: { serviceMonitor: { enabled: true } } }] })).toThrow(
+      /metrics.serviceMonitor.enabled needs metrics.enabled=true/,
+    );
+  });
+
+  test('a null in a values file removes a default, as in Helm', () => {
+    const values = renderValues({
+      values: [{ broker: { podAnnotations: { a: 'b' } } }, { broker: { nodeSelector: null } }],
+    });
+    const broker = values.broker as Record<string, unknown>;
+    expect(broker.podAnnotations).toEqual({ a: 'b' });
+    expect('nodeSelector' in broker).toBe(false);
+    expect(broker.replicas).toBe(3);
+  });
+});
+
+describe('chart README', () => {
+  /** Leaf paths of values.yaml: maps that hold free-form content count as one value. */
+  function leaves(value: unknown, prefix = ''): string[] {
+    const opaque = new Set([
+      'config',
+      'resources',
+      'podSecurityContext',
+      'containerSecurityContext',
+      'podAnnotations',
+      'nodeSelector',
+      'affinity',
+      'annotations',
+      'labels',
+    ]);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return [prefix];
+    return Object.entries(value).flatMap(([k, v]) => {
+      const p = prefix ? `${prefix}.${k}` : k;
+      return opaque.has(k) ? [p] : leaves(v, p);
+    });
+  }
+
+  test('lists every value with its default', () => {
+    const readme = fs.readFileSync(path.join(CHART_DIR, 'README.md'), 'utf8');
+    const rows = new Map<string, string>();
+    for (const m of readme.matchAll(/^\| `([^`]+)` \| `([^`]*)` \|/gm)) rows.set(m[1], m[2]);
+    const defaults = renderValues();
+    const documented = leaves(defaults);
+    expect(documented.length).toBeGreaterThan(50);
+    for (const key of documented) {
+      const value = key.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown>)[k], defaults);
+      expect({ key, default: rows.get(key) }).toEqual({ key, default: JSON.stringify(value) });
+    }
+    expect([...rows.keys()].filter((k) => !documented.includes(k))).toEqual([]);
+  });
+});
