@@ -7,7 +7,7 @@ import type { Logger } from '../common/logger';
 import type { MetadataStore } from '../common/metadata/store';
 import { internalProto, tideProto } from '../common/grpc/proto';
 import { startServer, stopServer, type TideServer } from '../common/grpc/server';
-import { BrokerRegistry, type BrokerRegistration } from '../controller/broker-registry';
+import { BrokerRegistry } from '../controller/broker-registry';
 import { toTopicInfo } from '../controller/admin-wire';
 import { toLogConfig } from '../controller/topic-config';
 import type { TopicManager } from '../controller/topic-manager';
@@ -19,8 +19,14 @@ import { LogManager } from './log/log-manager';
 import { ReplicaManager } from './partition/replica-manager';
 import type { IsrProposer } from './partition/partition';
 import { LeaseFence } from './partition/lease-fence';
+import { RegistrationKeeper } from './registration-keeper';
 import { replicationSettings, type ReplicationSettings } from './partition/replication-settings';
-import { ReplicaFetcherManager, ReplicationService, grpcConnector, type ReplicationConnector } from './replication';
+import {
+  ReplicaFetcherManager,
+  ReplicationService,
+  grpcConnector,
+  type ReplicationConnector,
+} from './replication';
 import type { BrokerInfo__Input } from '../common/grpc/generated/tide/v1/BrokerInfo';
 
 export interface BrokerNodeDeps {
@@ -52,7 +58,7 @@ export class BrokerNode {
     private readonly fetchers: ReplicaFetcherManager,
     private readonly replication: ReplicationService,
     private readonly server: TideServer,
-    private readonly registration: BrokerRegistration,
+    private readonly registration: RegistrationKeeper,
     private readonly watches: { cancel(): Promise<void> }[],
     private readonly brokerInfo: BrokerInfo__Input,
   ) {}
@@ -79,9 +85,22 @@ export class BrokerNode {
     });
     await logs.open();
     const settings = replicationSettings(deps.replication);
-    const fence = new LeaseFence({ clock: deps.clock, logger });
+    // Leading needs a registration whose lease is certainly alive (zombie fencing, docs/replication.md).
+    let keeper: RegistrationKeeper | undefined;
+    const fence = new LeaseFence({
+      clock: deps.clock,
+      logger,
+      validUntilMs: () => keeper?.validUntilMs() ?? Infinity,
+    });
     const connect = deps.replicationConnector ?? grpcConnector({ maxMessageBytes: config.maxRequestBytes });
-    const fetchers = new ReplicaFetcherManager({ brokerId: config.brokerId, brokerEpoch: deps.clock.nowMs(), connect, clock: deps.clock, logger, settings });
+    const fetchers = new ReplicaFetcherManager({
+      brokerId: config.brokerId,
+      brokerEpoch: deps.clock.nowMs(),
+      connect,
+      clock: deps.clock,
+      logger,
+      settings,
+    });
     const replicas = new ReplicaManager({
       brokerId: config.brokerId,
       logs,
@@ -93,8 +112,19 @@ export class BrokerNode {
       mayLead: () => fence.mayLead(),
     });
     hosted.replicas = replicas;
-    const replication = new ReplicationService({ partitions: replicas, clock: deps.clock, logger, defaultMaxBytes: settings.replicaFetchMaxBytes });
-    const registry = new BrokerRegistry({ store: deps.store, clusterName: config.clusterName, clock: deps.clock, logger, leaseTtlMs: config.leaseTtlMs });
+    const replication = new ReplicationService({
+      partitions: replicas,
+      clock: deps.clock,
+      logger,
+      defaultMaxBytes: settings.replicaFetchMaxBytes,
+    });
+    const registry = new BrokerRegistry({
+      store: deps.store,
+      clusterName: config.clusterName,
+      clock: deps.clock,
+      logger,
+      leaseTtlMs: config.leaseTtlMs,
+    });
 
     let brokers: BrokerInfo__Input[] = [];
     const metadata: MetadataView = {
@@ -118,24 +148,46 @@ export class BrokerNode {
         healthServices: ['tide.v1.Broker', 'tide.v1.Admin'],
         register: (s) => {
           const proto = tideProto();
-          s.addService(proto.Broker.service, brokerHandlers({ partitions: replicas, metadata, producerIds: deps.producerIds, clock: deps.clock, logger }));
-          s.addService(proto.Admin.service, adminHandlers({ topics: deps.topicAdmin, partitions: replicas, metadata, logger }));
+          s.addService(
+            proto.Broker.service,
+            brokerHandlers({
+              partitions: replicas,
+              metadata,
+              producerIds: deps.producerIds,
+              clock: deps.clock,
+              logger,
+            }),
+          );
+          s.addService(
+            proto.Admin.service,
+            adminHandlers({ topics: deps.topicAdmin, partitions: replicas, metadata, logger }),
+          );
           s.addService(internalProto().replication.Replication.service, replication.handlers());
         },
       });
       const brokerInfo: BrokerInfo__Input = {
         id: config.brokerId,
-        host: config.advertisedHost || (config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host),
+        host:
+          config.advertisedHost ||
+          (config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host),
         port: config.advertisedPort || server.port,
         rack: config.rack,
       };
-      const registration = await registry.register({
-        id: config.brokerId,
-        host: String(brokerInfo.host),
-        port: Number(brokerInfo.port),
-        ...(config.rack ? { rack: config.rack } : {}),
-      });
-      registration.onLost((reason) => fence.lost(reason));
+      const registration = (keeper = new RegistrationKeeper({
+        registry,
+        broker: {
+          id: config.brokerId,
+          host: String(brokerInfo.host),
+          port: Number(brokerInfo.port),
+          ...(config.rack ? { rack: config.rack } : {}),
+        },
+        fence,
+        clock: deps.clock,
+        logger,
+        // A restart right after a crash finds the old key until its lease lapses.
+        waitForPreviousMs: config.leaseTtlMs + 2_000,
+      }));
+      await registration.start();
       const brokerWatch = await registry.watchBrokers((update) => {
         brokers = update.brokers.map((b) => ({ id: b.id, host: b.host, port: b.port, rack: b.rack ?? '' }));
         fetchers.setBrokers(update.brokers);
@@ -151,8 +203,19 @@ export class BrokerNode {
           resolveFirst(applied);
         }
       });
-      await (await firstApplied);
-      const node = new BrokerNode(config, deps, logs, replicas, fetchers, replication, server, registration, [topicWatch, brokerWatch], brokerInfo);
+      await await firstApplied;
+      const node = new BrokerNode(
+        config,
+        deps,
+        logs,
+        replicas,
+        fetchers,
+        replication,
+        server,
+        registration,
+        [topicWatch, brokerWatch],
+        brokerInfo,
+      );
       server.health.setStatus('', 'SERVING');
       server.health.setStatus('tide.v1.Broker', 'SERVING');
       server.health.setStatus('tide.v1.Admin', 'SERVING');
@@ -176,7 +239,7 @@ export class BrokerNode {
     this.replication.closeStreams();
     await stopServer(this.server.server, 2_000);
     await this.logs.closeAll();
-    await this.registration.close();
+    await this.registration.stop();
     this.deps.logger.info({ broker: this.config.brokerId }, 'broker stopped');
   }
 }

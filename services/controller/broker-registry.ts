@@ -56,6 +56,8 @@ export interface BrokerRegistration {
    * the process had died. For fault injection and tests.
    */
   release(): void;
+  /** Until when the registration's lease is certainly alive, when the store can tell (Lease.validUntilMs). */
+  validUntilMs(): number | undefined;
 }
 
 export interface BrokersUpdate {
@@ -239,6 +241,10 @@ class Registration implements BrokerRegistration {
 
   release(): void {
     this.lease.release();
+  }
+
+  validUntilMs(): number | undefined {
+    return this.lease.validUntilMs?.();
   }
 
   async close(): Promise<void> {

@@ -70,6 +70,12 @@ export interface Lease {
    * crash simulation in tests and by a process that wants its keys to outlive it for one TTL.
    */
   release(): void;
+  /**
+   * Local clock time until which the lease is certainly alive (the last keep-alive answer plus the
+   * TTL), when the store can tell; a holder that must not outlive its lease (a partition leader)
+   * stops acting past it. Undefined when the store cannot tell.
+   */
+  validUntilMs?(): number | undefined;
   /** Called once when the lease is lost (expired, revoked elsewhere, or keep-alive failed). */
   onLost(listener: (reason: Error) => void): void;
 }

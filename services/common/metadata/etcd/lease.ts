@@ -132,6 +132,10 @@ export class EtcdLease implements Lease {
     }
   }
 
+  validUntilMs(): number | undefined {
+    return this.state === 'alive' ? this.deadlineMs : undefined;
+  }
+
   private onAnswer(res: ILeaseKeepAliveResponse): void {
     if (this.state !== 'alive' || res.ID !== this.id) return;
     const ttlSeconds = toNumber(res.TTL);

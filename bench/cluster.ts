@@ -1,0 +1,100 @@
+/**
+ * `npm run bench:cluster`: 3 brokers (plus etcd and a controller) as separate processes on this
+ * machine, a topic with replication factor 3, acks=all: produce throughput for 100-byte records,
+ * and failover time from SIGKILL of the leader to the first acknowledged write on the new one.
+ *
+ *   npm run bench:cluster -- [--records 1000000] [--size 100] [--lease-ttl-ms 2000] [--flush os|sync]
+ */
+import { Tide } from '../client';
+import { TestCluster } from '../test/harness/cluster';
+import { cpuSecondsOf, formatRate } from './stats';
+
+interface Options {
+  records: number;
+  size: number;
+  leaseTtlMs: number;
+  flush: string;
+}
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = { records: 1_000_000, size: 100, leaseTtlMs: 2_000, flush: 'sync' };
+  for (let i = 0; i < argv.length; i += 2) {
+    const value = argv[i + 1];
+    if (argv[i] === '--records') options.records = Number(value);
+    else if (argv[i] === '--size') options.size = Number(value);
+    else if (argv[i] === '--lease-ttl-ms') options.leaseTtlMs = Number(value);
+    else if (argv[i] === '--flush') options.flush = value;
+    else throw new Error(`unknown flag ${argv[i]}; see the header of bench/cluster.ts`);
+  }
+  return options;
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  const cluster = await TestCluster.start({
+    brokers: 3,
+    controllers: 1,
+    leaseTtlMs: options.leaseTtlMs,
+    replicaLagTimeMaxMs: 10_000,
+  });
+  const tide = new Tide({ bootstrap: cluster.bootstrap(), metadataMaxAgeMs: 500 });
+  try {
+    await tide
+      .admin()
+      .createTopic('bench', {
+        partitions: 1,
+        replicationFactor: 3,
+        configs: { 'min.insync.replicas': '2', 'flush.policy': options.flush },
+      });
+    const producer = tide.producer({ acks: 'all' });
+    await producer.connect();
+    const chunk = 1000;
+    const values = Array.from({ length: chunk }, (_, i) => {
+      const v = Buffer.alloc(options.size, 97 + (i % 26));
+      v.writeUInt32BE(i, 0);
+      return v;
+    });
+    const cpuBefore = [...cluster.brokers.values()].map((b) => cpuSecondsOf(b.child.pid!));
+    const clientCpuBefore = process.cpuUsage();
+    const started = performance.now();
+    const pending: Promise<unknown>[] = [];
+    for (let sent = 0; sent < options.records; sent += chunk) {
+      pending.push(producer.sendBatch('bench', values, { partition: 0 }));
+      if (pending.length % 64 === 0) await producer.ready();
+    }
+    await Promise.all(pending);
+    const seconds = (performance.now() - started) / 1000;
+    const clientCpu = process.cpuUsage(clientCpuBefore);
+    const brokerCpu = [...cluster.brokers.values()].map((b, i) => cpuSecondsOf(b.child.pid!) - cpuBefore[i]);
+
+    // Failover: keep writing one record at a time; SIGKILL the leader; time to the first ack after.
+    const meta = await tide.admin().metadata(['bench']);
+    const leader = meta.topics[0].partitions[0].leader;
+    const killedAt = performance.now();
+    await cluster.broker(leader).stop('SIGKILL');
+    await producer.send('bench', { value: 'after-failover', partition: 0 });
+    const failoverMs = performance.now() - killedAt;
+    await producer.close();
+
+    process.stdout.write(
+      `\nTide cluster: 3 brokers + etcd + 1 controller as processes on this machine; 1 partition, RF=3, min.insync.replicas=2, acks=all, flush.policy=${options.flush}\n\n`,
+    );
+    process.stdout.write(
+      `produce: ${formatRate(options.records / seconds)} records/s, ${((options.records * options.size) / seconds / 1e6).toFixed(1)} MB/s (${options.records.toLocaleString('en')} x ${options.size} B)\n`,
+    );
+    process.stdout.write(
+      `CPU seconds: producer ${((clientCpu.user + clientCpu.system) / 1e6).toFixed(1)}, brokers ${brokerCpu.map((c) => c.toFixed(1)).join(' / ')}\n`,
+    );
+    process.stdout.write(
+      `failover: SIGKILL of the leader to the first acknowledged write on the new leader: ${Math.round(failoverMs)} ms (broker lease TTL ${options.leaseTtlMs} ms)\n`,
+    );
+  } finally {
+    await tide.close().catch(() => undefined);
+    await cluster.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
