@@ -8,4 +8,7 @@ npm run build
 npm run lint
 # Integration tests spawn a real etcd (test/harness/etcd.ts): install it if it is missing.
 bash scripts/install-etcd.sh
-npx jest --ci
+# The chart tests build a Go renderer; the interop tests call Tide from Python and Ruby.
+bash scripts/install-test-deps.sh
+# --forceExit: a stray handle in one test file must not hang CI after every result is in.
+npx jest --ci --forceExit
