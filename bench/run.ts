@@ -5,11 +5,13 @@
  * MB/s, produce latency percentiles and the CPU each process used.
  *
  *   npm run bench -- [--records 1000000] [--size 100] [--policies sync,interval,os] [--chunk 1000]
+ *   npm run bench -- --compaction [...]   the log cleaner instead: see bench/compaction.ts
  */
 import * as fs from 'fs';
 import { Tide } from '../client';
 import { makeTempDir, startTide, type TideProcess } from '../test/harness/processes';
 import { cpuSecondsOf, percentile, formatRate } from './stats';
+import { runCompactionBench } from './compaction';
 
 interface BenchOptions {
   records: number;
@@ -166,7 +168,9 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err: unknown) => {
+// `npm run bench -- --compaction [...]` runs the compaction benchmark instead (bench/compaction.ts).
+const run = process.argv[2] === '--compaction' ? () => runCompactionBench(process.argv.slice(3)) : main;
+run().catch((err: unknown) => {
   console.error(err);
   process.exitCode = 1;
 });

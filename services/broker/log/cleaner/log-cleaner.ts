@@ -254,6 +254,17 @@ export class LogCleaner {
       await done.catch(() => undefined);
       return undefined;
     }
+    this.logger.info(
+      {
+        topic: log.topic,
+        partition: log.partition,
+        dirtyRatio: Number(c.dirtyRatio.toFixed(4)),
+        firstDirtyOffset: c.firstDirtyOffset,
+        firstUncleanableOffset: c.firstUncleanableOffset,
+        segments: planned.job.segments.length,
+      },
+      'cleaning log',
+    );
     try {
       const result = await done;
       const elapsedMs = performance.now() - started;

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 /** JavaScript source that requires `file`, transpiling TypeScript on the fly when it is a `.ts`. */
 export function entryCode(file: string): string {
   if (!file.endsWith('.ts')) return `require(${JSON.stringify(file)});`;
-  const typescript = require.resolve('typescript', { paths: [path.dirname(file)] });
+  const typescript = require.resolve('typescript');
   const cacheDir = path.join(os.tmpdir(), 'tide-ts-entry-cache');
   // Transpiled files are cached by path, size and mtime: loading the compiler costs seconds.
   return `

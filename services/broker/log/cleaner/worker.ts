@@ -7,7 +7,13 @@
  *                   worker then waits until control[ACK] reaches seq and reads control[ACK_OK]
  *   worker → main   { type: 'done', id, result } | { type: 'aborted', id } | { type: 'error', id, message }
  * control[ABORT] != 0 asks the pass to stop at the next batch (and wakes any wait).
+ *
+ * On Linux the worker lowers its own thread's scheduling priority (nice CLEANER_NICE): on a busy
+ * machine the broker's event loop gets the CPU first, and the cleaner uses what is left.
  */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { basename } from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { toTideError } from '../../../common/errors';
@@ -57,4 +63,19 @@ function run(message: JobMessage): void {
   }
 }
 
-parentPort?.on('message', (message: JobMessage) => run(message));
+/** Nice value of the cleaner thread (0 = normal, 19 = lowest priority). */
+export const CLEANER_NICE = 10;
+
+/** Lowers this thread's priority; /proc/thread-self names the thread's own id (Linux only). */
+function lowerPriority(): void {
+  try {
+    setPriority(Number(basename(readlinkSync('/proc/thread-self'))), CLEANER_NICE);
+  } catch {
+    // not Linux, or not allowed: run at normal priority
+  }
+}
+
+if (parentPort) {
+  lowerPriority();
+  parentPort.on('message', (message: JobMessage) => run(message));
+}
