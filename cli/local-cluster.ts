@@ -10,7 +10,7 @@ import * as path from 'path';
 import { TideError } from '../services/common/errors';
 
 export interface ClusterProcess {
-  role: 'etcd' | 'controller' | 'broker';
+  role: 'etcd' | 'controller' | 'broker' | 'coordinator';
   id: number;
   pid: number;
   /** host:port it serves on (etcd: its client URL). */
@@ -116,6 +116,8 @@ export interface UpOptions {
   dir: string;
   brokers: number;
   controllers: number;
+  /** Group coordinators (default 1). */
+  coordinators?: number;
   /** The tide CLI entry (bin/tide.js). */
   cli: string;
 }
@@ -192,6 +194,18 @@ export async function clusterUp(options: UpOptions): Promise<ClusterState> {
         waitForLine(logFile, /^bootstrap (\S+:\d+)$/m, pid).then((m) => void (entry.address = m[1])),
       );
     }
+    for (let id = 0; id < (options.coordinators ?? 1); id++) {
+      const logFile = path.join(dir, `coordinator-${id}.log`);
+      const pid = tide(
+        ['coordinator', '--id', `coordinator-${id}`, '--port', '0', '--etcd', etcdEndpoint],
+        logFile,
+      );
+      const entry: ClusterProcess = { role: 'coordinator', id, pid, address: '', logFile };
+      state.processes.push(entry);
+      starting.push(
+        waitForLine(logFile, /^bootstrap (\S+:\d+)$/m, pid).then((m) => void (entry.address = m[1])),
+      );
+    }
     save();
     await Promise.all(starting);
     save();
@@ -203,12 +217,12 @@ export async function clusterUp(options: UpOptions): Promise<ClusterState> {
   }
 }
 
-/** Stops brokers first (controlled shutdown), then controllers, then etcd. */
+/** Stops coordinators first (shard handover), then brokers (controlled shutdown), controllers, etcd. */
 export async function clusterDown(dir: string, graceMs = 15_000): Promise<ClusterProcess[]> {
   const state = readState(path.resolve(dir));
   if (!state) throw new TideError('INVALID_REQUEST', `no cluster state in ${dir} (${STATE_FILE} missing)`);
   const stopped: ClusterProcess[] = [];
-  for (const role of ['broker', 'controller', 'etcd'] as const) {
+  for (const role of ['coordinator', 'broker', 'controller', 'etcd'] as const) {
     const group = state.processes.filter((p) => p.role === role && isAlive(p.pid));
     for (const p of group) process.kill(p.pid, 'SIGTERM');
     const deadline = Date.now() + graceMs;

@@ -8,6 +8,8 @@ import { brokerCommand } from './commands/broker';
 import { clusterCommand } from './commands/cluster';
 import { consumeCommand } from './commands/consume';
 import { controllerCommand } from './commands/controller';
+import { coordinatorCommand } from './commands/coordinator';
+import { groupsCommand } from './commands/groups';
 import { devCommand } from './commands/dev';
 import { produceCommand } from './commands/produce';
 import { topicsCommand } from './commands/topics';
@@ -22,10 +24,12 @@ function program(): Command {
   tide.addCommand(devCommand());
   tide.addCommand(controllerCommand());
   tide.addCommand(brokerCommand());
+  tide.addCommand(coordinatorCommand());
   tide.addCommand(topicsCommand());
   tide.addCommand(produceCommand());
   tide.addCommand(consumeCommand());
   tide.addCommand(clusterCommand());
+  tide.addCommand(groupsCommand());
   return tide;
 }
 

@@ -8,8 +8,8 @@
  * makes the stream to its leader be reopened from the new offset. Pause drops buffered data and
  * takes the partition out of its stream; resume puts it back at `position`.
  *
- * No consumer groups yet: a group member will drive `assign()` and `seek()` from its assignment
- * and committed offsets.
+ * Consumer groups: `GroupConsumer` (client/group/group-consumer.ts, `tide.consumer({ groupId })`)
+ * drives `assign()` from the group's assignment and starts partitions at committed offsets.
  */
 import type { Clock } from '../services/common/clock';
 import { TideError } from '../services/common/errors';

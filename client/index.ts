@@ -8,6 +8,10 @@
  *   const consumer = tide.consumer({ autoOffsetReset: 'earliest' });
  *   consumer.assign([{ topic: 'events', partition: 0 }]);
  *   for await (const batch of consumer.batches()) { ... }  // or: for await (const record of consumer)
+ *   const member = tide.consumer({ groupId: 'billing' });  // a consumer group member
+ *   member.subscribe(['events']);
+ *   for await (const record of member) { ... }             // offsets auto-committed every 5 s
+ *   await tide.groups().describeGroup('billing');          // members, assignment, lag
  *   await tide.admin().createTopic('events', { partitions: 3 });
  *   await tide.close();
  *
@@ -20,6 +24,9 @@ import { Admin, type AdminOptions } from './admin';
 import { Cluster, type Routing } from './cluster';
 import type { ConnectionOptions } from './connection';
 import { Consumer, type ConsumerOptions } from './consumer';
+import { CoordinatorClient } from './group/coordinator-client';
+import { GroupAdmin } from './group/group-admin';
+import { GroupConsumer, type GroupConsumerOptions } from './group/group-consumer';
 import { Producer, type ProducerOptions } from './producer';
 
 export interface TideOptions {
@@ -42,8 +49,11 @@ export class Tide {
   readonly cluster: Cluster;
   private readonly clients = new Set<{ close(): Promise<void> }>();
   private adminClient: Admin | undefined;
+  private coordinatorClient: CoordinatorClient | undefined;
+  private readonly connectionOptions: ConnectionOptions | undefined;
 
   constructor(options: TideOptions) {
+    this.connectionOptions = options.connection;
     this.cluster = new Cluster({
       bootstrap: options.bootstrap,
       routing: options.routing,
@@ -68,10 +78,29 @@ export class Tide {
     return producer;
   }
 
-  consumer(options: ConsumerOptions = {}): Consumer {
+  /**
+   * A consumer. With `groupId`, a member of that consumer group: call `subscribe(topics)`, then
+   * iterate; on Kubernetes its static instance id defaults to the pod name (HOSTNAME).
+   */
+  consumer(options: GroupConsumerOptions): GroupConsumer;
+  consumer(options?: ConsumerOptions): Consumer;
+  consumer(options: ConsumerOptions | GroupConsumerOptions = {}): Consumer | GroupConsumer {
+    if ('groupId' in options && options.groupId !== undefined) {
+      const member = new GroupConsumer(this.cluster, this.coordinators(), {
+        ...options,
+        instanceId: options.instanceId ?? defaultInstanceId(process.env),
+      });
+      this.clients.add(member);
+      return member;
+    }
     const consumer = new Consumer(this.cluster, options);
     this.clients.add(consumer);
     return consumer;
+  }
+
+  /** Consumer group administration (list, describe with lag, reset offsets). */
+  groups(): GroupAdmin {
+    return new GroupAdmin(this.coordinators());
   }
 
   /** The admin client (one per Tide). */
@@ -87,14 +116,39 @@ export class Tide {
     try {
       await Promise.allSettled(clients.map((c) => c.close()));
     } finally {
+      this.coordinatorClient?.close();
       this.cluster.close();
     }
   }
+
+  private coordinators(): CoordinatorClient {
+    this.coordinatorClient ??= new CoordinatorClient(this.cluster, this.connectionOptions);
+    return this.coordinatorClient;
+  }
+}
+
+/** The static member id a group consumer uses by default: the pod name when on Kubernetes. */
+export function defaultInstanceId(env: Record<string, string | undefined>): string | undefined {
+  return env.KUBERNETES_SERVICE_HOST && env.HOSTNAME ? env.HOSTNAME : undefined;
 }
 
 export { Producer, DEFAULT_BATCH_BYTES, DEFAULT_LINGER_MS, DEFAULT_MAX_BUFFERED_BYTES } from './producer';
 export type { ProducerOptions, SendOptions } from './producer';
 export { Consumer } from './consumer';
+export { GroupConsumer } from './group/group-consumer';
+export type { GroupConsumerOptions, RebalanceListener } from './group/group-consumer';
+export { GroupAdmin } from './group/group-admin';
+export type {
+  CommittedOffset,
+  GroupDescription,
+  GroupListing,
+  GroupMemberDescription,
+  GroupPartitionLag,
+  ResetOffsetsOptions,
+  ResetPlanEntry,
+  ResetResult,
+  ResetTarget,
+} from './group/group-admin';
 export type { AutoOffsetReset, ConsumerOptions, FetchOptions, FetchResult } from './consumer';
 export { Admin } from './admin';
 export type {

@@ -71,18 +71,22 @@ export function clusterCommand(): Command {
 
   cluster.addCommand(
     new Command('up')
-      .description('start etcd, controllers and brokers as separate processes, data and logs under DIR')
+      .description(
+        'start etcd, controllers, brokers and group coordinators as separate processes, data and logs under DIR',
+      )
       .requiredOption('--dir <dir>', 'folder for data, logs and cluster.json')
       .option('--brokers <n>', 'number of brokers', parseInteger('--brokers', 1), 3)
       .option('--controllers <n>', 'number of controllers', parseInteger('--controllers', 1), 2)
+      .option('--coordinators <n>', 'number of group coordinators', parseInteger('--coordinators', 0), 1)
       .action(
-        action(async (opts: { dir: string; brokers: number; controllers: number }) => {
+        action(async (opts: { dir: string; brokers: number; controllers: number; coordinators: number }) => {
           // The same entry point this command runs from (bin/tide.js).
           const cli = path.resolve(process.argv[1]);
           const state = await clusterUp({
             dir: opts.dir,
             brokers: opts.brokers,
             controllers: opts.controllers,
+            coordinators: opts.coordinators,
             cli,
           });
           const brokers = state.processes.filter((p) => p.role === 'broker');

@@ -28,6 +28,7 @@ import {
   type ReplicationConnector,
 } from './replication';
 import type { BrokerInfo__Input } from '../common/grpc/generated/tide/v1/BrokerInfo';
+import { locatorHandlers } from '../group-coordinator/api/locator';
 
 export interface BrokerNodeDeps {
   store: MetadataStore;
@@ -163,6 +164,9 @@ export class BrokerNode {
             adminHandlers({ topics: deps.topicAdmin, partitions: replicas, metadata, logger }),
           );
           s.addService(internalProto().replication.Replication.service, replication.handlers());
+          // FindCoordinator / DescribeCoordinators: clients find group coordinators through any broker.
+          const locator = locatorHandlers({ store: deps.store, clusterName: config.clusterName, logger });
+          s.addService(locator.definition, locator.handlers);
         },
       });
       const brokerInfo: BrokerInfo__Input = {

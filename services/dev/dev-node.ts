@@ -1,6 +1,7 @@
 /**
- * `tide dev`: a whole single-node Tide in one process — the controller module and one broker on
- * the embedded metadata store, persisted under the data dir so topics survive a restart.
+ * `tide dev`: a whole single-node Tide in one process — the controller module, one broker and one
+ * group coordinator on the embedded metadata store, persisted under the data dir so topics (and,
+ * through `__consumer_offsets`, committed offsets) survive a restart.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -14,12 +15,16 @@ import { TopicManager } from '../controller/topic-manager';
 import { BrokerRegistry } from '../controller/broker-registry';
 import { BrokerNode } from '../broker/broker-node';
 import type { BrokerConfig } from '../broker/config';
+import { loadConfig } from '../common/config';
+import { COORDINATOR_CONFIG_SCHEMA } from '../group-coordinator/config';
+import { CoordinatorNode } from '../group-coordinator/coordinator-node';
 
 export const METADATA_FILE = 'metadata.json';
 
 export class DevNode {
   private constructor(
     readonly broker: BrokerNode,
+    readonly coordinator: CoordinatorNode,
     private readonly store: EmbeddedMetadataStore,
   ) {}
 
@@ -71,7 +76,27 @@ export class DevNode {
           controllerId: () => config.brokerId,
         },
       );
-      return new DevNode(broker, store);
+      let coordinator: CoordinatorNode;
+      try {
+        // The group coordinator, on its own port (clients find it through the broker).
+        coordinator = await CoordinatorNode.start(
+          loadConfig(COORDINATOR_CONFIG_SCHEMA, {
+            flags: {
+              coordinatorId: 'dev',
+              host: config.host,
+              port: 0,
+              clusterName: config.clusterName,
+              bootstrap: broker.address,
+              logLevel: config.logLevel,
+            },
+          }),
+          { store, clock: deps.clock, logger: deps.logger },
+        );
+      } catch (err) {
+        await broker.stop();
+        throw err;
+      }
+      return new DevNode(broker, coordinator, store);
     } catch (err) {
       await store.close();
       throw err;
@@ -79,6 +104,7 @@ export class DevNode {
   }
 
   async stop(): Promise<void> {
+    await this.coordinator.stop();
     await this.broker.stop();
     await this.store.close();
   }

@@ -1,0 +1,548 @@
+/**
+ * A consumer in a group: `subscribe(topics)`, then iterate; the group coordinator decides which
+ * partitions this member reads, moving them incrementally (docs/consumer-groups.md).
+ *
+ * It drives an ordinary `Consumer` (assign/seek/pause) from the membership session:
+ * - Assignment: new partitions start at the group's committed offset, else per `autoOffsetReset`
+ *   (`none`: the iterator throws). `onAssigned` runs once their positions are set.
+ * - Revoke: the partitions stop being delivered at once; the member waits until the record being
+ *   processed (if it is one of them) is done, runs `onRevoked`, commits what was processed (auto
+ *   commit), then confirms. Partitions that are not revoked keep flowing throughout.
+ * - Lost (fenced, expired, coordinator silent for the session timeout): dropped at once without a
+ *   commit; `onLost` runs; the member rejoins.
+ * - Offsets reset by an operator (Assignment with refetch): the partitions pause, fetch their
+ *   committed offsets again, seek there and continue.
+ *
+ * "Processed" (what commits carry): a record counts as processed once the application asks for the
+ * next one, or leaves the loop (break/return/throw, as Kafka's close-time commit of positions).
+ * A record still held when its partition is lost is not committed: another member reads it again
+ * (at-least-once).
+ *
+ * Commits: `commit()` (awaits durability), `commitAsync()`, and auto commit every
+ * `autoCommitIntervalMs` (default 5 s, as Kafka) plus on revocation and close. Commits are sent one
+ * at a time, in order. A commit rejected because an offsets reset fenced the member is dropped
+ * (its positions were superseded).
+ *
+ * Max processing interval: holding one record longer than `maxProcessingIntervalMs` makes the
+ * member leave the group (its partitions move), as Kafka's max.poll.interval.ms; it joins again
+ * when the application asks for the next record.
+ */
+import type { Clock, Timer } from '../../services/common/clock';
+import { TideError } from '../../services/common/errors';
+import type { Logger } from '../../services/common/logger';
+import type { AssignorName } from '../../services/group-coordinator/assignors';
+import type { Cluster } from '../cluster';
+import { Consumer, type ConsumerOptions } from '../consumer';
+import { tpKey, type ConsumerRecord, type TopicPartition } from '../types';
+import type { CoordinatorClient } from './coordinator-client';
+import { GroupAdmin, type CommittedOffset } from './group-admin';
+import { MemberSession, type MemberAssignment } from './membership';
+import { within } from './within';
+
+export const DEFAULT_SESSION_TIMEOUT_MS = 45_000;
+export const DEFAULT_MAX_PROCESSING_INTERVAL_MS = 300_000;
+export const DEFAULT_AUTO_COMMIT_INTERVAL_MS = 5_000;
+
+export type RebalanceListener = (partitions: TopicPartition[]) => void | Promise<void>;
+
+export interface GroupConsumerOptions extends ConsumerOptions {
+  /** The consumer group to join. */
+  groupId: string;
+  /**
+   * Static membership: a restart with the same id within the session timeout gets the same
+   * partitions and causes no rebalance. The Tide facade defaults it to the pod name (HOSTNAME)
+   * when running on Kubernetes.
+   */
+  instanceId?: string;
+  /** No heartbeat for this long: the member is gone and its partitions move. Default 45 s. */
+  sessionTimeoutMs?: number;
+  /** Holding one record (or confirming a revocation) longer than this leaves the group. Default 5 min. */
+  maxProcessingIntervalMs?: number;
+  /** Server-side assignor of the group: 'uniform' (default, sticky), 'range', 'roundrobin'. */
+  assignor?: AssignorName;
+  /** Commit processed offsets every autoCommitIntervalMs, on revocation and on close. Default true. */
+  autoCommit?: boolean;
+  autoCommitIntervalMs?: number;
+  /** Partitions given to this member (their positions are set; seek here to override). */
+  onAssigned?: RebalanceListener;
+  /** Partitions about to be given up (no more records of them are delivered); commit here when not auto. */
+  onRevoked?: RebalanceListener;
+  /** Partitions taken away without a revocation (fenced or expired); do not commit them. */
+  onLost?: RebalanceListener;
+  clientId?: string;
+}
+
+interface Owned {
+  tp: TopicPartition;
+  state: 'initializing' | 'active' | 'revoking';
+  /** Next offset to commit (last processed + 1). */
+  processed?: number;
+  /** Last offset known committed. */
+  committed?: number;
+  /** Bumped per (re)initialization; a stale one does nothing. */
+  initSeq: number;
+}
+
+export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
+  readonly groupId: string;
+  /** The underlying consumer (driven by the group; do not assign() it yourself). */
+  readonly consumer: Consumer;
+  private readonly admin: GroupAdmin;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly autoCommit: boolean;
+  private readonly autoOffsetReset: 'earliest' | 'latest' | 'none';
+  private readonly sessionTimeoutMs: number;
+  private readonly maxProcessingIntervalMs: number;
+  private session?: MemberSession;
+  private readonly owned = new Map<string, Owned>();
+  private events: Promise<void> = Promise.resolve();
+  private commitChain: Promise<void> = Promise.resolve();
+  private commitsInFlight = 0;
+  private inFlight?: { key: string; offset: number; sinceMs: number };
+  private inFlightWaiters: (() => void)[] = [];
+  private failure?: TideError;
+  private failureSignal: Promise<never>;
+  private signalFailure!: (err: TideError) => void;
+  private timers: Timer[] = [];
+  private initSeq = 0;
+  private rejoinWhenPolled = false;
+  private stalled = false;
+  private closed = false;
+  private closing?: Promise<void>;
+
+  constructor(
+    cluster: Cluster,
+    private readonly coordinators: CoordinatorClient,
+    private readonly options: GroupConsumerOptions,
+    private readonly ownsCoordinators = false,
+  ) {
+    if (!options.groupId) throw new TideError('INVALID_REQUEST', 'groupId is required for a group consumer');
+    this.groupId = options.groupId;
+    this.consumer = new Consumer(cluster, options);
+    this.admin = new GroupAdmin(coordinators);
+    this.clock = options.clock ?? cluster.clock;
+    this.logger = (options.logger ?? cluster.logger).child({
+      component: 'group-consumer',
+      group: options.groupId,
+    });
+    this.autoCommit = options.autoCommit ?? true;
+    this.autoOffsetReset = options.autoOffsetReset ?? 'latest';
+    this.sessionTimeoutMs = options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
+    this.maxProcessingIntervalMs = options.maxProcessingIntervalMs ?? DEFAULT_MAX_PROCESSING_INTERVAL_MS;
+    this.failureSignal = new Promise<never>((_, reject) => (this.signalFailure = reject));
+    this.failureSignal.catch(() => undefined);
+  }
+
+  /** The member id the coordinator gave this member ('' until joined). */
+  get memberId(): string {
+    return this.session?.memberId ?? '';
+  }
+
+  /** The member epoch commits carry (the latest assignment's). */
+  get memberEpoch(): number {
+    return this.session?.memberEpoch ?? 0;
+  }
+
+  /** Joins the group with this subscription. Call once, before iterating. */
+  subscribe(topics: string[]): void {
+    this.ensureOpen();
+    if (this.session)
+      throw new TideError('INVALID_REQUEST', `already subscribed to ${this.session ? 'topics' : ''}`);
+    if (topics.length === 0) throw new TideError('INVALID_REQUEST', 'subscribe to at least one topic');
+    const o = this.options;
+    this.session = new MemberSession({
+      coordinators: this.coordinators,
+      groupId: this.groupId,
+      topics: [...new Set(topics)],
+      clientId: o.clientId ?? 'tide-client',
+      instanceId: o.instanceId ?? '',
+      sessionTimeoutMs: this.sessionTimeoutMs,
+      rebalanceTimeoutMs: this.maxProcessingIntervalMs,
+      assignor: o.assignor ?? '',
+      clock: this.clock,
+      logger: this.logger,
+      handler: {
+        owned: () => [...this.owned.values()].map((p) => p.tp),
+        onAssignment: (a) => this.enqueue(() => this.onAssignment(a)),
+        onRevoke: (partitions) => this.enqueue(() => this.onRevoke(partitions)),
+        onLost: (error) => this.onLost(error),
+        onFatal: (error) => this.fail(error),
+      },
+    });
+    this.session.start();
+    if (this.autoCommit) {
+      this.timers.push(
+        this.clock.setInterval(() => {
+          if (this.commitsInFlight === 0) this.commitAsync();
+        }, o.autoCommitIntervalMs ?? DEFAULT_AUTO_COMMIT_INTERVAL_MS),
+      );
+    }
+    this.timers.push(
+      this.clock.setInterval(
+        () => this.checkProcessing(),
+        Math.max(10, Math.min(1_000, this.maxProcessingIntervalMs / 4)),
+      ),
+    );
+  }
+
+  /** Partitions this member reads now. */
+  assignment(): TopicPartition[] {
+    return [...this.owned.values()].filter((p) => p.state === 'active').map((p) => p.tp);
+  }
+
+  /** Records, one at a time, from the partitions the group gives this member, until close(). */
+  async *[Symbol.asyncIterator](): AsyncGenerator<ConsumerRecord, void, undefined> {
+    if (!this.session) throw new TideError('INVALID_REQUEST', 'call subscribe(topics) before iterating');
+    const records = this.consumer[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        this.markProcessed();
+        if (this.failure) throw this.failure;
+        const result = await Promise.race([records.next(), this.failureSignal]);
+        if (result.done) return;
+        const record = result.value;
+        const key = tpKey(record.topic, record.partition);
+        if (this.owned.get(key)?.state !== 'active') continue;
+        this.inFlight = { key, offset: record.offset, sinceMs: this.clock.nowMs() };
+        yield record;
+      }
+    } finally {
+      this.markProcessed();
+    }
+  }
+
+  /** Commits processed offsets (or the given ones) and resolves once they are durable. */
+  commit(offsets?: (TopicPartition & { offset: number })[]): Promise<void> {
+    const run = this.commitChain.then(() => this.commitNow(offsets));
+    this.commitChain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Commits processed offsets in the background; failures are logged. */
+  commitAsync(): void {
+    this.commit().catch((err: unknown) => this.logger.warn({ err }, 'async commit failed'));
+  }
+
+  /** The group's committed offsets of these partitions (-1: none). */
+  committed(partitions: TopicPartition[]): Promise<CommittedOffset[]> {
+    return this.admin.fetchOffsets(this.groupId, partitions);
+  }
+
+  /** Continues an owned partition from `offset` (what was processed before it is kept committed). */
+  seek(tp: TopicPartition, offset: number): void {
+    const p = this.requireOwned(tp);
+    p.processed = undefined;
+    this.consumer.seek(tp, offset);
+  }
+
+  position(tp: TopicPartition): number | undefined {
+    this.requireOwned(tp);
+    return this.consumer.position(tp);
+  }
+
+  pause(tps: TopicPartition[]): void {
+    this.consumer.pause(
+      tps.filter((tp) => this.owned.get(tpKey(tp.topic, tp.partition))?.state === 'active'),
+    );
+  }
+
+  resume(tps: TopicPartition[]): void {
+    this.consumer.resume(
+      tps.filter((tp) => this.owned.get(tpKey(tp.topic, tp.partition))?.state === 'active'),
+    );
+  }
+
+  /**
+   * Leaves the group gracefully: `onRevoked` for every partition, a final commit (auto commit),
+   * then a leave (a static member's leave keeps its partitions for its session timeout, so a quick
+   * restart gets them back without a rebalance), then closes the consumer.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.closed = true;
+    for (const timer of this.timers) timer.cancel();
+    await within(this.events, 5_000, this.clock);
+    const partitions = [...this.owned.values()].filter((p) => p.state !== 'initializing').map((p) => p.tp);
+    if (this.session && partitions.length > 0) {
+      await this.runListener('onRevoked', partitions);
+      if (this.autoCommit)
+        await this.commit().catch((err: unknown) => this.logger.warn({ err }, 'final commit failed'));
+    }
+    this.owned.clear();
+    if (this.session) {
+      await this.session.leave(!!this.options.instanceId).catch(() => undefined);
+      this.session.close();
+    }
+    await this.consumer.close();
+    if (this.ownsCoordinators) this.coordinators.close();
+  }
+
+  // ---------------------------------------------------------------- membership events
+
+  private enqueue(fn: () => Promise<void>): void {
+    this.events = this.events.then(fn).catch((err: unknown) => {
+      this.logger.error({ err }, 'handling a group event failed');
+      this.fail(err instanceof TideError ? err : new TideError('UNKNOWN', String(err), { cause: err }));
+    });
+  }
+
+  private async onAssignment(a: MemberAssignment): Promise<void> {
+    if (this.closed) return;
+    const next = new Map(a.partitions.map((tp) => [tpKey(tp.topic, tp.partition), tp]));
+    const lost = [...this.owned.entries()].filter(([key]) => !next.has(key));
+    if (lost.length > 0) {
+      for (const [key] of lost) this.owned.delete(key);
+      this.assignInner();
+      await this.runListener(
+        'onLost',
+        lost.map(([, p]) => p.tp),
+      );
+    }
+    const added: string[] = [];
+    for (const [key, tp] of next) {
+      if (this.owned.has(key)) continue;
+      this.owned.set(key, { tp, state: 'initializing', initSeq: 0 });
+      added.push(key);
+    }
+    const refetch = a.refetchOffsets ? [...this.owned.keys()].filter((k) => !added.includes(k)) : [];
+    if (refetch.length > 0)
+      this.logger.info({ partitions: refetch.length }, 'group offsets were reset: fetching them again');
+    if (added.length > 0 || refetch.length > 0) await this.initialize(added, refetch);
+    this.session?.setHoldsPartitions(this.owned.size > 0);
+    if (added.length > 0)
+      await this.runListener('onAssigned', added.map((k) => this.owned.get(k)?.tp).filter(isDefined));
+  }
+
+  /**
+   * Sets the positions of new partitions and of partitions whose offsets were reset: they leave
+   * the consumer (no fetching, buffered data dropped), their committed offsets are fetched, and
+   * they come back at those offsets (or per autoOffsetReset when the group has none).
+   */
+  private async initialize(added: string[], refetch: string[]): Promise<void> {
+    const seq = ++this.initSeq;
+    const keys = [...added, ...refetch];
+    for (const key of keys) {
+      const p = this.owned.get(key)!;
+      p.state = 'initializing';
+      p.initSeq = seq;
+    }
+    if (refetch.length > 0) this.assignInner();
+    const committed = await this.admin.fetchOffsets(
+      this.groupId,
+      keys.map((k) => this.owned.get(k)!.tp),
+    );
+    const offsets = new Map(committed.map((c) => [tpKey(c.topic, c.partition), c.offset]));
+    const start = new Map<string, number | undefined>();
+    for (const key of keys) {
+      const p = this.owned.get(key);
+      if (!p || p.initSeq !== seq) continue;
+      const offset = offsets.get(key) ?? -1;
+      p.processed = undefined;
+      p.committed = offset >= 0 ? offset : undefined;
+      if (offset < 0 && this.autoOffsetReset === 'none') {
+        this.owned.delete(key);
+        this.fail(
+          new TideError(
+            'OFFSET_OUT_OF_RANGE',
+            `group ${this.groupId} has no committed offset for ${p.tp.topic}/${p.tp.partition} and autoOffsetReset is 'none'`,
+            { context: p.tp },
+          ),
+        );
+        continue;
+      }
+      start.set(key, offset >= 0 ? offset : undefined);
+    }
+    this.assignInner(start);
+    for (const key of start.keys()) this.owned.get(key)!.state = 'active';
+  }
+
+  private async onRevoke(partitions: TopicPartition[]): Promise<void> {
+    const keys = partitions.map((tp) => tpKey(tp.topic, tp.partition)).filter((k) => this.owned.has(k));
+    const tps = keys.map((k) => this.owned.get(k)!.tp);
+    for (const key of keys) this.owned.get(key)!.state = 'revoking';
+    if (tps.length > 0) {
+      this.assignInner(); // no more fetching or delivery of the revoked partitions
+      await this.untilNotProcessing(keys);
+      await this.runListener('onRevoked', tps);
+      if (this.autoCommit) {
+        await this.commit(this.pending(keys)).catch((err: unknown) =>
+          this.logger.warn(
+            { err },
+            'commit before revocation failed; the next owner re-reads from the last commit',
+          ),
+        );
+      }
+      for (const key of keys) this.owned.delete(key);
+      this.assignInner();
+    }
+    this.session?.ackRevoked(partitions);
+    this.session?.setHoldsPartitions(this.owned.size > 0);
+  }
+
+  private onLost(error: TideError): void {
+    this.initSeq++;
+    const lost = [...this.owned.values()].map((p) => p.tp);
+    this.owned.clear();
+    this.session?.setHoldsPartitions(false);
+    if (lost.length === 0) return;
+    this.logger.warn({ code: error.code, msg: error.message, partitions: lost.length }, 'partitions lost');
+    this.assignInner();
+    void this.runListener('onLost', lost);
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  /**
+   * Makes the consumer's assignment the active partitions (they keep their positions), plus `start`: partitions joining at an offset, or (undefined) per
+   * autoOffsetReset.
+   */
+  private assignInner(start: Map<string, number | undefined> = new Map()): void {
+    if (this.closed) return;
+    const list: (TopicPartition & { offset?: number })[] = [];
+    for (const [key, p] of this.owned) {
+      if (start.has(key)) {
+        const offset = start.get(key);
+        list.push(offset === undefined ? p.tp : { ...p.tp, offset });
+      } else if (p.state === 'active') {
+        list.push(p.tp);
+      }
+    }
+    this.consumer.assign(list);
+  }
+
+  private pending(keys?: string[]): (TopicPartition & { offset: number })[] {
+    const out: (TopicPartition & { offset: number })[] = [];
+    for (const key of keys ?? this.owned.keys()) {
+      const p = this.owned.get(key);
+      if (!p || p.state === 'initializing' || p.processed === undefined || p.processed === p.committed)
+        continue;
+      out.push({ ...p.tp, offset: p.processed });
+    }
+    return out;
+  }
+
+  private async commitNow(offsets?: (TopicPartition & { offset: number })[]): Promise<void> {
+    const entries = offsets ?? this.pending();
+    if (entries.length === 0) return;
+    const session = this.session;
+    if (!session || !session.memberId) {
+      if (offsets)
+        throw new TideError(
+          'UNKNOWN_MEMBER_ID',
+          `not a member of group ${this.groupId} (yet): nothing to commit as`,
+        );
+      return;
+    }
+    const epoch = session.memberEpoch;
+    this.commitsInFlight++;
+    try {
+      await this.admin.commitOffsets(this.groupId, entries, {
+        memberId: session.memberId,
+        memberEpoch: epoch,
+      });
+      for (const e of entries) {
+        const p = this.owned.get(tpKey(e.topic, e.partition));
+        if (p && p.state !== 'initializing') p.committed = e.offset;
+      }
+    } catch (err) {
+      if ((err as TideError).code === 'FENCED_MEMBER_EPOCH' && session.memberEpoch > epoch) {
+        this.logger.info(
+          { epoch, now: session.memberEpoch },
+          'dropped a commit from before the group was fenced',
+        );
+        return;
+      }
+      throw err;
+    } finally {
+      this.commitsInFlight--;
+    }
+  }
+
+  /** Marks the record the application held as processed (it asked for the next one). */
+  private markProcessed(): void {
+    const f = this.inFlight;
+    if (!f) return;
+    this.inFlight = undefined;
+    const p = this.owned.get(f.key);
+    if (p && p.state !== 'initializing') p.processed = f.offset + 1;
+    const waiters = this.inFlightWaiters;
+    this.inFlightWaiters = [];
+    for (const wake of waiters) wake();
+    if (this.rejoinWhenPolled) this.rejoin();
+  }
+
+  /** Resolves when the application no longer holds a record of `keys` (bounded by the max processing interval). */
+  private async untilNotProcessing(keys: string[]): Promise<void> {
+    const deadline = this.clock.nowMs() + this.maxProcessingIntervalMs;
+    while (this.inFlight && keys.includes(this.inFlight.key) && this.clock.nowMs() < deadline) {
+      await within(new Promise<void>((resolve) => this.inFlightWaiters.push(resolve)), 100, this.clock);
+    }
+  }
+
+  /** Leaves the group when the application holds one record for longer than the max processing interval. */
+  private checkProcessing(): void {
+    const f = this.inFlight;
+    if (!f || this.stalled || this.closed || !this.session) return;
+    const heldMs = this.clock.nowMs() - f.sinceMs;
+    if (heldMs <= this.maxProcessingIntervalMs) return;
+    this.stalled = true;
+    this.logger.warn(
+      { heldMs, maxProcessingIntervalMs: this.maxProcessingIntervalMs },
+      'processing one record took longer than maxProcessingIntervalMs: leaving the group (its partitions move); rejoining on the next record',
+    );
+    this.onLost(new TideError('UNKNOWN_MEMBER_ID', 'left the group: max processing interval exceeded'));
+    void this.session.leave(false).then(() => {
+      this.rejoinWhenPolled = true;
+      if (!this.inFlight) this.rejoin();
+    });
+  }
+
+  private rejoin(): void {
+    this.rejoinWhenPolled = false;
+    this.stalled = false;
+    if (this.closed || !this.session || this.session.state !== 'idle') return;
+    this.logger.info('rejoining the group');
+    this.session.start();
+  }
+
+  private async runListener(
+    name: 'onAssigned' | 'onRevoked' | 'onLost',
+    partitions: TopicPartition[],
+  ): Promise<void> {
+    const listener = this.options[name];
+    if (!listener || partitions.length === 0) return;
+    try {
+      await listener(partitions);
+    } catch (err) {
+      this.logger.error({ err, listener: name }, 'rebalance listener failed');
+    }
+  }
+
+  private fail(error: TideError): void {
+    if (this.failure) return;
+    this.failure = error;
+    this.signalFailure(error);
+  }
+
+  private requireOwned(tp: TopicPartition): Owned {
+    const p = this.owned.get(tpKey(tp.topic, tp.partition));
+    if (!p)
+      throw new TideError('INVALID_REQUEST', `${tp.topic}/${tp.partition} is not assigned to this member`, {
+        context: tp,
+      });
+    return p;
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new TideError('INVALID_REQUEST', 'the consumer is closed');
+  }
+}
+
+function isDefined<T>(x: T | undefined): x is T {
+  return x !== undefined;
+}
