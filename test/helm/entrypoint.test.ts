@@ -13,7 +13,7 @@ import * as grpc from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
 import { Tide } from '../../client';
 import { startEtcd, type EtcdProcess } from '../harness/etcd';
-import { makeTempDir, waitFor } from '../harness/processes';
+import { REPO_ROOT, makeTempDir, waitFor } from '../harness/processes';
 import { find, renderChart, type EnvVar, type K8sObject } from './render';
 import {
   ENTRYPOINT,
@@ -36,6 +36,10 @@ const brokerContainer = podContainer(brokerSts, 'broker');
 const controllerContainer = podContainer(controllerDeployment, 'controller');
 const CONTROLLER_PODS = ['tide-controller-7c9d5b6f4-x2k8q', 'tide-controller-7c9d5b6f4-p9zrt'];
 const BROKER_PODS = ['tide-broker-0', 'tide-broker-1', 'tide-broker-2'];
+const COORDINATOR_POD = 'tide-coordinator-6f7d8c9b5-q4w2e';
+const ETCD_URLS = [0, 1, 2].map(
+  (i) => `http://tide-etcd-${i}.tide-etcd-headless.${NAMESPACE}.svc.cluster.local:2379`,
+);
 
 let etcd: EtcdProcess;
 let root: string;
@@ -62,9 +66,7 @@ async function localEnv(pod: PodIdentity, container: K8sObject, volumes: Record<
     let local = value;
     if (name === 'TIDE_ETCD_ENDPOINTS') {
       // Every bundled member, by its stable name: here one etcd on a free loopback port.
-      expect(value.split(',')).toEqual(
-        [0, 1, 2].map((i) => `http://tide-etcd-${i}.tide-etcd-headless.${NAMESPACE}.svc.cluster.local:2379`),
-      );
+      expect(value.split(',')).toEqual(ETCD_URLS);
       local = etcd.endpoint;
     } else if (/^[a-z0-9-]+(\.[a-z0-9-]+)*\.svc\.cluster\.local$/.test(value)) {
       local = '127.0.0.1';
@@ -82,6 +84,25 @@ async function localEnv(pod: PodIdentity, container: K8sObject, volumes: Record<
   return env;
 }
 
+/** The container's args with the same substitutions (`--etcd` URLs, `--port`); records the changes. */
+async function localArgs(pod: string, container: K8sObject): Promise<string[]> {
+  const args = [...((container.args as string[]) ?? [])];
+  const grpcPort = String(container.ports.find((p: { name: string }) => p.name === 'grpc').containerPort);
+  const changed = changes.get(pod)!;
+  for (let i = 1; i < args.length; i++) {
+    const before = args[i];
+    if (args[i - 1] === '--etcd') {
+      expect(before).toBe(ETCD_URLS.join(','));
+      args[i] = etcd.endpoint;
+    } else if (args[i - 1] === '--port') {
+      expect(before).toBe(grpcPort);
+      args[i] = String(await freePort());
+    }
+    if (args[i] !== before) changed[args[i - 1]] = [before, args[i]];
+  }
+  return args;
+}
+
 async function startRenderedPod(name: string, container: K8sObject): Promise<RunningPod> {
   const base = path.join(root, name);
   const volumes = Object.fromEntries(
@@ -94,7 +115,7 @@ async function startRenderedPod(name: string, container: K8sObject): Promise<Run
   const env = await localEnv({ name, namespace: NAMESPACE, podIP: '127.0.0.1' }, container, volumes);
   const pod = await startPod({
     name,
-    args: container.args as string[],
+    args: await localArgs(name, container),
     env,
     cwd,
     tmpDir: volumes.tmp,
@@ -264,28 +285,17 @@ test('nothing is written outside the volumes (the root filesystem is read-only i
   }
 });
 
-const coordinatorBuilt = fs.existsSync(
-  path.join(__dirname, '..', '..', 'dist', 'cli', 'commands', 'coordinator.js'),
+// The coordinator is being built alongside: run its pod once its command exists in dist/.
+const coordinatorBuilt = fs.existsSync(path.join(REPO_ROOT, 'dist', 'cli', 'commands', 'coordinator.js'));
+(coordinatorBuilt ? test : test.skip)(
+  'a coordinator runs with the rendered args and env and answers its probes',
+  async () => {
+    const container = podContainer(find(rendered, 'Deployment', 'tide-coordinator'), 'coordinator');
+    const pod = await startRenderedPod(COORDINATOR_POD, container);
+    expect(Object.keys(changes.get(COORDINATOR_POD)!).sort()).toEqual(['--etcd', '--port']);
+    expect(pod.address).toBe(`127.0.0.1:${changes.get(COORDINATOR_POD)!['--port'][1]}`);
+    for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe'])
+      expect(await healthCheck(pod.address, container[probe].grpc.service)).toBe('SERVING');
+    expect(listTree(dirs.get(COORDINATOR_POD)!.cwd)).toEqual([]);
+  },
 );
-(coordinatorBuilt ? test : test.skip)('a coordinator starts with the rendered args and env', async () => {
-  const container = podContainer(find(rendered, 'Deployment', 'tide-coordinator'), 'coordinator');
-  const args = (container.args as string[]).map((a, i, all) => {
-    if (all[i - 1] === '--etcd') return etcd.endpoint;
-    return a;
-  });
-  const portIndex = args.indexOf('--port') + 1;
-  args[portIndex] = String(await freePort());
-  const pod = await startPod({
-    name: 'tide-coordinator-6f7d8c9b5-q4w2e',
-    args,
-    env: resolveEnv(container.env as EnvVar[], {
-      name: 'tide-coordinator-6f7d8c9b5-q4w2e',
-      namespace: NAMESPACE,
-      podIP: '127.0.0.1',
-    }),
-    cwd: fs.mkdtempSync(path.join(root, 'coordinator-workdir-')),
-    tmpDir: fs.mkdtempSync(path.join(root, 'coordinator-tmp-')),
-  });
-  pods.set('coordinator', pod);
-  expect(pod.address).toBe(`127.0.0.1:${args[portIndex]}`);
-});
