@@ -61,7 +61,13 @@ export function rendererBinary(): string {
     const result = spawnSync('go', ['build', '-o', tmp, '.'], {
       cwd: RENDERER_SRC,
       encoding: 'utf8',
-      env: { ...process.env, GO111MODULE: 'off', GOPATH, GOFLAGS: '' },
+      env: {
+        ...process.env,
+        GO111MODULE: 'off',
+        GOPATH,
+        GOFLAGS: '',
+        GOCACHE: process.env.GOCACHE ?? path.join(os.tmpdir(), 'tide-go-build-cache'),
+      },
     });
     if (result.status !== 0) {
       throw new Error(
