@@ -110,6 +110,8 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
   private stalled = false;
   private closed = false;
   private closing?: Promise<void>;
+  /** Start positions being decided while onAssigned runs (seek() there changes them). */
+  private pendingStart?: Map<string, number | undefined>;
 
   constructor(
     cluster: Cluster,
@@ -232,8 +234,10 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
   /** Continues an owned partition from `offset` (what was processed before it is kept committed). */
   seek(tp: TopicPartition, offset: number): void {
     const p = this.requireOwned(tp);
+    const key = tpKey(tp.topic, tp.partition);
     p.processed = undefined;
-    this.consumer.seek(tp, offset);
+    if (p.state === 'initializing' && this.pendingStart?.has(key)) this.pendingStart.set(key, offset);
+    else this.consumer.seek(tp, offset);
   }
 
   position(tp: TopicPartition): number | undefined {
@@ -314,8 +318,6 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
       this.logger.info({ partitions: refetch.length }, 'group offsets were reset: fetching them again');
     if (added.length > 0 || refetch.length > 0) await this.initialize(added, refetch);
     this.session?.setHoldsPartitions(this.owned.size > 0);
-    if (added.length > 0)
-      await this.runListener('onAssigned', added.map((k) => this.owned.get(k)?.tp).filter(isDefined));
   }
 
   /**
@@ -357,8 +359,23 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
       }
       start.set(key, offset >= 0 ? offset : undefined);
     }
-    this.assignInner(start);
-    for (const key of start.keys()) this.owned.get(key)!.state = 'active';
+    // onAssigned runs before any record of the new partitions can be delivered; a seek() in it
+    // changes where they start.
+    const fresh = added.filter((k) => start.has(k));
+    if (fresh.length > 0) {
+      this.pendingStart = start;
+      try {
+        await this.runListener(
+          'onAssigned',
+          fresh.map((k) => this.owned.get(k)!.tp),
+        );
+      } finally {
+        this.pendingStart = undefined;
+      }
+    }
+    const current = [...start.keys()].filter((k) => this.owned.get(k)?.initSeq === seq);
+    this.assignInner(new Map(current.map((k) => [k, start.get(k)])));
+    for (const key of current) this.owned.get(key)!.state = 'active';
   }
 
   private async onRevoke(partitions: TopicPartition[]): Promise<void> {
@@ -541,8 +558,4 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
   private ensureOpen(): void {
     if (this.closed) throw new TideError('INVALID_REQUEST', 'the consumer is closed');
   }
-}
-
-function isDefined<T>(x: T | undefined): x is T {
-  return x !== undefined;
 }
