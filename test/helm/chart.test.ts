@@ -511,7 +511,7 @@ describe('metrics and network policies', () => {
 });
 
 describe('values', () => {
-  test('every broker and controller config key maps to the TIDE_* name the service reads', () => {
+  test('every broker, controller and coordinator config key maps to the TIDE_* name the service reads', () => {
     const configOf = (schema: ConfigSchema, exclude: string[]) =>
       Object.fromEntries(
         Object.entries(schema)
@@ -536,6 +536,18 @@ describe('values', () => {
     const controllerEnv = envMap(container(find(r, 'Deployment', 'tide-controller')).env);
     for (const [key, value] of Object.entries(controller))
       expect(controllerEnv[envNameOf(key)]).toBe(String(value));
+    const coordinatorConfig = coordinatorSchema();
+    if (coordinatorConfig) {
+      const coordinator = configOf(coordinatorConfig, [
+        ...CHART_SET,
+        'metricsPort',
+        'coordinatorId',
+        'bootstrap',
+      ]);
+      const rc = renderChart({ values: [{ coordinator: { config: coordinator } }] });
+      const env = envMap(container(find(rc, 'Deployment', 'tide-coordinator')).env);
+      for (const [key, value] of Object.entries(coordinator)) expect(env[envNameOf(key)]).toBe(String(value));
+    }
   });
 
   test('the replication factor is capped at the broker count', () => {
@@ -575,6 +587,8 @@ describe('values', () => {
       [{ broker: { config: { brokerId: 4 } } }, /broker\.config/],
       [{ broker: { config: { 'segment.bytes': 1 } } }, /broker\.config/],
       [{ controller: { config: { etcdEndpoints: 'http://x:2379' } } }, /controller\.config/],
+      [{ coordinator: { config: { coordinatorId: 'c1' } } }, /coordinator\.config/],
+      [{ coordinator: { config: { bootstrap: 'b:9092' } } }, /coordinator\.config/],
       [{ etcd: { external: { endpoints: ['etcd:2379'] } } }, /etcd\.external\.endpoints/],
       [{ metrics: { serviceMonitor: { interval: 'often' } } }, /interval/],
     ];
