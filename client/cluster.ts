@@ -50,6 +50,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 export const DEFAULT_METADATA_MAX_AGE_MS = 300_000;
 export const DEFAULT_UNKNOWN_TOPIC_WAIT_MS = 2_000;
+const GRPC_UNIMPLEMENTED = 12;
 
 export interface BrokerMetadata {
   id: number;
@@ -138,6 +139,7 @@ export class Cluster {
   private readonly brokers = new Map<number, BrokerMetadata>();
   private readonly inFlight = new Map<string, Promise<void>>();
   private controlAddress: string | undefined;
+  private metadataWatch: grpc.ClientReadableStream<MetadataResponse> | undefined;
   private connecting: Promise<void> | undefined;
   private closed = false;
 
@@ -323,7 +325,36 @@ export class Cluster {
 
   close(): void {
     this.closed = true;
+    this.metadataWatch?.cancel();
     this.pool.close();
+  }
+
+  /**
+   * Follows the control broker's WatchMetadata stream, so leader changes reach producers and
+   * consumers without polling. A broker that does not offer it (UNIMPLEMENTED) is left alone:
+   * the cache then refreshes on routing errors and after metadataMaxAgeMs, as before.
+   */
+  private watchMetadata(address: string, attempt = 0): void {
+    if (this.closed) return;
+    const call = this.pool.broker(address).WatchMetadata({ topics: [] });
+    this.metadataWatch = call;
+    let received = false;
+    call.on('data', (response: MetadataResponse) => {
+      received = true;
+      this.absorb(response);
+    });
+    let settled = false;
+    const resubscribe = (err?: grpc.ServiceError) => {
+      if (settled || this.closed || this.metadataWatch !== call) return;
+      settled = true;
+      if (err?.code === GRPC_UNIMPLEMENTED) return;
+      const next = received ? 0 : attempt + 1;
+      const delayMs = Math.min(100 * 2 ** next, 5_000);
+      this.logger.debug({ err, address, delayMs }, 'metadata watch ended; resubscribing');
+      this.clock.setTimeout(() => this.watchMetadata(this.controlAddress ?? address, next), delayMs);
+    };
+    call.on('error', (err: grpc.ServiceError) => resubscribe(err));
+    call.on('end', () => resubscribe());
   }
 
   private async bootstrap(): Promise<void> {
@@ -339,6 +370,7 @@ export class Cluster {
         this.controlAddress = address;
         this.absorb(response);
         this.logger.debug({ address, brokers: response.brokers.length }, 'bootstrapped');
+        this.watchMetadata(address);
         return;
       } catch (err) {
         const e = fromGrpcError(err);

@@ -2,6 +2,7 @@
  * A running broker: its logs, the partitions it hosts, its registration in the cluster, and its
  * gRPC server. The composition of those parts lives here; the logic lives in the parts.
  */
+import { EventEmitter } from 'events';
 import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
 import type { MetadataStore } from '../common/metadata/store';
@@ -128,6 +129,9 @@ export class BrokerNode {
     });
 
     let brokers: BrokerInfo__Input[] = [];
+    // Metadata watchers (WatchMetadata streams) hear of every applied change.
+    const changes = new EventEmitter();
+    changes.setMaxListeners(0);
     const metadata: MetadataView = {
       clusterId: () => deps.clusterId,
       controllerId: deps.controllerId,
@@ -137,6 +141,10 @@ export class BrokerNode {
         const all = replicas.currentTopics();
         const chosen = names ? names.flatMap((n) => (all.has(n) ? [all.get(n)!] : [])) : [...all.values()];
         return chosen.map((t) => toTopicInfo(t, live));
+      },
+      onChange: (listener) => {
+        changes.on('change', listener);
+        return () => changes.off('change', listener);
       },
     };
 
@@ -194,6 +202,7 @@ export class BrokerNode {
       await registration.start();
       const brokerWatch = await registry.watchBrokers((update) => {
         brokers = update.brokers.map((b) => ({ id: b.id, host: b.host, port: b.port, rack: b.rack ?? '' }));
+        changes.emit('change');
         fetchers.setBrokers(update.brokers);
       });
       // Serve only once the partitions already assigned here are open.
@@ -202,6 +211,7 @@ export class BrokerNode {
       let first = true;
       const topicWatch = await deps.topicManager.watchTopics((update) => {
         const applied = replicas.apply(update);
+        void applied.then(() => changes.emit('change'));
         if (first) {
           first = false;
           resolveFirst(applied);

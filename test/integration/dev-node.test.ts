@@ -293,3 +293,21 @@ test('portable records: plain protobuf produce and fetch', async () => {
   expect(fetched.records[0].headers[0].key).toBe('h');
   broker.close();
 });
+
+test('WatchMetadata pushes a new topic to a watching client without polling', async () => {
+  const broker = new (tideProto().Broker)(node.address, grpc.credentials.createInsecure());
+  const call = broker.WatchMetadata({ topics: [] });
+  const seen: string[][] = [];
+  const sawTopic = new Promise<void>((resolve) =>
+    call.on('data', (response: { topics: { name: string }[] }) => {
+      seen.push(response.topics.map((t) => t.name));
+      if (response.topics.some((t) => t.name === 'watched')) resolve();
+    }),
+  );
+  call.on('error', () => undefined);
+  await tide.admin().createTopic('watched', { partitions: 2 });
+  await sawTopic;
+  expect(seen[0]).not.toContain('watched');
+  call.cancel();
+  broker.close();
+});

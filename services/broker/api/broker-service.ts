@@ -7,6 +7,7 @@ import { listOffsets } from './offsets';
 import { handleProduceStream, produce } from './produce';
 import type { MetadataView, PartitionRegistry, ProducerIdSource } from './registry';
 import { unary } from './unary';
+import { metadataResponse, watchMetadata } from './watch-metadata';
 
 export interface BrokerServiceDeps {
   partitions: PartitionRegistry;
@@ -24,12 +25,8 @@ export function brokerHandlers(deps: BrokerServiceDeps): BrokerHandlers {
     Fetch: unary(logger, 'Fetch', (req) => fetch(deps, req)),
     FetchStream: (call) => handleFetchStream(deps, call),
     ListOffsets: unary(logger, 'ListOffsets', (req) => listOffsets(deps.partitions, req)),
-    Metadata: unary(logger, 'Metadata', async (req) => ({
-      cluster_id: deps.metadata.clusterId(),
-      controller_id: deps.metadata.controllerId(),
-      brokers: deps.metadata.brokers(),
-      topics: deps.metadata.topics(req.topics.length > 0 ? req.topics : undefined),
-    })),
+    Metadata: unary(logger, 'Metadata', async (req) => metadataResponse(deps.metadata, req)),
+    WatchMetadata: (call) => watchMetadata(deps, call),
     InitProducerId: unary(logger, 'InitProducerId', async () => ({
       producer_id: await deps.producerIds.next(),
       producer_epoch: 0,

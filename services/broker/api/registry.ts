@@ -18,6 +18,8 @@ export interface MetadataView {
   brokers(): BrokerInfo__Input[];
   /** All topics, or the named ones (unknown names are omitted). */
   topics(names?: string[]): TopicInfo__Input[];
+  /** Calls `listener` after every change of this view; returns the unsubscribe function. */
+  onChange(listener: () => void): () => void;
 }
 
 export interface ProducerIdSource {

@@ -33,6 +33,7 @@ describe('Admin (through the Tide facade)', () => {
       highWatermark: 0,
       logEndOffset: 0,
       sizeBytes: 0,
+      dirtyRatio: 0,
     });
     expect(await admin.describeConfigs('orders')).toHaveLength(1);
     expect(await admin.alterConfigs('orders', { set: { 'retention.ms': '5' } })).toEqual([

@@ -320,6 +320,9 @@ export class FakeBroker {
   private brokerHandlers(): BrokerHandlers {
     const cluster = this.cluster;
     return {
+      // Like a broker of an older version: clients must cope with metadata watches being absent.
+      WatchMetadata: (call) =>
+        call.destroy(Object.assign(new Error('not implemented by the fake broker'), { code: 12 })),
       Produce: (call, cb) => {
         this.produce(call.request, 'unary').then(
           (r) => cb(null, r),

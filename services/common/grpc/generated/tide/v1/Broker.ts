@@ -70,6 +70,11 @@ export interface BrokerClient extends grpc.Client {
   produceStream(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_tide_v1_ProduceRequest__Input, _tide_v1_ProduceResponse>;
   produceStream(options?: grpc.CallOptions): grpc.ClientDuplexStream<_tide_v1_ProduceRequest__Input, _tide_v1_ProduceResponse>;
   
+  WatchMetadata(argument: _tide_v1_MetadataRequest__Input, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_tide_v1_MetadataResponse>;
+  WatchMetadata(argument: _tide_v1_MetadataRequest__Input, options?: grpc.CallOptions): grpc.ClientReadableStream<_tide_v1_MetadataResponse>;
+  watchMetadata(argument: _tide_v1_MetadataRequest__Input, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_tide_v1_MetadataResponse>;
+  watchMetadata(argument: _tide_v1_MetadataRequest__Input, options?: grpc.CallOptions): grpc.ClientReadableStream<_tide_v1_MetadataResponse>;
+  
 }
 
 export interface BrokerHandlers extends grpc.UntypedServiceImplementation {
@@ -87,6 +92,8 @@ export interface BrokerHandlers extends grpc.UntypedServiceImplementation {
   
   ProduceStream: grpc.handleBidiStreamingCall<_tide_v1_ProduceRequest, _tide_v1_ProduceResponse__Input>;
   
+  WatchMetadata: grpc.handleServerStreamingCall<_tide_v1_MetadataRequest, _tide_v1_MetadataResponse__Input>;
+  
 }
 
 export interface BrokerDefinition extends grpc.ServiceDefinition {
@@ -97,4 +104,5 @@ export interface BrokerDefinition extends grpc.ServiceDefinition {
   Metadata: MethodDefinition<_tide_v1_MetadataRequest__Input, _tide_v1_MetadataResponse__Input, _tide_v1_MetadataRequest, _tide_v1_MetadataResponse>
   Produce: MethodDefinition<_tide_v1_ProduceRequest__Input, _tide_v1_ProduceResponse__Input, _tide_v1_ProduceRequest, _tide_v1_ProduceResponse>
   ProduceStream: MethodDefinition<_tide_v1_ProduceRequest__Input, _tide_v1_ProduceResponse__Input, _tide_v1_ProduceRequest, _tide_v1_ProduceResponse>
+  WatchMetadata: MethodDefinition<_tide_v1_MetadataRequest__Input, _tide_v1_MetadataResponse__Input, _tide_v1_MetadataRequest, _tide_v1_MetadataResponse>
 }
