@@ -9,7 +9,7 @@
  *                                                      the key's createRevision is the shard epoch
  *
  * Shard of a group: FNV-1a (32 bit) of the group id's UTF-8 bytes, modulo the shard count.
- * Owner of a shard: rendezvous hashing (highest FNV-1a of "<instance id>/<shard>" among live
+ * Owner of a shard: rendezvous hashing (the highest rendezvousScore(instance id, shard) among live
  * instances), so an instance joining or leaving moves only the shards it gains or loses.
  * Partition of a shard: shard modulo the offsets topic's partition count.
  */
@@ -37,12 +37,27 @@ export function shardOf(groupId: string, shardCount: number): number {
   return fnv1a(groupId) % shardCount;
 }
 
+/** murmur3's 32-bit finalizer: every input bit affects every output bit. */
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** The rendezvous score of an instance for a shard. */
+export function rendezvousScore(instanceId: string, shard: number): number {
+  return fmix32(fnv1a(instanceId) ^ Math.imul(shard + 1, 0x9e3779b1));
+}
+
 /** The instance that should own `shard` among `instanceIds` (undefined when there is none). */
 export function desiredOwner(shard: number, instanceIds: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestScore = -1;
   for (const id of instanceIds) {
-    const score = fnv1a(`${id}/${shard}`);
+    const score = rendezvousScore(id, shard);
     if (score > bestScore || (score === bestScore && best !== undefined && id < best)) {
       best = id;
       bestScore = score;

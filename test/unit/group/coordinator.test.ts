@@ -1,0 +1,266 @@
+/**
+ * The coordinator over an in-memory offsets log and a manual clock: shard loading (markers, replay,
+ * answers while loading or not owning), durable-before-send (no assignment leaves before the
+ * group's metadata is written), rebuild by another instance (members and offsets), zombie writes
+ * of a deposed owner ignored on replay, a commit queued behind an offsets reset is fenced, and
+ * session expiry on the coordinator's timer.
+ */
+import { ManualClock } from '../../../services/common/clock';
+import { TideError } from '../../../services/common/errors';
+import { silentLogger } from '../../../services/common/logger';
+import type { MemberResponse__Input } from '../../../services/common/grpc/generated/tide/v1/MemberResponse';
+import { Coordinator } from '../../../services/group-coordinator/coordinator';
+import type { JoinRequest } from '../../../services/group-coordinator/group';
+import type { MemberChannel } from '../../../services/group-coordinator/group-runtime';
+import type {
+  OffsetsLog,
+  OffsetsLogRecord,
+  PartitionOffsets,
+} from '../../../services/group-coordinator/offsets-log';
+import { tpKey } from '../../../services/group-coordinator/partitions';
+import { shardOf } from '../../../services/group-coordinator/shards';
+
+const SHARDS = 4;
+const GROUP = 'billing';
+const SHARD = shardOf(GROUP, SHARDS);
+
+class MemoryLog implements OffsetsLog, PartitionOffsets {
+  readonly partitions = new Map<number, OffsetsLogRecord[]>();
+  private held?: (() => void)[];
+
+  hold(): void {
+    this.held = [];
+  }
+
+  release(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const go of held) go();
+  }
+
+  async append(partition: number, records: OffsetsLogRecord[]): Promise<number> {
+    if (this.held) await new Promise<void>((resolve) => this.held!.push(resolve));
+    let list = this.partitions.get(partition);
+    if (!list) this.partitions.set(partition, (list = []));
+    list.push(...records);
+    return list.length - 1;
+  }
+
+  async replay(
+    partition: number,
+    through: number,
+    onRecord: (k: Buffer, v: Buffer | null, o: number) => void,
+  ) {
+    (this.partitions.get(partition) ?? [])
+      .slice(0, through + 1)
+      .forEach((r, i) => onRecord(r.key, r.value, i));
+  }
+
+  async bounds() {
+    return { logStartOffset: 0, highWatermark: 100 };
+  }
+
+  async offsetForTime() {
+    return 40;
+  }
+}
+
+class FakeChannel implements MemberChannel {
+  readonly sent: MemberResponse__Input[] = [];
+  error?: TideError;
+  send(message: MemberResponse__Input): void {
+    this.sent.push(message);
+  }
+  fail(error: TideError): void {
+    this.error = error;
+  }
+  assignments() {
+    return this.sent.filter((m) => m.assignment).map((m) => m.assignment!);
+  }
+}
+
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+function join(overrides: Partial<JoinRequest> = {}): JoinRequest {
+  return {
+    memberId: '',
+    memberEpoch: 0,
+    instanceId: '',
+    clientId: 'c',
+    clientHost: 'h',
+    topics: ['t'],
+    sessionTimeoutMs: 3_000,
+    rebalanceTimeoutMs: 5_000,
+    assignor: '',
+    owned: [],
+    ...overrides,
+  };
+}
+
+let clock: ManualClock;
+let log: MemoryLog;
+let ids = 0;
+
+function coordinator(selfId: string): Coordinator {
+  const c = new Coordinator({
+    selfId,
+    clock,
+    logger: silentLogger(),
+    log,
+    offsets: log,
+    offsetsPartitions: 2,
+    shardCount: () => SHARDS,
+    partitionCount: (topic) => (topic === 't' ? 2 : undefined),
+    newMemberId: () => `m${++ids}`,
+  });
+  c.start();
+  return c;
+}
+
+async function code(fn: () => unknown): Promise<string> {
+  try {
+    await fn();
+  } catch (err) {
+    return (err as TideError).code;
+  }
+  return 'none';
+}
+
+beforeEach(() => {
+  clock = new ManualClock();
+  log = new MemoryLog();
+});
+
+it('serves a shard only once it is loaded; other shards answer NOT_COORDINATOR', async () => {
+  const a = coordinator('a');
+  expect(await code(() => a.runtime(GROUP, true))).toBe('NOT_COORDINATOR');
+  log.hold();
+  a.acquire([{ shard: SHARD, epoch: 5 }]);
+  expect(await code(() => a.runtime(GROUP, true))).toBe('COORDINATOR_NOT_AVAILABLE');
+  log.release();
+  await flush();
+  expect(a.runtime(GROUP, true).groupId).toBe(GROUP);
+  expect(await code(() => a.runtime('no-such', false))).toMatch(/NOT_COORDINATOR|GROUP_ID_NOT_FOUND/);
+  // The load wrote the shard marker first.
+  const partition = SHARD % 2;
+  expect(log.partitions.get(partition)!.length).toBe(1);
+});
+
+it('an assignment leaves only after the group metadata is durable', async () => {
+  const a = coordinator('a');
+  a.acquire([{ shard: SHARD, epoch: 5 }]);
+  await flush();
+  log.hold();
+  const channel = new FakeChannel();
+  a.runtime(GROUP, true).join(join(), channel);
+  expect(channel.sent.map((m) => Object.keys(m)[0])).toEqual(['joined']);
+  await flush();
+  expect(channel.assignments()).toEqual([]);
+  log.release();
+  await flush();
+  expect(channel.assignments()).toHaveLength(1);
+  expect(channel.assignments()[0].partitions).toEqual([{ topic: 't', partitions: [0, 1] }]);
+});
+
+it('another instance taking the shard rebuilds members and offsets; a deposed owner’s late writes are ignored', async () => {
+  const a = coordinator('a');
+  a.acquire([{ shard: SHARD, epoch: 5 }]);
+  await flush();
+  const channel = new FakeChannel();
+  const rt = a.runtime(GROUP, true);
+  const memberId = rt.join(join(), channel);
+  await flush();
+  const epoch = channel.assignments()[0].member_epoch!;
+  await rt.commit(memberId, epoch, [{ key: tpKey('t', 0), offset: 10, metadata: 'x' }]);
+
+  // b takes the shard (a's lease lapsed, but a does not know yet).
+  const b = coordinator('b');
+  b.acquire([{ shard: SHARD, epoch: 9 }]);
+  await flush();
+  const restored = b.runtime(GROUP, false);
+  expect(restored.group.offsets.get(tpKey('t', 0))?.offset).toBe(10);
+  expect(restored.group.describeMembers().map((m) => [m.memberId, m.owned.length, m.connected])).toEqual([
+    [memberId, 2, false],
+  ]);
+  // The member reconnects to b and continues with what it had: no rebalance.
+  const again = new FakeChannel();
+  restored.join(join({ memberId, memberEpoch: epoch, owned: [tpKey('t', 0), tpKey('t', 1)] }), again);
+  await flush();
+  expect(again.assignments()[0].partitions).toEqual([{ topic: 't', partitions: [0, 1] }]);
+  await restored.commit(memberId, epoch, [{ key: tpKey('t', 0), offset: 12, metadata: '' }]);
+
+  // a, a zombie, still accepts a commit and writes it after b's marker.
+  await rt.commit(memberId, epoch, [{ key: tpKey('t', 0), offset: 99, metadata: 'zombie' }]);
+
+  const c = coordinator('c');
+  c.acquire([{ shard: SHARD, epoch: 12 }]);
+  await flush();
+  expect(c.runtime(GROUP, false).group.offsets.get(tpKey('t', 0))?.offset).toBe(12);
+});
+
+it('a commit queued behind an offsets reset is checked against the reset’s fence', async () => {
+  const a = coordinator('a');
+  a.acquire([{ shard: SHARD, epoch: 5 }]);
+  await flush();
+  const channel = new FakeChannel();
+  const rt = a.runtime(GROUP, true);
+  const memberId = rt.join(join(), channel);
+  await flush();
+  const epoch = channel.assignments()[0].member_epoch!;
+
+  log.hold();
+  const reset = a.resetOffsets(GROUP, [tpKey('t', 0), tpKey('t', 1)], { to: 'earliest' }, false);
+  await flush();
+  const stale = rt.commit(memberId, epoch, [{ key: tpKey('t', 0), offset: 50, metadata: '' }]);
+  log.release();
+  await flush();
+  log.release();
+  const result = await reset;
+  expect(result.applied).toBe(true);
+  expect(await code(() => stale)).toBe('FENCED_MEMBER_EPOCH');
+  expect(rt.group.offsets.get(tpKey('t', 0))?.offset).toBe(0);
+  // The member was told to fetch its offsets again, with the new epoch.
+  await flush();
+  const last = channel.assignments().pop()!;
+  expect(last.refetch_offsets).toBe(true);
+  expect(last.member_epoch).toBe(result.generation);
+  // A dry run changes nothing.
+  const dry = await a.resetOffsets(GROUP, [tpKey('t', 0)], { to: 'timestamp', timestampMs: 1 }, true);
+  expect(dry).toMatchObject({
+    applied: false,
+    plan: [{ topic: 't', partition: 0, currentOffset: 0, newOffset: 40 }],
+  });
+  expect(rt.group.offsets.get(tpKey('t', 0))?.offset).toBe(0);
+});
+
+it('expires a silent member on its session timeout; the survivor gets its partitions', async () => {
+  const a = coordinator('a');
+  a.acquire([{ shard: SHARD, epoch: 5 }]);
+  await flush();
+  const rt = a.runtime(GROUP, true);
+  const first = new FakeChannel();
+  const second = new FakeChannel();
+  const m1 = rt.join(join(), first);
+  await flush();
+  const m2 = rt.join(join(), second);
+  await flush();
+  const revoke = first.sent.find((m) => m.revoke)!.revoke!;
+  rt.revoked(
+    m1,
+    revoke.partitions!.flatMap((tp) => tp.partitions!.map((p) => tpKey(tp.topic!, p))),
+  );
+  await flush();
+  expect(second.assignments().pop()!.partitions![0].partitions).toHaveLength(1);
+
+  for (let i = 0; i < 29; i++) {
+    clock.advance(100);
+    rt.heartbeat(m2, 0, second);
+  }
+  await flush();
+  expect(first.error).toBeUndefined();
+  clock.advance(100);
+  await flush();
+  expect(first.error?.code).toBe('UNKNOWN_MEMBER_ID');
+  expect(second.assignments().pop()!.partitions).toEqual([{ topic: 't', partitions: [0, 1] }]);
+  expect(rt.group.hasMember(m1)).toBe(false);
+});
