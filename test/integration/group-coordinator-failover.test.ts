@@ -7,7 +7,8 @@
  * one's lease lapses, rebuilds the group from __consumer_offsets (committed offsets intact), and
  * the members reconnect and continue with the partitions they had (no partition lost, no
  * rebalance). Starting the killed instance again moves its shards back by graceful handover.
- * Throughout: one owner per partition at every instant, and no record skipped.
+ * Throughout: one owner per partition at every instant, and no record skipped. The owning
+ * coordinator exports tide_consumer_group_lag per partition on its Prometheus endpoint.
  */
 import * as grpc from '@grpc/grpc-js';
 import { Tide } from '../../client';
@@ -53,6 +54,8 @@ async function startCoordinator(id: string): Promise<TideProcess> {
       '8',
       '--offsets-partitions',
       '4',
+      '--metrics-port',
+      '0',
     ],
     { readyTimeoutMs: 30_000 },
   );
@@ -122,6 +125,14 @@ async function committed(): Promise<number[]> {
   return [0, 1, 2, 3, 4, 5].map((p) => offsets.find((o) => o.partition === p)?.offset ?? -1);
 }
 
+/** GET /metrics of a coordinator (its port is printed in its ready line). */
+async function scrape(coordinator: TideProcess): Promise<string> {
+  const port = /metrics on port (\d+)/.exec(coordinator.output())![1];
+  const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+  expect(response.status).toBe(200);
+  return response.text();
+}
+
 function partitionsLost(members: MemberProcess[], since: number): number {
   return members.flatMap((m) => m.events.filter((e) => e.ev === 'lost' && e.t >= since)).length;
 }
@@ -139,6 +150,13 @@ it('SIGKILL of the owning coordinator: the other takes the shard, offsets intact
 
   const first = (await owner())!;
   const other = first === 'c1' ? 'c2' : 'c1';
+  // The owner exports the group's lag per partition for Prometheus (and KEDA).
+  const metrics = await scrape(coordinators.get(first)!);
+  for (let p = 0; p < 6; p++)
+    expect(metrics).toMatch(
+      new RegExp(`tide_consumer_group_lag\\{group="${GROUP}",topic="failover",partition="${p}"\\} \\d+`),
+    );
+  expect(metrics).toMatch(new RegExp(`tide_consumer_group_members\\{group="${GROUP}"\\} 3`));
   const before = await committed();
   expect(before.every((o) => o > 0)).toBe(true);
   const counts = members.map((m) => m.records().length);
