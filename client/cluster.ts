@@ -25,12 +25,20 @@ import { ConnectionPool, type ConnectionOptions } from './connection';
 import { sleep } from './retry';
 import { clientClock } from './timers';
 
-export type Routing = 'direct' | 'bootstrap';
+/**
+ * 'direct': each request to its partition's leader. 'bootstrap': every request to the bootstrap
+ * broker, which forwards it (proxy routing: one `kubectl port-forward` is enough). 'auto' (the
+ * default): direct, unless a broker the metadata advertises cannot be reached while the bootstrap
+ * broker can — then bootstrap.
+ */
+export type Routing = 'direct' | 'bootstrap' | 'auto';
+/** How long 'auto' routing waits for each advertised broker to accept a connection. */
+export const ADVERTISED_PROBE_TIMEOUT_MS = 1_500;
 
 export interface ClusterOptions {
   /** Broker addresses 'host:port' to bootstrap from, tried in order. */
   bootstrap: string[];
-  /** Default 'direct'. */
+  /** Default 'auto'. */
   routing?: Routing;
   clientId?: string;
   logger?: Logger;
@@ -127,7 +135,8 @@ export function unary<T>(invoke: (callback: grpc.requestCallback<T>) => unknown)
 
 export class Cluster {
   readonly pool: ConnectionPool;
-  readonly routing: Routing;
+  private readonly routingOption: Routing;
+  private effectiveRouting: 'direct' | 'bootstrap';
   readonly logger: Logger;
   readonly clock: Clock;
   readonly requestTimeoutMs: number;
@@ -148,14 +157,19 @@ export class Cluster {
       throw new TideError('INVALID_REQUEST', 'bootstrap needs at least one broker address (host:port)');
     }
     this.bootstrapAddresses = [...options.bootstrap];
-    this.routing = options.routing ?? 'direct';
+    this.routingOption = options.routing ?? 'auto';
+    this.effectiveRouting = this.routingOption === 'bootstrap' ? 'bootstrap' : 'direct';
     this.logger = options.logger ?? silentLogger();
     this.clock = options.clock ?? clientClock;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.metadataMaxAgeMs = options.metadataMaxAgeMs ?? DEFAULT_METADATA_MAX_AGE_MS;
     this.unknownTopicWaitMs = options.unknownTopicWaitMs ?? DEFAULT_UNKNOWN_TOPIC_WAIT_MS;
-    this.pool = new ConnectionPool({ clientId: options.clientId, ...options.connection });
+    this.pool = new ConnectionPool({
+      clientId: options.clientId,
+      ...options.connection,
+      proxyRouting: () => this.effectiveRouting === 'bootstrap',
+    });
   }
 
   /**
@@ -167,6 +181,11 @@ export class Cluster {
     if (this.controlAddress) return Promise.resolve();
     this.connecting ??= this.bootstrap().finally(() => (this.connecting = undefined));
     return this.connecting;
+  }
+
+  /** How requests are routed now ('auto' has resolved to one of the two). */
+  get routing(): 'direct' | 'bootstrap' {
+    return this.effectiveRouting;
   }
 
   /** The address for control requests (metadata, offsets, admin). Requires connect(). */
@@ -357,6 +376,33 @@ export class Cluster {
     call.on('end', () => resubscribe());
   }
 
+  /**
+   * 'auto' routing: probe every advertised broker; if any cannot be reached (a port-forward, a
+   * NAT, an in-cluster DNS name), send everything through the bootstrap broker instead.
+   */
+  private async chooseRouting(bootstrapAddress: string): Promise<void> {
+    const advertised = [...this.brokers.values()].map((b) => b.address).filter((a) => a !== bootstrapAddress);
+    const unreachable: string[] = [];
+    await Promise.all(
+      advertised.map(
+        (address) =>
+          new Promise<void>((resolve) =>
+            this.pool.broker(address).waitForReady(Date.now() + ADVERTISED_PROBE_TIMEOUT_MS, (err) => {
+              if (err) unreachable.push(address);
+              resolve();
+            }),
+          ),
+      ),
+    );
+    if (unreachable.length === 0) return;
+    for (const address of unreachable) this.pool.closeAddress(address);
+    this.effectiveRouting = 'bootstrap';
+    this.logger.warn(
+      { bootstrap: bootstrapAddress, unreachable },
+      'advertised broker addresses are unreachable from here; routing every request through the bootstrap broker (proxy routing)',
+    );
+  }
+
   private async bootstrap(): Promise<void> {
     const failures: string[] = [];
     for (const address of this.bootstrapAddresses) {
@@ -370,6 +416,7 @@ export class Cluster {
         this.controlAddress = address;
         this.absorb(response);
         this.logger.debug({ address, brokers: response.brokers.length }, 'bootstrapped');
+        if (this.routingOption === 'auto') await this.chooseRouting(address);
         this.watchMetadata(address);
         return;
       } catch (err) {

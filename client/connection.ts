@@ -28,6 +28,11 @@ export interface ConnectionOptions {
   credentials?: grpc.ChannelCredentials;
   /** Sent as the secondary user agent, so broker logs can name the client. */
   clientId?: string;
+  /**
+   * When it returns true, calls carry `tide-routing: proxy`, asking the broker to forward requests
+   * for partitions it does not lead (the Cluster sets this for bootstrap routing).
+   */
+  proxyRouting?: () => boolean;
   /** Extra grpc-js channel options; they win over the ones above. */
   channelOptions?: grpc.ChannelOptions;
 }
@@ -66,12 +71,25 @@ export class ConnectionPool {
   private readonly channelOptions: grpc.ChannelOptions;
   private readonly credentials: grpc.ChannelCredentials;
   private readonly channelsPerBroker: number;
+  private readonly interceptors: grpc.Interceptor[];
   private closed = false;
 
   constructor(options: ConnectionOptions = {}) {
     this.channelOptions = channelOptionsFor(options);
     this.credentials = options.credentials ?? grpc.credentials.createInsecure();
     this.channelsPerBroker = Math.max(1, options.channelsPerBroker ?? 1);
+    const proxyRouting = options.proxyRouting;
+    this.interceptors = proxyRouting
+      ? [
+          (callOptions, nextCall) =>
+            new grpc.InterceptingCall(nextCall(callOptions), {
+              start(metadata, listener, next) {
+                if (proxyRouting()) metadata.set('tide-routing', 'proxy');
+                next(metadata, listener);
+              },
+            }),
+        ]
+      : [];
   }
 
   /** The Broker client of `address`; `lane` picks a pool member (e.g. a partition number). */
@@ -123,7 +141,12 @@ export class ConnectionPool {
     let member = members[index];
     if (!member) {
       const Broker = tideProto().Broker;
-      member = { broker: new Broker(address, this.credentials, this.channelOptions) };
+      member = {
+        broker: new Broker(address, this.credentials, {
+          ...this.channelOptions,
+          interceptors: this.interceptors,
+        }),
+      };
       members[index] = member;
     }
     return member;

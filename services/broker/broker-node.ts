@@ -13,6 +13,7 @@ import { toTopicInfo } from '../controller/admin-wire';
 import { toLogConfig } from '../controller/topic-config';
 import type { TopicManager } from '../controller/topic-manager';
 import { brokerHandlers } from './api/broker-service';
+import { LeaderForwarder } from './api/forward';
 import { adminHandlers, type TopicAdmin } from './api/admin';
 import type { MetadataView, ProducerIdSource } from './api/registry';
 import type { BrokerConfig } from './config';
@@ -63,6 +64,7 @@ export class BrokerNode {
     private readonly registration: RegistrationKeeper,
     private readonly watches: { cancel(): Promise<void> }[],
     private readonly brokerInfo: BrokerInfo__Input,
+    private readonly forwarder: LeaderForwarder,
   ) {}
 
   /** The address clients connect to, host:port. */
@@ -148,6 +150,7 @@ export class BrokerNode {
       },
     };
 
+    const forwarder = new LeaderForwarder(metadata);
     let server: TideServer | undefined;
     try {
       server = await startServer({
@@ -162,6 +165,7 @@ export class BrokerNode {
             brokerHandlers({
               partitions: replicas,
               metadata,
+              forwarder,
               producerIds: deps.producerIds,
               clock: deps.clock,
               logger,
@@ -229,6 +233,7 @@ export class BrokerNode {
         registration,
         [topicWatch, brokerWatch],
         brokerInfo,
+        forwarder,
       );
       server.health.setStatus('', 'SERVING');
       server.health.setStatus('tide.v1.Broker', 'SERVING');
@@ -252,6 +257,7 @@ export class BrokerNode {
     await this.fetchers.close();
     this.replication.closeStreams();
     await stopServer(this.server.server, 2_000);
+    this.forwarder.close();
     await this.logs.closeAll();
     await this.registration.stop();
     this.deps.logger.info({ broker: this.config.brokerId }, 'broker stopped');

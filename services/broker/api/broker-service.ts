@@ -2,9 +2,10 @@
 import type { BrokerHandlers } from '../../common/grpc/generated/tide/v1/Broker';
 import type { Clock } from '../../common/clock';
 import type { Logger } from '../../common/logger';
-import { fetch, handleFetchStream } from './fetch';
+import { fetchRouted, handleFetchStream } from './fetch';
 import { listOffsets } from './offsets';
-import { handleProduceStream, produce } from './produce';
+import { handleProduceStream, produceRouted } from './produce';
+import { isLedElsewhere, wantsProxy, type LeaderForwarder } from './forward';
 import type { MetadataView, PartitionRegistry, ProducerIdSource } from './registry';
 import { unary } from './unary';
 import { metadataResponse, watchMetadata } from './watch-metadata';
@@ -13,6 +14,8 @@ export interface BrokerServiceDeps {
   partitions: PartitionRegistry;
   metadata: MetadataView;
   producerIds: ProducerIdSource;
+  /** Proxy routing (forward.ts); absent: requests for partitions led elsewhere fail NOT_LEADER. */
+  forwarder?: LeaderForwarder;
   clock: Clock;
   logger: Logger;
 }
@@ -20,11 +23,16 @@ export interface BrokerServiceDeps {
 export function brokerHandlers(deps: BrokerServiceDeps): BrokerHandlers {
   const { logger } = deps;
   return {
-    Produce: unary(logger, 'Produce', (req) => produce(deps, req)),
+    Produce: unary(logger, 'Produce', (req, metadata) => produceRouted(deps, req, metadata)),
     ProduceStream: (call) => handleProduceStream(deps, call),
-    Fetch: unary(logger, 'Fetch', (req) => fetch(deps, req)),
+    Fetch: unary(logger, 'Fetch', (req, metadata) => fetchRouted(deps, req, metadata)),
     FetchStream: (call) => handleFetchStream(deps, call),
-    ListOffsets: unary(logger, 'ListOffsets', (req) => listOffsets(deps.partitions, req)),
+    ListOffsets: unary(logger, 'ListOffsets', (req, metadata) =>
+      listOffsets(deps.partitions, req).catch((err: unknown) => {
+        if (!deps.forwarder || !wantsProxy(metadata) || !isLedElsewhere(err)) throw err;
+        return deps.forwarder.listOffsets(req, 10_000);
+      }),
+    ),
     Metadata: unary(logger, 'Metadata', async (req) => metadataResponse(deps.metadata, req)),
     WatchMetadata: (call) => watchMetadata(deps, call),
     InitProducerId: unary(logger, 'InitProducerId', async () => ({

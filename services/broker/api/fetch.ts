@@ -15,6 +15,7 @@ import type { Logger } from '../../common/logger';
 import type { Partition, PartitionReadResult } from '../partition/partition';
 import type { PartitionRegistry } from './registry';
 import { toWireRecord } from './records';
+import { isLedElsewhere, wantsProxy, type LeaderForwarder } from './forward';
 import { byteLimit, requireOffset, requirePartition, requireTopic, waitLimit } from './validate';
 
 export const DEFAULT_FETCH_MAX_BYTES = 1024 * 1024;
@@ -25,6 +26,8 @@ const STREAM_IDLE_WAIT_MS = 30_000;
 
 export interface FetchDeps {
   partitions: PartitionRegistry;
+  /** Proxy routing: forwards reads of partitions led elsewhere (see forward.ts). */
+  forwarder?: LeaderForwarder;
   clock: Clock;
   logger: Logger;
 }
@@ -113,6 +116,21 @@ export function handleFetchStream(
   });
 }
 
+/** fetch(), or, for a proxy-routing client, forwarded to the leader when it is elsewhere. */
+export function fetchRouted(
+  deps: FetchDeps,
+  request: FetchRequest,
+  metadata: grpc.Metadata,
+): Promise<FetchResponse__Input> {
+  return fetch(deps, request).catch((err: unknown) => {
+    if (!deps.forwarder || !wantsProxy(metadata) || !isLedElsewhere(err)) throw err;
+    return deps.forwarder.fetch(request, request.max_wait_ms);
+  });
+}
+
+/** How long a proxied FetchStream partition long-polls the leader per round. */
+const PROXY_FETCH_WAIT_MS = 1_000;
+
 async function streamPartition(
   deps: FetchDeps,
   call: grpc.ServerWritableStream<FetchStreamRequest, FetchResponse__Input>,
@@ -125,7 +143,31 @@ async function streamPartition(
 ): Promise<void> {
   let offset = startOffset;
   try {
-    const partition = deps.partitions.leaderFor(topic, partitionId);
+    let partition: Partition;
+    try {
+      partition = deps.partitions.leaderFor(topic, partitionId);
+    } catch (err) {
+      if (!deps.forwarder || !wantsProxy(call.metadata) || !isLedElsewhere(err)) throw err;
+      // Led elsewhere and the client can only reach us: relay long polls of the leader.
+      while (!signal.aborted) {
+        const response = await deps.forwarder.fetch(
+          {
+            topic,
+            partition: partitionId,
+            offset,
+            max_bytes: maxBytes,
+            max_wait_ms: PROXY_FETCH_WAIT_MS,
+            format,
+          },
+          PROXY_FETCH_WAIT_MS,
+        );
+        if (signal.aborted) return;
+        if (response.next_offset === offset) continue;
+        offset = response.next_offset;
+        if (!call.write(response)) await drained(call, signal);
+      }
+      return;
+    }
     while (!signal.aborted) {
       const result = await partition.read(offset, maxBytes);
       if (signal.aborted) return;

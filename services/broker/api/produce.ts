@@ -13,12 +13,15 @@ import type { Logger } from '../../common/logger';
 import type { PartitionRegistry } from './registry';
 import { fromWireRecord } from './records';
 import { requirePartition, requireTopic } from './validate';
+import { isLedElsewhere, wantsProxy, type LeaderForwarder } from './forward';
 
 /** In-flight requests per ProduceStream before the broker stops reading from it. */
 export const PRODUCE_STREAM_MAX_IN_FLIGHT = 64;
 
 export interface ProduceDeps {
   partitions: PartitionRegistry;
+  /** Proxy routing: forwards requests for partitions led elsewhere (see forward.ts). */
+  forwarder?: LeaderForwarder;
   clock: Clock;
   logger: Logger;
 }
@@ -58,6 +61,18 @@ function batchesOf(request: ProduceRequest, clock: Clock): Buffer {
   return encodeBatch(request.records.map(fromWireRecord), { nowMs: clock.nowMs() });
 }
 
+/** produce(), or, for a proxy-routing client, forwarded to the leader when it is elsewhere. */
+export function produceRouted(
+  deps: ProduceDeps,
+  request: ProduceRequest,
+  metadata: grpc.Metadata,
+): Promise<ProduceResponse__Input> {
+  return produce(deps, request).catch((err: unknown) => {
+    if (!deps.forwarder || !wantsProxy(metadata) || !isLedElsewhere(err)) throw err;
+    return deps.forwarder.produce(request, request.timeout_ms || 30_000);
+  });
+}
+
 /** Handles one ProduceStream call until the client half-closes or cancels it. */
 export function handleProduceStream(
   deps: ProduceDeps,
@@ -78,7 +93,7 @@ export function handleProduceStream(
     inFlight++;
     if (inFlight >= PRODUCE_STREAM_MAX_IN_FLIGHT) call.pause();
     const silent = request.acks === 'ACKS_NONE';
-    produce(deps, request).then(
+    produceRouted(deps, request, call.metadata).then(
       (response) => settle(silent ? undefined : response),
       (err: unknown) => {
         if (!(err instanceof TideError))

@@ -7,10 +7,10 @@ import type { Logger } from '../../common/logger';
 export function unary<Req, Res>(
   logger: Logger,
   method: string,
-  handler: (request: Req) => Promise<Res>,
+  handler: (request: Req, metadata: grpc.Metadata) => Promise<Res>,
 ): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    handler(call.request).then(
+    handler(call.request, call.metadata).then(
       (response) => callback(null, response),
       (err: unknown) => {
         if (!(err instanceof TideError)) logger.error({ err, method }, 'request failed unexpectedly');

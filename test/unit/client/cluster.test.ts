@@ -68,6 +68,21 @@ describe('Cluster', () => {
     expect(err.message).toContain(dead2);
   });
 
+  test('auto routing stays direct when every advertised broker answers', async () => {
+    const c = cluster({ bootstrap: [fake.brokers[1].address] });
+    await c.connect();
+    expect(c.routing).toBe('direct');
+    expect(await c.leaderAddress('a', 0)).toBe(fake.brokers[0].address);
+  });
+
+  test('auto routing falls back to the bootstrap broker when an advertised broker is unreachable', async () => {
+    await fake.brokers[0].stop(); // still advertised in metadata, like a pod behind a port-forward
+    const c = cluster({ bootstrap: [fake.brokers[1].address] });
+    await c.connect();
+    expect(c.routing).toBe('bootstrap');
+    expect(await c.leaderAddress('a', 0)).toBe(fake.brokers[1].address);
+  });
+
   test('bootstrap routing sends every partition to the bootstrap broker', async () => {
     const c = cluster({ bootstrap: [fake.brokers[1].address], routing: 'bootstrap' });
     expect(await c.leaderAddress('a', 0)).toBe(fake.brokers[1].address);

@@ -1,0 +1,139 @@
+/**
+ * Proxy routing: a client that can reach only one broker (one `kubectl port-forward`) sends every
+ * request there with the header `tide-routing: proxy`; for partitions led elsewhere this broker
+ * forwards the request to the leader and relays the answer. Forwarded requests carry
+ * `tide-forwarded: 1` and are never forwarded again, so a stale view cannot make a loop.
+ * Produce requests of one partition are forwarded one at a time, in arrival order, so an
+ * idempotent producer's sequence numbers arrive in order.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { TideError } from '../../common/errors';
+import { tideProto } from '../../common/grpc/proto';
+import { channelOptions } from '../../common/grpc/server';
+import { fromGrpcError } from '../../common/grpc/status';
+import type { BrokerClient } from '../../common/grpc/generated/tide/v1/Broker';
+import type { FetchRequest__Input } from '../../common/grpc/generated/tide/v1/FetchRequest';
+import type { FetchResponse } from '../../common/grpc/generated/tide/v1/FetchResponse';
+import type { ListOffsetsRequest } from '../../common/grpc/generated/tide/v1/ListOffsetsRequest';
+import type { ListOffsetsResponse } from '../../common/grpc/generated/tide/v1/ListOffsetsResponse';
+import type { ProduceRequest } from '../../common/grpc/generated/tide/v1/ProduceRequest';
+import type { ProduceResponse } from '../../common/grpc/generated/tide/v1/ProduceResponse';
+import type { MetadataView } from './registry';
+
+export const ROUTING_HEADER = 'tide-routing';
+export const FORWARDED_HEADER = 'tide-forwarded';
+/** Extra time a forwarded call may take beyond the client's own timeout. */
+const FORWARD_MARGIN_MS = 5_000;
+
+/** True when the caller asked for proxy routing and the request was not forwarded already. */
+export function wantsProxy(metadata: grpc.Metadata | undefined): boolean {
+  return metadata?.get(ROUTING_HEADER)[0] === 'proxy' && metadata.get(FORWARDED_HEADER).length === 0;
+}
+
+/** Errors after which forwarding to the leader can help. */
+export function isLedElsewhere(err: unknown): boolean {
+  return err instanceof TideError && err.code === 'NOT_LEADER';
+}
+
+export class LeaderForwarder {
+  private readonly clients = new Map<string, BrokerClient>();
+  private readonly produceChains = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly metadata: MetadataView) {}
+
+  /** The leader's address from this broker's metadata, or a retriable error. */
+  leaderAddress(topic: string, partition: number): string {
+    const [info] = this.metadata.topics([topic]);
+    if (!info)
+      throw new TideError('UNKNOWN_TOPIC', `topic "${topic}" does not exist`, {
+        context: { topic, partition },
+      });
+    const leader = info.partitions?.find((p) => p.partition === partition)?.leader ?? -1;
+    const broker = this.metadata.brokers().find((b) => b.id === leader);
+    if (leader < 0 || !broker) {
+      throw new TideError(
+        'LEADER_NOT_AVAILABLE',
+        `${topic}-${partition} has no reachable leader (leader ${leader})`,
+        {
+          context: { topic, partition, broker: leader },
+        },
+      );
+    }
+    return `${broker.host}:${broker.port}`;
+  }
+
+  produce(request: ProduceRequest, timeoutMs: number): Promise<ProduceResponse> {
+    const key = `${request.topic}\u0000${request.partition}`;
+    const previous = this.produceChains.get(key) ?? Promise.resolve();
+    const next = previous
+      .catch(() => undefined)
+      .then(() =>
+        this.call<ProduceResponse>(
+          request.topic,
+          request.partition,
+          timeoutMs,
+          (client, metadata, options, cb) => client.Produce(request, metadata, options, cb),
+        ),
+      );
+    this.produceChains.set(key, next);
+    void next
+      .finally(() => {
+        if (this.produceChains.get(key) === next) this.produceChains.delete(key);
+      })
+      .catch(() => undefined);
+    return next;
+  }
+
+  fetch(
+    request: FetchRequest__Input & { topic: string; partition: number },
+    timeoutMs: number,
+  ): Promise<FetchResponse> {
+    return this.call<FetchResponse>(
+      request.topic,
+      request.partition,
+      timeoutMs,
+      (client, metadata, options, cb) => client.Fetch(request, metadata, options, cb),
+    );
+  }
+
+  listOffsets(request: ListOffsetsRequest, timeoutMs: number): Promise<ListOffsetsResponse> {
+    return this.call<ListOffsetsResponse>(
+      request.topic,
+      request.partition,
+      timeoutMs,
+      (client, metadata, options, cb) => client.ListOffsets(request, metadata, options, cb),
+    );
+  }
+
+  close(): void {
+    for (const client of this.clients.values()) client.close();
+    this.clients.clear();
+  }
+
+  private call<T>(
+    topic: string,
+    partition: number,
+    timeoutMs: number,
+    invoke: (
+      client: BrokerClient,
+      metadata: grpc.Metadata,
+      options: grpc.CallOptions,
+      cb: (err: grpc.ServiceError | null, res?: T) => void,
+    ) => void,
+  ): Promise<T> {
+    const address = this.leaderAddress(topic, partition);
+    let client = this.clients.get(address);
+    if (!client) {
+      client = new (tideProto().Broker)(address, grpc.credentials.createInsecure(), channelOptions());
+      this.clients.set(address, client);
+    }
+    const metadata = new grpc.Metadata();
+    metadata.set(FORWARDED_HEADER, '1');
+    const options = { deadline: Date.now() + timeoutMs + FORWARD_MARGIN_MS };
+    return new Promise<T>((resolve, reject) =>
+      invoke(client!, metadata, options, (err, res) =>
+        err ? reject(fromGrpcError(err)) : resolve(res as T),
+      ),
+    );
+  }
+}
