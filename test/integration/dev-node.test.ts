@@ -298,16 +298,20 @@ test('WatchMetadata pushes a new topic to a watching client without polling', as
   const broker = new (tideProto().Broker)(node.address, grpc.credentials.createInsecure());
   const call = broker.WatchMetadata({ topics: [] });
   const seen: string[][] = [];
+  let firstSeen!: () => void;
+  const first = new Promise<void>((resolve) => (firstSeen = resolve));
   const sawTopic = new Promise<void>((resolve) =>
     call.on('data', (response: { topics: { name: string }[] }) => {
       seen.push(response.topics.map((t) => t.name));
+      firstSeen();
       if (response.topics.some((t) => t.name === 'watched')) resolve();
     }),
   );
   call.on('error', () => undefined);
+  await first;
+  expect(seen[0]).not.toContain('watched');
   await tide.admin().createTopic('watched', { partitions: 2 });
   await sawTopic;
-  expect(seen[0]).not.toContain('watched');
   call.cancel();
   broker.close();
 });
