@@ -92,7 +92,7 @@ test('a compacted topic: keyless records refused, compaction while writing, late
     },
     { timeoutMs: 60_000, intervalMs: 200, what: 'the cleaner to compact the partition' },
   );
-  expect(cleaned.logEndOffset).toBe(next);
+  expect(cleaned!.logEndOffset).toBe(next);
   await send(next, 50);
   await producer.close();
   expect(await readAll('profiles')).toEqual(model);

@@ -43,6 +43,7 @@ export interface CompactionHost {
   fail(err: TideError): void;
 }
 
+/** What a log gives its LogCompaction. */
 export interface CompactionOptions {
   dir: string;
   logger: Logger;
@@ -62,10 +63,12 @@ interface RunningPass {
   done: Promise<unknown>;
 }
 
+/** True when the cleanup policy includes compact. */
 export function isCompacted(config: Pick<LogConfig, 'cleanupPolicy'>): boolean {
   return config.cleanupPolicy.split(',').includes('compact');
 }
 
+/** The compaction state of one partition log (see the header). */
 export class LogCompaction {
   /** Hook for fault-injection tests: called at each swap step. */
   swapHook: ((step: SwapStep) => void) | undefined;

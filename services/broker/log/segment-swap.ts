@@ -41,7 +41,9 @@ import { OffsetIndex } from './offset-index';
 import { LogSegment } from './segment';
 import { TimeIndex } from './time-index';
 
+/** A cleaned segment past its commit point, not yet renamed to `.log`. */
 export const SWAP_SUFFIX = '.swap';
+/** A replaced segment's file, renamed until no read uses it. */
 export const DELETED_SUFFIX = '.deleted';
 export { CLEANED_SUFFIX };
 

@@ -53,6 +53,7 @@ import { RecordCursor } from './record-walk';
 /** Batch attribute bit 6: baseTimestamp holds the delete horizon (Kafka's hasDeleteHorizonMs). */
 export const DELETE_HORIZON_BIT = 0x40;
 
+/** What the filter needs besides the batch. */
 export interface FilterContext {
   map: OffsetMap;
   nowMs: number;
@@ -61,6 +62,7 @@ export interface FilterContext {
   producerLastOffsets: ReadonlyMap<number, number>;
 }
 
+/** What became of one batch, with counts for the pass's stats. */
 export interface FilterOutcome {
   kind: 'keep' | 'drop' | 'rewrite';
   /** The new batch when kind is 'rewrite'. */

@@ -39,8 +39,10 @@ import { groupSegments } from './planner';
 import { RecordCursor } from './record-walk';
 import { Throttler } from './throttle';
 
+/** Suffix of a cleaned segment being written: `<base>.log.cleaned`. */
 export const CLEANED_SUFFIX = '.cleaned';
 
+/** One segment as the pass sees it. */
 export interface CleanJobSegment {
   baseOffset: number;
   /** Absolute path of the .log file. */
@@ -51,6 +53,7 @@ export interface CleanJobSegment {
   endOffset: number;
 }
 
+/** Everything a pass needs, planned on the main thread (../compaction.ts plan()). */
 export interface CleanJob {
   /** The partition folder. */
   dir: string;
@@ -91,6 +94,7 @@ export interface CleanedSegment {
   timeIndex: Uint8Array;
 }
 
+/** Counters of one pass. */
 export interface CleanStats {
   bytesRead: number;
   bytesWritten: number;
@@ -109,6 +113,7 @@ export interface CleanStats {
   elapsedMs: number;
 }
 
+/** The outcome of a pass that ran to its end. */
 export interface CleanJobResult {
   /** Everything below this is clean now: the new cleaner checkpoint. */
   endOffset: number;
@@ -118,6 +123,7 @@ export interface CleanJobResult {
   stats: CleanStats;
 }
 
+/** The pass's view of its thread: abort flag, clock, sleep (for the throttle). */
 export interface JobIo {
   /** True once the main thread asked the pass to stop. */
   aborted(): boolean;

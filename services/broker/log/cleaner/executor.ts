@@ -28,6 +28,7 @@ import { entryCode, siblingEntry } from './ts-entry';
 /** Swaps a cleaned segment in; resolves false when it could not (the pass then stops). */
 export type CommitSegment = (segment: CleanedSegment) => Promise<boolean>;
 
+/** A pass that was started. */
 export interface RunningClean {
   /** The pass's result; rejects with CleanAborted after abort(), TideError on failure. */
   readonly done: Promise<CleanJobResult>;
@@ -35,11 +36,13 @@ export interface RunningClean {
   abort(): void;
 }
 
+/** Runs passes, one at a time. */
 export interface CleanExecutor {
   start(job: CleanJob, commit: CommitSegment): RunningClean;
   close(): Promise<void>;
 }
 
+/** Runs passes on one worker thread (worker.ts), started on first use and unref'd while idle. */
 export class WorkerExecutor implements CleanExecutor {
   private worker: Worker | undefined;
   private nextId = 1;

@@ -46,6 +46,7 @@ export interface CleanerConfig {
   backoffMs: number;
 }
 
+/** Defaults of the broker-wide cleaner settings (docs/storage.md, Compaction). */
 export const DEFAULT_CLEANER_CONFIG: Readonly<CleanerConfig> = Object.freeze({
   enabled: true,
   dedupeBufferBytes: 32 * MIB,
@@ -55,6 +56,7 @@ export const DEFAULT_CLEANER_CONFIG: Readonly<CleanerConfig> = Object.freeze({
   backoffMs: 5_000,
 });
 
+/** Counters since the broker started (a Prometheus exporter reads them). */
 export interface CleanerStats {
   /** Passes finished. */
   passes: number;
@@ -85,6 +87,7 @@ export interface PassSummary extends CleanJobResult {
   ioMBPerSec: number;
 }
 
+/** What the LogManager gives its cleaner. */
 export interface LogCleanerOptions {
   clock: Clock;
   logger: Logger;
@@ -101,6 +104,7 @@ function keyOf(log: PartitionLog): string {
   return `${log.topic}-${log.partition}`;
 }
 
+/** The cleaner of one data dir (see the header). */
 export class LogCleaner {
   readonly config: Readonly<CleanerConfig>;
   readonly stats: CleanerStats = {

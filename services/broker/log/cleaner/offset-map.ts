@@ -15,6 +15,7 @@ import { DIGEST_WORDS, murmur3x86128 } from './digest';
 
 /** Bytes one slot costs: the digest and the offset. */
 export const OFFSET_MAP_SLOT_BYTES = DIGEST_WORDS * 4 + 8;
+/** Fill the map up to this fraction of its slots (Kafka's log.cleaner.io.buffer.load.factor). */
 export const DEFAULT_LOAD_FACTOR = 0.9;
 const SLOT_WORDS = 6;
 const TWO_32 = 0x1_0000_0000;
@@ -30,6 +31,7 @@ function emptyTable(slots: number): Uint32Array {
   return table;
 }
 
+/** Key digest → latest offset, in a fixed memory budget (see the header). */
 export class OffsetMap {
   /** Slots the memory budget allows. */
   readonly slots: number;

@@ -14,6 +14,7 @@
  */
 import { MAX_U32 } from '../config';
 
+/** What the planner needs of one segment. */
 export interface SegmentSummary {
   baseOffset: number;
   /** The next segment's base offset (the log end for the active segment). */
@@ -23,6 +24,7 @@ export interface SegmentSummary {
   largestTimestampMs: number;
 }
 
+/** A log's state, as cleanableRange reads it. */
 export interface CleanableInput {
   /** Every segment, oldest first; the last is the active segment. */
   segments: readonly SegmentSummary[];
@@ -36,6 +38,7 @@ export interface CleanableInput {
   minCompactionLagMs: number;
 }
 
+/** The parts of a log (see the header) and how dirty it is. */
 export interface Cleanable {
   firstDirtyOffset: number;
   firstUncleanableOffset: number;
@@ -47,6 +50,7 @@ export interface Cleanable {
   dirtyRatio: number;
 }
 
+/** Splits a log into clean, dirty and uncleanable parts (see the header) and measures them. */
 export function cleanableRange(input: CleanableInput): Cleanable {
   const { segments } = input;
   const active = segments[segments.length - 1];
