@@ -42,6 +42,8 @@ import { within } from './within';
 export const DEFAULT_SESSION_TIMEOUT_MS = 45_000;
 export const DEFAULT_MAX_PROCESSING_INTERVAL_MS = 300_000;
 export const DEFAULT_AUTO_COMMIT_INTERVAL_MS = 5_000;
+/** How long close() waits for the application to finish the record it holds. */
+const CLOSE_PROCESSING_WAIT_MS = 3_000;
 
 export type RebalanceListener = (partitions: TopicPartition[]) => void | Promise<void>;
 
@@ -271,8 +273,15 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
     this.closed = true;
     for (const timer of this.timers) timer.cancel();
     await within(this.events, 5_000, this.clock);
-    const partitions = [...this.owned.values()].filter((p) => p.state !== 'initializing').map((p) => p.tp);
+    const keys = [...this.owned.keys()].filter((k) => this.owned.get(k)!.state !== 'initializing');
+    const partitions = keys.map((k) => this.owned.get(k)!.tp);
     if (this.session && partitions.length > 0) {
+      // Stop delivering first; the record being processed finishes; then onRevoked and the commit.
+      for (const key of keys) this.owned.get(key)!.state = 'revoking';
+      this.consumer.assign([]);
+      // Bounded: close() may be called from inside the loop, holding the record itself (it is then
+      // not committed, and re-read by the next owner).
+      await this.untilNotProcessing(keys, CLOSE_PROCESSING_WAIT_MS);
       await this.runListener('onRevoked', partitions);
       if (this.autoCommit)
         await this.commit().catch((err: unknown) => this.logger.warn({ err }, 'final commit failed'));
@@ -494,8 +503,8 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
   }
 
   /** Resolves when the application no longer holds a record of `keys` (bounded by the max processing interval). */
-  private async untilNotProcessing(keys: string[]): Promise<void> {
-    const deadline = this.clock.nowMs() + this.maxProcessingIntervalMs;
+  private async untilNotProcessing(keys: string[], maxWaitMs = this.maxProcessingIntervalMs): Promise<void> {
+    const deadline = this.clock.nowMs() + Math.min(maxWaitMs, this.maxProcessingIntervalMs);
     while (this.inFlight && keys.includes(this.inFlight.key) && this.clock.nowMs() < deadline) {
       await within(new Promise<void>((resolve) => this.inFlightWaiters.push(resolve)), 100, this.clock);
     }

@@ -15,8 +15,9 @@
  * member is out: every partition is lost (dropped without a commit) and it joins as a new member.
  * Any other error (a malformed join) is fatal and surfaced to the application.
  *
- * Safety net: when the coordinator has not answered for the session timeout, the member drops its
- * partitions itself (they may already be someone else's), then keeps trying to rejoin.
+ * Safety nets: no answer from the coordinator for half the session timeout (at least two heartbeat
+ * intervals) → reconnect, keeping the partitions; none for the whole session timeout → the member
+ * drops its partitions itself (they may already be someone else's) and keeps trying to rejoin.
  */
 import type * as grpc from '@grpc/grpc-js';
 import type { Clock, Timer } from '../../services/common/clock';
@@ -299,6 +300,22 @@ export class MemberSession {
       this.send({ heartbeat: { member_epoch: this.epoch } });
     }
     const silentMs = nowMs - this.lastContactMs;
+    const call = this.call;
+    if (
+      this.current === 'joined' &&
+      call &&
+      silentMs > Math.max(2 * this.heartbeatIntervalMs, this.options.sessionTimeoutMs / 2)
+    ) {
+      // A hung coordinator (or a half-open connection): find the coordinator again, keep the partitions.
+      this.onFailure(
+        call,
+        new TideError(
+          'COORDINATOR_NOT_AVAILABLE',
+          `no answer from the group coordinator for ${silentMs} ms; reconnecting`,
+        ),
+      );
+      call.cancel();
+    }
     if (this.holdsPartitions && silentMs > this.options.sessionTimeoutMs && this.current !== 'leaving') {
       this.holdsPartitions = false;
       this.options.handler.onLost(

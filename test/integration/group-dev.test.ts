@@ -5,6 +5,8 @@
  *   partitions a member does not own are rejected with typed errors;
  * - a live group is rewound with `tide groups reset-offsets` (dry run first) while its member
  *   runs: the member continues from the new offsets without a restart; describe shows lag;
+ * - a member stuck on one record longer than maxProcessingIntervalMs loses its partitions (another
+ *   member reads the record it held) and rejoins when it goes on;
  * - committed offsets survive a SIGKILL of tide dev (rebuilt from __consumer_offsets).
  */
 import * as grpc from '@grpc/grpc-js';
@@ -248,6 +250,57 @@ it('rewinds a live group with tide groups reset-offsets (dry run first); the mem
   const unknown = await runCli(['groups', 'describe', 'no-such-group', ...bootstrap]);
   expect(unknown.code).toBe(1);
   expect(unknown.stderr).toMatch(/GROUP_ID_NOT_FOUND/);
+});
+
+it('a member stuck on one record past maxProcessingIntervalMs loses its partitions, then rejoins', async () => {
+  await tide.admin().createTopic('stall', { partitions: 2 });
+  const producer = tide.producer();
+  for (let p = 0; p < 2; p++)
+    await producer.send(
+      'stall',
+      Array.from({ length: 5 }, (_, i) => ({ value: `${p}-${i}`, partition: p })),
+    );
+  const lost: number[] = [];
+  let held: { partition: number; offset: number } | undefined;
+  let goOn!: () => void;
+  const stuck = tide.consumer({
+    groupId: 'stall',
+    autoOffsetReset: 'earliest',
+    sessionTimeoutMs: 6_000,
+    maxProcessingIntervalMs: 1_000,
+    onLost: (ps) => void lost.push(...ps.map((p) => p.partition)),
+  });
+  stuck.subscribe(['stall']);
+  const stuckLoop = (async () => {
+    for await (const r of stuck) {
+      if (!held) {
+        held = { partition: r.partition, offset: r.offset };
+        await new Promise<void>((resolve) => (goOn = resolve));
+      }
+    }
+  })();
+  await waitFor(() => lost.length === 2, {
+    timeoutMs: 10_000,
+    what: 'the stuck member to give its partitions up',
+  });
+  const seen: { partition: number; offset: number; value: string }[] = [];
+  const other = tide.consumer({ groupId: 'stall', autoOffsetReset: 'earliest', sessionTimeoutMs: 6_000 });
+  other.subscribe(['stall']);
+  void (async () => {
+    for await (const r of other)
+      seen.push({ partition: r.partition, offset: r.offset, value: r.value!.toString() });
+  })();
+  // The record it was stuck on was never committed: the other member reads it.
+  await waitFor(() => seen.length === 10, { what: 'the other member to read everything' });
+  expect(seen.some((r) => r.partition === held!.partition && r.offset === held!.offset)).toBe(true);
+  goOn();
+  await waitFor(() => stuck.assignment().length === 1 && other.assignment().length === 1, {
+    timeoutMs: 10_000,
+    what: 'the stuck member to rejoin and get its share',
+  });
+  await stuck.close();
+  await other.close();
+  await stuckLoop;
 });
 
 it('tide consume --group continues where the group left off; offsets survive a SIGKILL of tide dev', async () => {
