@@ -13,6 +13,8 @@ import { CONTROLLER_CONFIG_SCHEMA, etcdEndpointList } from '../../services/contr
 import { ControllerNode } from '../../services/controller/controller-node';
 import { action, parseInteger } from '../common';
 import { untilStopSignal } from '../signals';
+import { serveMetrics } from '../../services/common/metrics';
+import { controllerMetrics } from '../../services/controller/metrics';
 
 interface ControllerOptions {
   id?: number;
@@ -63,6 +65,14 @@ export function controllerCommand(): Command {
           await store.close().catch(() => undefined);
           throw err;
         }
+        const metricsServer =
+          config.metricsPort >= 0
+            ? await serveMetrics(controllerMetrics(node).registry, {
+                host: config.host,
+                port: config.metricsPort,
+                logger,
+              })
+            : undefined;
         process.stdout.write(
           `Tide controller ${config.controllerId} ${node.isActive ? `active (epoch ${node.epoch})` : 'standing by'}\n` +
             `bootstrap ${node.address}\n`,
@@ -71,6 +81,7 @@ export function controllerCommand(): Command {
         await untilStopSignal(async () => {
           logger.info('stopping: resigning from the controller election');
           await node.stop();
+          await metricsServer?.close();
         }, logger);
         await store.close().catch((err: unknown) => logger.warn({ err }, 'closing the etcd client failed'));
         logger.flush();

@@ -14,6 +14,8 @@ import { toLogConfig } from '../controller/topic-config';
 import type { TopicManager } from '../controller/topic-manager';
 import { brokerHandlers } from './api/broker-service';
 import { LeaderForwarder } from './api/forward';
+import { BrokerMetrics } from './metrics';
+import { serveMetrics, type MetricsServer } from '../common/metrics';
 import { adminHandlers, type TopicAdmin } from './api/admin';
 import type { MetadataView, ProducerIdSource } from './api/registry';
 import type { BrokerConfig } from './config';
@@ -65,7 +67,13 @@ export class BrokerNode {
     private readonly watches: { cancel(): Promise<void> }[],
     private readonly brokerInfo: BrokerInfo__Input,
     private readonly forwarder: LeaderForwarder,
+    private readonly metricsServer: MetricsServer | undefined,
   ) {}
+
+  /** The port of the Prometheus endpoint, when metrics are on. */
+  get metricsPort(): number | undefined {
+    return this.metricsServer?.port;
+  }
 
   /** The address clients connect to, host:port. */
   get address(): string {
@@ -151,6 +159,16 @@ export class BrokerNode {
     };
 
     const forwarder = new LeaderForwarder(metadata);
+    const metrics = new BrokerMetrics(() => replicas.status());
+    changes.on('change', () => metrics.observePartitions(replicas.status()));
+    const metricsServer =
+      config.metricsPort >= 0
+        ? await serveMetrics(metrics.service.registry, {
+            host: config.host,
+            port: config.metricsPort,
+            logger,
+          })
+        : undefined;
     let server: TideServer | undefined;
     try {
       server = await startServer({
@@ -166,6 +184,7 @@ export class BrokerNode {
               partitions: replicas,
               metadata,
               forwarder,
+              metrics,
               producerIds: deps.producerIds,
               clock: deps.clock,
               logger,
@@ -173,7 +192,13 @@ export class BrokerNode {
           );
           s.addService(
             proto.Admin.service,
-            adminHandlers({ topics: deps.topicAdmin, partitions: replicas, metadata, logger }),
+            adminHandlers({
+              topics: deps.topicAdmin,
+              partitions: replicas,
+              metadata,
+              logger,
+              edge: metrics.edge(logger),
+            }),
           );
           s.addService(internalProto().replication.Replication.service, replication.handlers());
           // FindCoordinator / DescribeCoordinators: clients find group coordinators through any broker.
@@ -234,11 +259,15 @@ export class BrokerNode {
         [topicWatch, brokerWatch],
         brokerInfo,
         forwarder,
+        metricsServer,
       );
       server.health.setStatus('', 'SERVING');
       server.health.setStatus('tide.v1.Broker', 'SERVING');
       server.health.setStatus('tide.v1.Admin', 'SERVING');
-      logger.info({ address: node.address, dataDir: config.dataDir }, 'broker started');
+      logger.info(
+        { address: node.address, dataDir: config.dataDir, metricsPort: metricsServer?.port },
+        'broker started',
+      );
       return node;
     } catch (err) {
       if (server) await stopServer(server.server, 0);
@@ -258,6 +287,7 @@ export class BrokerNode {
     this.replication.closeStreams();
     await stopServer(this.server.server, 2_000);
     this.forwarder.close();
+    await this.metricsServer?.close();
     await this.logs.closeAll();
     await this.registration.stop();
     this.deps.logger.info({ broker: this.config.brokerId }, 'broker stopped');

@@ -69,6 +69,13 @@ export const BROKER_CONFIG_SCHEMA = {
     min: 1,
     doc: 'Replication factor of topics created without one.',
   },
+  metricsPort: {
+    type: 'int',
+    default: -1,
+    min: -1,
+    max: 65535,
+    doc: 'HTTP port of the Prometheus endpoint /metrics; -1 = off, 0 = any free port.',
+  },
   leaseTtlMs: {
     type: 'int',
     default: 10_000,

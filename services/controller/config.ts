@@ -52,6 +52,13 @@ export const CONTROLLER_CONFIG_SCHEMA = {
     min: 100,
     doc: 'How often leadership moves back to preferred replicas that are live and in sync.',
   },
+  metricsPort: {
+    type: 'int',
+    default: -1,
+    min: -1,
+    max: 65535,
+    doc: 'HTTP port of the Prometheus endpoint /metrics; -1 = off, 0 = any free port.',
+  },
   leaseTtlMs: {
     type: 'int',
     default: DEFAULT_CONTROLLER_LEASE_TTL_MS,

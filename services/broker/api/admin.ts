@@ -11,7 +11,7 @@ import type { AdminHandlers } from '../../common/grpc/generated/tide/v1/Admin';
 import type { Logger } from '../../common/logger';
 import { TideError } from '../../common/errors';
 import type { MetadataView, PartitionRegistry } from './registry';
-import { unary } from './unary';
+import { unary, type RpcEdge } from './unary';
 
 export interface CreateTopicSpec {
   name: string;
@@ -42,6 +42,8 @@ export interface AdminDeps {
   partitions: PartitionRegistry;
   metadata: MetadataView;
   logger: Logger;
+  /** Where RPC outcomes are reported (logger plus metrics); default the logger. */
+  edge?: RpcEdge;
 }
 
 function requireName(name: string): string {
@@ -78,7 +80,7 @@ async function untilServedHere(deps: AdminDeps, name: string, partitionCount: nu
 }
 
 export function adminHandlers(deps: AdminDeps): AdminHandlers {
-  const { logger } = deps;
+  const logger = deps.edge ?? deps.logger;
   return {
     CreateTopic: unary(logger, 'CreateTopic', async (req: CreateTopicRequest) => {
       const topic = await deps.topics.createTopic({

@@ -8,6 +8,7 @@ import { handleProduceStream, produceRouted } from './produce';
 import { isLedElsewhere, wantsProxy, type LeaderForwarder } from './forward';
 import type { MetadataView, PartitionRegistry, ProducerIdSource } from './registry';
 import { unary } from './unary';
+import type { BrokerMetrics } from '../metrics';
 import { metadataResponse, watchMetadata } from './watch-metadata';
 
 export interface BrokerServiceDeps {
@@ -16,12 +17,13 @@ export interface BrokerServiceDeps {
   producerIds: ProducerIdSource;
   /** Proxy routing (forward.ts); absent: requests for partitions led elsewhere fail NOT_LEADER. */
   forwarder?: LeaderForwarder;
+  metrics?: BrokerMetrics;
   clock: Clock;
   logger: Logger;
 }
 
 export function brokerHandlers(deps: BrokerServiceDeps): BrokerHandlers {
-  const { logger } = deps;
+  const logger = deps.metrics ? deps.metrics.edge(deps.logger) : deps.logger;
   return {
     Produce: unary(logger, 'Produce', (req, metadata) => produceRouted(deps, req, metadata)),
     ProduceStream: (call) => handleProduceStream(deps, call),

@@ -16,6 +16,7 @@ import type { Partition, PartitionReadResult } from '../partition/partition';
 import type { PartitionRegistry } from './registry';
 import { toWireRecord } from './records';
 import { isLedElsewhere, wantsProxy, type LeaderForwarder } from './forward';
+import type { TrafficMetrics } from '../metrics';
 import { byteLimit, requireOffset, requirePartition, requireTopic, waitLimit } from './validate';
 
 export const DEFAULT_FETCH_MAX_BYTES = 1024 * 1024;
@@ -28,6 +29,7 @@ export interface FetchDeps {
   partitions: PartitionRegistry;
   /** Proxy routing: forwards reads of partitions led elsewhere (see forward.ts). */
   forwarder?: LeaderForwarder;
+  metrics?: TrafficMetrics;
   clock: Clock;
   logger: Logger;
 }
@@ -49,6 +51,7 @@ export async function fetch(deps: FetchDeps, request: FetchRequest): Promise<Fet
     result = await partition.read(offset, maxBytes);
     if (partition.highWatermark <= waitFrom) break;
   }
+  deps.metrics?.fetched(topic, result.batches.length);
   return toFetchResponse(partition, offset, result, request.format);
 }
 
@@ -175,6 +178,7 @@ async function streamPartition(
         await partition.waitForData(offset, STREAM_IDLE_WAIT_MS, signal);
         continue;
       }
+      deps.metrics?.fetched(topic, result.batches.length);
       const response = toFetchResponse(partition, offset, result, format);
       offset = result.nextOffset;
       if (!call.write(response)) await drained(call, signal);

@@ -14,6 +14,7 @@ import type { PartitionRegistry } from './registry';
 import { fromWireRecord } from './records';
 import { requirePartition, requireTopic } from './validate';
 import { isLedElsewhere, wantsProxy, type LeaderForwarder } from './forward';
+import type { TrafficMetrics } from '../metrics';
 
 /** In-flight requests per ProduceStream before the broker stops reading from it. */
 export const PRODUCE_STREAM_MAX_IN_FLIGHT = 64;
@@ -22,6 +23,7 @@ export interface ProduceDeps {
   partitions: PartitionRegistry;
   /** Proxy routing: forwards requests for partitions led elsewhere (see forward.ts). */
   forwarder?: LeaderForwarder;
+  metrics?: TrafficMetrics;
   clock: Clock;
   logger: Logger;
 }
@@ -34,15 +36,19 @@ export function produce(deps: ProduceDeps, request: ProduceRequest): Promise<Pro
     const batches = batchesOf(request, deps.clock);
     const partition = deps.partitions.leaderFor(topic, partitionId);
     const acks = request.acks === 'ACKS_NONE' ? 'none' : request.acks === 'ACKS_LEADER' ? 'leader' : 'all';
-    return partition.append(batches, { acks, timeoutMs: request.timeout_ms }).then((result) => ({
-      correlation_id: request.correlation_id,
-      topic,
-      partition: partitionId,
-      base_offset: result.baseOffset,
-      last_offset: result.lastOffset,
-      log_append_time_ms: result.logAppendTimeMs,
-      log_start_offset: result.logStartOffset,
-    }));
+    return partition.append(batches, { acks, timeoutMs: request.timeout_ms }).then((result) => {
+      if (!result.duplicate)
+        deps.metrics?.produced(topic, result.lastOffset - result.baseOffset + 1, batches.length);
+      return {
+        correlation_id: request.correlation_id,
+        topic,
+        partition: partitionId,
+        base_offset: result.baseOffset,
+        last_offset: result.lastOffset,
+        log_append_time_ms: result.logAppendTimeMs,
+        log_start_offset: result.logStartOffset,
+      };
+    });
   } catch (err) {
     return Promise.reject(err);
   }

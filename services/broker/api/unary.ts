@@ -1,20 +1,41 @@
-/** Adapts a promise-returning handler to grpc-js's callback style, mapping errors at the edge. */
+/**
+ * Adapts a promise-returning handler to grpc-js's callback style, mapping errors at the edge and
+ * recording each call's latency and result code when metrics are on.
+ */
 import type * as grpc from '@grpc/grpc-js';
-import { TideError } from '../../common/errors';
+import { TideError, toTideError } from '../../common/errors';
 import { toGrpcStatus } from '../../common/grpc/status';
 import type { Logger } from '../../common/logger';
 
+/** Where a handler's outcome is reported: a logger, optionally with an RPC metrics observer. */
+export type RpcEdge =
+  Logger | { logger: Logger; observeRpc?: (method: string, code: string, seconds: number) => void };
+
+function edgeOf(edge: RpcEdge): {
+  logger: Logger;
+  observeRpc?: (method: string, code: string, seconds: number) => void;
+} {
+  return 'logger' in edge && !('child' in edge) ? edge : { logger: edge as Logger };
+}
+
 export function unary<Req, Res>(
-  logger: Logger,
+  edge: RpcEdge,
   method: string,
   handler: (request: Req, metadata: grpc.Metadata) => Promise<Res>,
 ): grpc.handleUnaryCall<Req, Res> {
+  const { logger, observeRpc } = edgeOf(edge);
   return (call, callback) => {
+    const started = observeRpc ? process.hrtime.bigint() : 0n;
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     handler(call.request, call.metadata).then(
-      (response) => callback(null, response),
+      (response) => {
+        observeRpc?.(method, 'OK', seconds());
+        callback(null, response);
+      },
       (err: unknown) => {
         if (!(err instanceof TideError)) logger.error({ err, method }, 'request failed unexpectedly');
         else logger.debug({ code: err.code, method, msg: err.message }, 'request rejected');
+        observeRpc?.(method, toTideError(err).code, seconds());
         callback(toGrpcStatus(err));
       },
     );

@@ -1,0 +1,62 @@
+/**
+ * The controller's Prometheus metrics (served on `metricsPort` at /metrics):
+ *
+ *   tide_controller_active / tide_controller_epoch        this instance's election state
+ *   tide_controller_activations                           times this instance became active
+ *   tide_controller_leader_elections / _unclean_elections / _preferred_leader_elections
+ *   tide_controller_offline_transitions / _isr_shrinks / _fenced_writes
+ *   plus Node's process metrics. Counts are since this process started.
+ */
+import { Gauge } from 'prom-client';
+import { createServiceMetrics, type ServiceMetrics } from '../common/metrics';
+import type { ControllerNode } from './controller-node';
+
+export function controllerMetrics(node: ControllerNode): ServiceMetrics {
+  const metrics = createServiceMetrics('controller');
+  const registers = [metrics.registry];
+  const gauge = (name: string, help: string, read: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        this.set(read());
+      },
+    });
+  gauge('tide_controller_active', '1 while this instance is the active controller', () =>
+    node.isActive ? 1 : 0,
+  );
+  gauge('tide_controller_epoch', 'Controller epoch of this instance (0 on a standby)', () => node.epoch);
+  gauge(
+    'tide_controller_activations',
+    'Times this instance became the active controller',
+    () => node.stats().activations,
+  );
+  gauge(
+    'tide_controller_leader_elections',
+    'Leaders elected from the ISR',
+    () => node.stats().leaderElections,
+  );
+  gauge(
+    'tide_controller_unclean_elections',
+    'Leaders elected outside the ISR (possible data loss)',
+    () => node.stats().uncleanElections,
+  );
+  gauge(
+    'tide_controller_preferred_leader_elections',
+    'Leadership moves back to the preferred replica',
+    () => node.stats().preferredLeaderElections,
+  );
+  gauge(
+    'tide_controller_offline_transitions',
+    'Partitions that went offline (no live ISR member)',
+    () => node.stats().offlineTransitions,
+  );
+  gauge('tide_controller_isr_shrinks', 'ISR shrinks because brokers died', () => node.stats().isrShrinks);
+  gauge(
+    'tide_controller_fenced_writes',
+    'Writes of this instance rejected by fencing',
+    () => node.stats().fencedWrites,
+  );
+  return metrics;
+}

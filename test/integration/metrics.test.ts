@@ -1,0 +1,93 @@
+/** Prometheus metrics of a real `tide dev` process: RPC latency, traffic per topic, process metrics. */
+import * as fs from 'fs';
+import * as http from 'http';
+import * as net from 'net';
+import { Tide } from '../../client';
+import { makeTempDir, startTide, type TideProcess } from '../harness/processes';
+import { startEtcd } from '../harness/etcd';
+
+jest.setTimeout(60_000);
+
+let dataDir: string;
+let node: TideProcess;
+let metricsPort: number;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function scrape(port = metricsPort): Promise<string> {
+  return new Promise((resolve, reject) =>
+    http
+      .get({ host: '127.0.0.1', port, path: '/metrics' }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve(body));
+      })
+      .on('error', reject),
+  );
+}
+
+beforeAll(async () => {
+  dataDir = makeTempDir();
+  metricsPort = await freePort();
+  node = await startTide(['dev', '--data', dataDir, '--port', '0'], {
+    env: { TIDE_METRICS_PORT: String(metricsPort) },
+  });
+});
+
+afterAll(async () => {
+  await node?.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('GET /metrics shows RPC latency, records and bytes per topic, partitions and process metrics', async () => {
+  const tide = new Tide({ bootstrap: [node.address] });
+  await tide.admin().createTopic('metered', { partitions: 1 });
+  const producer = tide.producer();
+  await producer.send(
+    'metered',
+    Array.from({ length: 50 }, (_, i) => ({ value: `v${i}` })),
+  );
+  await producer.close();
+  const consumer = tide.consumer();
+  await consumer.fetch({ topic: 'metered', partition: 0 }, 0);
+  await consumer.close();
+  await tide.close();
+
+  const text = await scrape();
+  const line = (name: string, ...labels: string[]) =>
+    text.split('\n').find((l) => l.startsWith(name + '{') && labels.every((label) => l.includes(label))) ??
+    '';
+  expect(line('tide_records_in_total', 'topic="metered"')).toMatch(/ 50$/);
+  expect(line('tide_bytes_out_total', 'topic="metered"')).toMatch(/ [1-9]\d*$/);
+  expect(line('tide_rpc_duration_seconds_count', 'method="CreateTopic"', 'code="OK"')).toMatch(/ 1$/);
+  expect(line('tide_rpc_duration_seconds_count', 'method="Fetch"', 'code="OK"')).toMatch(/ 1$/);
+  expect(line('tide_partitions_led')).toMatch(/ [1-9]\d*$/);
+  expect(line('tide_under_replicated_partitions')).toMatch(/ 0$/);
+  expect(text).toMatch(/process_cpu_seconds_total/);
+  expect(text).toMatch(/nodejs_eventloop_lag_seconds/);
+});
+
+test('the active controller reports its election state', async () => {
+  const etcd = await startEtcd();
+  const port = await freePort();
+  const controller = await startTide(['controller', '--id', '0', '--port', '0', '--etcd', etcd.endpoint], {
+    env: { TIDE_METRICS_PORT: String(port) },
+  });
+  try {
+    const text = await scrape(port);
+    expect(text).toMatch(/^tide_controller_active\{[^}]*\} 1$/m);
+    expect(text).toMatch(/^tide_controller_epoch\{[^}]*\} [1-9]\d*$/m);
+  } finally {
+    await controller.stop();
+    await etcd.close();
+  }
+});
