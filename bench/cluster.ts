@@ -39,13 +39,11 @@ async function main(): Promise<void> {
   });
   const tide = new Tide({ bootstrap: cluster.bootstrap(), metadataMaxAgeMs: 500 });
   try {
-    await tide
-      .admin()
-      .createTopic('bench', {
-        partitions: 1,
-        replicationFactor: 3,
-        configs: { 'min.insync.replicas': '2', 'flush.policy': options.flush },
-      });
+    await tide.admin().createTopic('bench', {
+      partitions: 1,
+      replicationFactor: 3,
+      configs: { 'min.insync.replicas': '2', 'flush.policy': options.flush },
+    });
     const producer = tide.producer({ acks: 'all' });
     await producer.connect();
     const chunk = 1000;

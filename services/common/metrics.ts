@@ -36,7 +36,10 @@ export interface MetricsServer {
 }
 
 /** Serves the registry on host:port (0 = any free port). */
-export async function serveMetrics(registry: Registry, options: { host: string; port: number; logger: Logger }): Promise<MetricsServer> {
+export async function serveMetrics(
+  registry: Registry,
+  options: { host: string; port: number; logger: Logger },
+): Promise<MetricsServer> {
   const server = http.createServer((req, res) => {
     if (req.url !== '/metrics') {
       res.writeHead(404).end('see /metrics\n');
