@@ -19,7 +19,8 @@ import { CoordinatorLocator } from './api/locator';
 import { coordinatorProto } from './api/proto';
 import type { CoordinatorConfig } from './config';
 import { Coordinator } from './coordinator';
-import { startMetricsServer, type MetricsServer } from './metrics';
+import { serveMetrics, type MetricsServer } from '../common/metrics';
+import { coordinatorMetrics } from './metrics';
 import { OFFSETS_TOPIC } from './offsets-codec';
 import { TideOffsetsLog } from './offsets-log';
 import { ShardOwnership } from './shard-ownership';
@@ -118,6 +119,7 @@ export class CoordinatorNode {
         ownerOf: (shard) => ownershipRef.current?.ownerOf(shard),
       });
       const started = coordinator;
+      const metrics = config.metricsPort >= 0 ? coordinatorMetrics(coordinator) : undefined;
       const locator = new CoordinatorLocator(deps.store, config.clusterName);
       const server = await startServer({
         host: config.host,
@@ -132,6 +134,7 @@ export class CoordinatorNode {
               selfId: id,
               partitionCount: (topic) => partitionCounts.get(topic),
               logger,
+              observeRpc: metrics?.observeRpc,
             }),
           ),
       });
@@ -155,14 +158,13 @@ export class CoordinatorNode {
       });
       ownershipRef.current = ownership;
       await ownership.start();
-      const metrics =
-        config.metricsPort >= 0
-          ? await startMetricsServer(coordinator, { host: config.host, port: config.metricsPort, logger })
-          : undefined;
+      const metricsServer = metrics
+        ? await serveMetrics(metrics.registry, { host: config.host, port: config.metricsPort, logger })
+        : undefined;
       server.health.setStatus('', 'SERVING');
       server.health.setStatus(HEALTH_SERVICE, 'SERVING');
       logger.info(
-        { address, shardCount: ownership.shardCount, offsetsPartitions, metricsPort: metrics?.port },
+        { address, shardCount: ownership.shardCount, offsetsPartitions, metricsPort: metricsServer?.port },
         'group coordinator started',
       );
       return new CoordinatorNode(
@@ -174,7 +176,7 @@ export class CoordinatorNode {
         log,
         cluster,
         topicWatch,
-        metrics,
+        metricsServer,
         logger,
       );
     } catch (err) {

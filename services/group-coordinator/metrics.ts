@@ -1,43 +1,66 @@
 /**
- * The coordinator's Prometheus endpoint: `GET /metrics` on its own HTTP port.
+ * The coordinator's Prometheus metrics, on the shared service registry (services/common/metrics.ts:
+ * Node process metrics and tide_rpc_duration_seconds) served at `GET /metrics`:
  *
- *   tide_consumer_group_lag{group,topic,partition}        high watermark - committed offset
- *   tide_consumer_group_committed_offset{group,topic,partition}
+ *   tide_consumer_group_lag{group,topic,partition}               high watermark - committed offset
+ *   tide_consumer_group_committed_offset{group,topic,partition}  -1: none
  *   tide_consumer_group_members{group}
- *   tide_coordinator_shards{status}                        shards this instance holds (loading/active)
+ *   tide_coordinator_shards{status}                               shards held (loading / active)
  *
  * Lag is computed at scrape time (one ListOffsets per partition of the groups this instance
- * coordinates), so a scrape costs as much as `tide groups describe` of every group.
+ * coordinates; both lag gauges share one computation per scrape), the same numbers as
+ * `tide groups describe`.
  */
-import * as http from 'http';
-import { Gauge, Registry } from 'prom-client';
-import type { Logger } from '../common/logger';
-import type { Coordinator } from './coordinator';
+import { Gauge } from 'prom-client';
+import { createServiceMetrics, type ServiceMetrics } from '../common/metrics';
+import type { Coordinator, PartitionLagView } from './coordinator';
 
-export interface MetricsServer {
-  port: number;
-  close(): Promise<void>;
-}
+/** How long one lag computation serves scrapes (the two lag gauges of one scrape share it). */
+const LAG_REUSE_MS = 1_000;
 
-export function coordinatorRegistry(coordinator: Coordinator): Registry {
-  const registry = new Registry();
-  const lag = new Gauge({
+export function coordinatorMetrics(
+  coordinator: Coordinator,
+  metrics: ServiceMetrics = createServiceMetrics('coordinator'),
+): ServiceMetrics {
+  let cached:
+    { atMs: number; lag: Promise<{ groupId: string; partitions: PartitionLagView[] }[]> } | undefined;
+  const lag = () => {
+    if (!cached || Date.now() - cached.atMs > LAG_REUSE_MS)
+      cached = { atMs: Date.now(), lag: coordinator.allLag() };
+    return cached.lag;
+  };
+  const labels = (groupId: string, p: PartitionLagView) => ({
+    group: groupId,
+    topic: p.topic,
+    partition: String(p.partition),
+  });
+  new Gauge({
     name: 'tide_consumer_group_lag',
     help: 'Records behind the high watermark, per consumer group and partition',
     labelNames: ['group', 'topic', 'partition'],
-    registers: [registry],
+    registers: [metrics.registry],
+    async collect() {
+      this.reset();
+      for (const g of await lag())
+        for (const p of g.partitions) if (p.lag >= 0) this.set(labels(g.groupId, p), p.lag);
+    },
   });
-  const committed = new Gauge({
+  new Gauge({
     name: 'tide_consumer_group_committed_offset',
     help: 'Committed offset per consumer group and partition (-1: none)',
     labelNames: ['group', 'topic', 'partition'],
-    registers: [registry],
+    registers: [metrics.registry],
+    async collect() {
+      this.reset();
+      for (const g of await lag())
+        for (const p of g.partitions) this.set(labels(g.groupId, p), p.committedOffset);
+    },
   });
   new Gauge({
     name: 'tide_consumer_group_members',
     help: 'Members per consumer group',
     labelNames: ['group'],
-    registers: [registry],
+    registers: [metrics.registry],
     collect() {
       this.reset();
       for (const g of coordinator.listGroups()) this.set({ group: g.groupId }, g.members);
@@ -47,56 +70,12 @@ export function coordinatorRegistry(coordinator: Coordinator): Registry {
     name: 'tide_coordinator_shards',
     help: 'Group shards this coordinator holds, by status',
     labelNames: ['status'],
-    registers: [registry],
+    registers: [metrics.registry],
     collect() {
-      this.reset();
       const shards = coordinator.loadedShards();
       for (const status of ['loading', 'active'])
         this.set({ status }, shards.filter((s) => s.status === status).length);
     },
   });
-  // Both gauges come from one lag computation per scrape.
-  const refresh = async () => {
-    lag.reset();
-    committed.reset();
-    for (const { groupId, partitions } of await coordinator.allLag()) {
-      for (const p of partitions) {
-        const labels = { group: groupId, topic: p.topic, partition: String(p.partition) };
-        committed.set(labels, p.committedOffset);
-        if (p.lag >= 0) lag.set(labels, p.lag);
-      }
-    }
-  };
-  return Object.assign(registry, { refresh });
-}
-
-export async function startMetricsServer(
-  coordinator: Coordinator,
-  options: { host: string; port: number; logger: Logger },
-): Promise<MetricsServer> {
-  const registry = coordinatorRegistry(coordinator) as Registry & { refresh(): Promise<void> };
-  const server = http.createServer((req, res) => {
-    if (req.url !== '/metrics') {
-      res.writeHead(404).end('see /metrics\n');
-      return;
-    }
-    registry
-      .refresh()
-      .then(() => registry.metrics())
-      .then(
-        (text) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(text),
-        (err: unknown) => {
-          options.logger.warn({ err }, 'metrics scrape failed');
-          res.writeHead(500).end(String(err));
-        },
-      );
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve((server.address() as { port: number }).port));
-  });
-  return {
-    port,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return metrics;
 }

@@ -34,6 +34,8 @@ export interface CoordinatorServiceDeps {
   /** Partition count of a data topic; undefined when it does not exist. */
   partitionCount: (topic: string) => number | undefined;
   logger: Logger;
+  /** Records each unary call's latency and result (tide_rpc_duration_seconds) when metrics are on. */
+  observeRpc?: (method: string, code: string, seconds: number) => void;
 }
 
 function invalid(message: string): TideError {
@@ -189,10 +191,11 @@ function membership(
 
 export function coordinatorHandlers(deps: CoordinatorServiceDeps): GroupCoordinatorHandlers {
   const { coordinator, logger } = deps;
+  const edge = { logger, observeRpc: deps.observeRpc };
   return {
-    ...locatorMethods(deps.locator, logger),
+    ...locatorMethods(deps.locator, edge),
     Membership: (call) => membership(deps, call),
-    CommitOffsets: unary(logger, 'CommitOffsets', async (req) => {
+    CommitOffsets: unary(edge, 'CommitOffsets', async (req) => {
       const groupId = validateGroupId(req.group_id);
       if (req.offsets.length === 0) throw invalid('offsets is empty');
       const entries = req.offsets.map((o, i) => {
@@ -204,7 +207,7 @@ export function coordinatorHandlers(deps: CoordinatorServiceDeps): GroupCoordina
       await coordinator.runtime(groupId, true).commit(req.member_id, req.member_epoch, entries);
       return {};
     }),
-    FetchOffsets: unary(logger, 'FetchOffsets', async (req) => {
+    FetchOffsets: unary(edge, 'FetchOffsets', async (req) => {
       const groupId = validateGroupId(req.group_id);
       const offsets = coordinator.fetchOffsets(groupId, fromWire('partitions', req.partitions));
       return {
@@ -220,7 +223,7 @@ export function coordinatorHandlers(deps: CoordinatorServiceDeps): GroupCoordina
         }),
       };
     }),
-    ListGroups: unary(logger, 'ListGroups', async () => ({
+    ListGroups: unary(edge, 'ListGroups', async () => ({
       groups: coordinator.listGroups().map((g) => ({
         group_id: g.groupId,
         state: g.state,
@@ -229,7 +232,7 @@ export function coordinatorHandlers(deps: CoordinatorServiceDeps): GroupCoordina
         coordinator_id: deps.selfId,
       })),
     })),
-    DescribeGroup: unary(logger, 'DescribeGroup', async (req) => {
+    DescribeGroup: unary(edge, 'DescribeGroup', async (req) => {
       const groupId = validateGroupId(req.group_id);
       const rt = coordinator.runtime(groupId, false);
       const partitions = await coordinator.lag(groupId);
@@ -262,7 +265,7 @@ export function coordinatorHandlers(deps: CoordinatorServiceDeps): GroupCoordina
         })),
       };
     }),
-    ResetOffsets: unary(logger, 'ResetOffsets', async (req) => {
+    ResetOffsets: unary(edge, 'ResetOffsets', async (req) => {
       const groupId = validateGroupId(req.group_id);
       const spec = parseReset(req);
       const keys = new Set(fromWire('partitions', req.partitions));

@@ -12,7 +12,7 @@ import { toGrpcStatus } from '../../common/grpc/status';
 import type { GroupCoordinatorHandlers } from '../../common/grpc/generated/tide/v1/GroupCoordinator';
 import type { DescribeCoordinatorsResponse__Input } from '../../common/grpc/generated/tide/v1/DescribeCoordinatorsResponse';
 import type { FindCoordinatorResponse__Input } from '../../common/grpc/generated/tide/v1/FindCoordinatorResponse';
-import { unary } from '../../broker/api/unary';
+import { unary, type RpcEdge } from '../../broker/api/unary';
 import {
   CoordinatorKeys,
   decodeCoordinatorRecord,
@@ -85,13 +85,13 @@ export class CoordinatorLocator {
 /** FindCoordinator and DescribeCoordinators as unary handlers. */
 export function locatorMethods(
   locator: CoordinatorLocator,
-  logger: Logger,
+  edge: RpcEdge,
 ): Pick<GroupCoordinatorHandlers, 'FindCoordinator' | 'DescribeCoordinators'> {
   return {
-    FindCoordinator: unary(logger, 'FindCoordinator', (req: { group_id: string }) =>
+    FindCoordinator: unary(edge, 'FindCoordinator', (req: { group_id: string }) =>
       locator.find(validateGroupId(req.group_id)),
     ),
-    DescribeCoordinators: unary(logger, 'DescribeCoordinators', () => locator.describe()),
+    DescribeCoordinators: unary(edge, 'DescribeCoordinators', () => locator.describe()),
   };
 }
 
