@@ -48,7 +48,16 @@ const VALUE_SETS: Record<string, (string | Record<string, unknown>)[]> = {
 };
 
 /** Config keys the chart sets itself, per role. */
-const CHART_SET = ['host', 'port', 'advertisedHost', 'etcdEndpoints', 'clusterName', 'logLevel'];
+// Keys the chart sets itself (metricsPort from metrics.enabled/metrics.port).
+const CHART_SET = [
+  'host',
+  'port',
+  'advertisedHost',
+  'etcdEndpoints',
+  'clusterName',
+  'logLevel',
+  'metricsPort',
+];
 
 function workloads(r: Rendered): K8sObject[] {
   return r.objects.filter((o) => o.kind === 'StatefulSet' || o.kind === 'Deployment');
