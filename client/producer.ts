@@ -52,11 +52,11 @@ export interface ProducerOptions {
   lingerMs?: number;
   /**
    * A batch is closed once it reaches this many bytes (uncompressed; it may exceed it by one
-   * record). Default 512 KiB: against `tide dev` on the 2-core machine, 256 KiB → 512 KiB took
-   * produce from 0.85 to 1.17 M records/s with fsync per ack (each round trip waits for an
-   * fdatasync, so bytes in flight matter) and from 1.09 to 1.32 M without. Batches only grow that
-   * large when records arrive faster than they can be sent, so the size costs no latency at low
-   * load, and it stays below the topic default max.message.bytes (1,048,588).
+   * record). Default 256 KiB: on this hardware 64 KiB batches measured ~2.9 M records/s and
+   * 256 KiB ~3.4 M (docs/PERFORMANCE); 512 KiB gave no steady gain in `npm run bench` on the
+   * shared 2-core machine (0.85–1.17 M records/s with fsync, within its noise). Batches only grow
+   * that large when records arrive faster than they can be sent, so the size costs no latency at
+   * low load. A record that would push a non-empty batch past this starts the next batch.
    */
   batchBytes?: number;
   /** Batches in flight per partition. Default 5 with idempotence (order kept), else 1. */
@@ -91,7 +91,7 @@ export interface SendOptions {
 }
 
 export const DEFAULT_LINGER_MS = 5;
-export const DEFAULT_BATCH_BYTES = 512 * 1024;
+export const DEFAULT_BATCH_BYTES = 256 * 1024;
 export const DEFAULT_MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_PRODUCER_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_PRODUCER_RETRY = { ...DEFAULT_RETRY, attempts: 10, maxBackoffMs: 1_000 };
