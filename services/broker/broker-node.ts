@@ -21,6 +21,7 @@ import type { MetadataView, ProducerIdSource } from './api/registry';
 import type { BrokerConfig } from './config';
 import { LogManager } from './log/log-manager';
 import { ReplicaManager } from './partition/replica-manager';
+import { reportReadyWhenCaughtUp } from './readiness';
 import type { IsrProposer } from './partition/partition';
 import { LeaseFence } from './partition/lease-fence';
 import { RegistrationKeeper } from './registration-keeper';
@@ -262,8 +263,8 @@ export class BrokerNode {
         metricsServer,
       );
       server.health.setStatus('', 'SERVING');
-      server.health.setStatus('tide.v1.Broker', 'SERVING');
       server.health.setStatus('tide.v1.Admin', 'SERVING');
+      reportReadyWhenCaughtUp(server, replicas, config, deps.clock, logger);
       logger.info(
         { address: node.address, dataDir: config.dataDir, metricsPort: metricsServer?.port },
         'broker started',

@@ -76,6 +76,12 @@ export const BROKER_CONFIG_SCHEMA = {
     max: 65535,
     doc: 'HTTP port of the Prometheus endpoint /metrics; -1 = off, 0 = any free port.',
   },
+  readyCatchUpMaxMs: {
+    type: 'int',
+    default: 120_000,
+    min: 0,
+    doc: 'At start, the broker reports ready (tide.v1.Broker health) once the partitions it follows have it back in their ISR, or after this long.',
+  },
   leaseTtlMs: {
     type: 'int',
     default: 10_000,
