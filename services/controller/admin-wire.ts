@@ -4,6 +4,7 @@
  */
 import type { ConfigEntry__Input } from '../common/grpc/generated/tide/v1/ConfigEntry';
 import type { TopicInfo__Input } from '../common/grpc/generated/tide/v1/TopicInfo';
+import type { TopicAdmin } from '../common/topic-admin';
 import type { ConfigEntry } from './topic-config';
 import type { TopicManager } from './topic-manager';
 import type { PartitionView } from './topic-watcher';
@@ -42,25 +43,8 @@ export function toWireConfigEntries(entries: ConfigEntry[]): ConfigEntry__Input[
 }
 
 /** The Admin API's topic operations over a TopicManager, in wire shapes. */
-export interface TopicAdminOperations {
-  createTopic(spec: {
-    name: string;
-    partitions: number;
-    replicationFactor: number;
-    configs: Record<string, string>;
-    validateOnly: boolean;
-  }): Promise<TopicInfo__Input>;
-  deleteTopic(name: string): Promise<void>;
-  listTopics(includeInternal: boolean): Promise<string[]>;
-  describeTopic(name: string): Promise<{ topic: TopicInfo__Input; configs: ConfigEntry__Input[] }>;
-  describeConfigs(name: string): Promise<ConfigEntry__Input[]>;
-  alterConfigs(
-    name: string,
-    set: Record<string, string>,
-    remove: string[],
-    validateOnly: boolean,
-  ): Promise<ConfigEntry__Input[]>;
-}
+/** What topicAdmin() returns: the Admin API's topic operations (services/common/topic-admin.ts). */
+export type TopicAdminOperations = TopicAdmin;
 
 export function topicAdmin(manager: TopicManager): TopicAdminOperations {
   const liveIds = async (): Promise<Set<number>> => new Set((await manager.liveBrokers()).map((b) => b.id));

@@ -35,7 +35,7 @@ import type { DescribeClusterResponse } from '../common/grpc/generated/tide/v1/D
 import type { ConfigEntry__Input } from '../common/grpc/generated/tide/v1/ConfigEntry';
 import type { PartitionInfo } from '../common/grpc/generated/tide/v1/PartitionInfo';
 import type { TopicInfo__Input } from '../common/grpc/generated/tide/v1/TopicInfo';
-import type { CreateTopicSpec, TopicAdmin } from '../broker/api/admin';
+import type { CreateTopicSpec, TopicAdmin } from '../common/topic-admin';
 import type { ClusterDescription } from './api/admin-service';
 import { activeControllerOf, type ActiveController } from './controller-record';
 import type { PartitionView } from './topic-watcher';

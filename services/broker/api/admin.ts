@@ -4,38 +4,15 @@
  */
 import type { CreateTopicRequest } from '../../common/grpc/generated/tide/v1/CreateTopicRequest';
 import type { AlterConfigsRequest } from '../../common/grpc/generated/tide/v1/AlterConfigsRequest';
-import type { ConfigEntry__Input } from '../../common/grpc/generated/tide/v1/ConfigEntry';
-import type { TopicInfo__Input } from '../../common/grpc/generated/tide/v1/TopicInfo';
 import type { PartitionStatus__Input } from '../../common/grpc/generated/tide/v1/PartitionStatus';
 import type { AdminHandlers } from '../../common/grpc/generated/tide/v1/Admin';
 import type { Logger } from '../../common/logger';
 import { TideError } from '../../common/errors';
+import type { TopicAdmin } from '../../common/topic-admin';
 import type { MetadataView, PartitionRegistry } from './registry';
 import { unary, type RpcEdge } from './unary';
 
-export interface CreateTopicSpec {
-  name: string;
-  partitions: number;
-  /** 0 = the cluster default. */
-  replicationFactor: number;
-  configs: Record<string, string>;
-  validateOnly: boolean;
-}
-
-/** The controller-side operations the Admin API exposes. */
-export interface TopicAdmin {
-  createTopic(spec: CreateTopicSpec): Promise<TopicInfo__Input>;
-  deleteTopic(name: string): Promise<void>;
-  listTopics(includeInternal: boolean): Promise<string[]>;
-  describeTopic(name: string): Promise<{ topic: TopicInfo__Input; configs: ConfigEntry__Input[] }>;
-  describeConfigs(name: string): Promise<ConfigEntry__Input[]>;
-  alterConfigs(
-    name: string,
-    set: Record<string, string>,
-    remove: string[],
-    validateOnly: boolean,
-  ): Promise<ConfigEntry__Input[]>;
-}
+export type { CreateTopicSpec, TopicAdmin } from '../../common/topic-admin';
 
 export interface AdminDeps {
   topics: TopicAdmin;
