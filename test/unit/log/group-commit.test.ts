@@ -96,6 +96,64 @@ describe('group commit', () => {
     expect(datasync).toHaveBeenCalledTimes(1);
   });
 
+  it("'sync': appends arriving during an fdatasync are written at once and resolve after the next one", async () => {
+    const dataDir = await dirs.make();
+    log = await openLog(dataDir, testConfig({ flushPolicy: 'sync', segmentBytes: 1 << 20 }));
+    const proto = await fileHandlePrototype(dataDir);
+    const original = proto.datasync as (this: unknown) => Promise<void>;
+    const gates: Array<() => void> = [];
+    const datasync = jest.spyOn(proto as never, 'datasync' as never).mockImplementation(async function (
+      this: unknown,
+    ) {
+      await new Promise<void>((resolve) => gates.push(resolve));
+      return original.call(this);
+    } as never);
+    spies.push(datasync);
+    const done: number[] = [];
+    const first = log.append(buildBatch(), { leaderEpoch: 0 }).then(() => done.push(1));
+    await waitFor(() => gates.length === 1); // the first round's fdatasync is held
+    const second = log.append(buildBatch(), { leaderEpoch: 0 }).then(() => done.push(2));
+    const third = log.append(buildBatch(), { leaderEpoch: 0 }).then(() => done.push(3));
+    await waitFor(() => log!.stats.writevCalls === 2); // written while the first sync runs...
+    expect(offsetsIn((await log.read(0, 1000)).batches)).toEqual([0, 1, 2]);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(gates).toHaveLength(1); // ...but no second sync until the first is done
+    expect(done).toEqual([]);
+    gates[0]();
+    await first;
+    expect(done).toEqual([1]); // the held-back appends are not durable yet
+    await waitFor(() => gates.length === 2);
+    gates[1]();
+    await Promise.all([second, third]);
+    expect(done).toEqual([1, 2, 3]);
+    expect(log.stats.datasyncCalls).toBe(2);
+  });
+
+  it("'sync': a failed fdatasync fails the appends it covered and those written behind it", async () => {
+    const dataDir = await dirs.make();
+    log = await openLog(dataDir, testConfig({ flushPolicy: 'sync', segmentBytes: 1 << 20 }));
+    const proto = await fileHandlePrototype(dataDir);
+    let fail!: () => void;
+    const datasync = jest.spyOn(proto as never, 'datasync' as never).mockImplementation(
+      (() =>
+        new Promise<void>((_, reject) => {
+          fail = () => reject(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' }));
+        })) as never,
+    );
+    spies.push(datasync);
+    const a = log.append(buildBatch(), { leaderEpoch: 0 });
+    await waitFor(() => datasync.mock.calls.length === 1);
+    const b = log.append(buildBatch(), { leaderEpoch: 0 });
+    await waitFor(() => log!.stats.writevCalls === 2);
+    fail();
+    await expect(a).rejects.toMatchObject({ code: 'KAFKA_STORAGE_ERROR' });
+    await expect(b).rejects.toMatchObject({ code: 'KAFKA_STORAGE_ERROR' });
+    await expect(log.append(buildBatch(), { leaderEpoch: 0 })).rejects.toMatchObject({
+      code: 'KAFKA_STORAGE_ERROR',
+    });
+    datasync.mockRestore();
+  });
+
   it("'os': no fsync on the append path; flush() fsyncs once, then nothing when clean", async () => {
     log = await openLog(await dirs.make(), testConfig({ flushPolicy: 'os' }));
     for (let i = 0; i < 20; i++) await log.append(buildBatch(), { leaderEpoch: 0 });
