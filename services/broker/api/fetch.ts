@@ -171,16 +171,20 @@ async function streamPartition(
       }
       return;
     }
+    let next = readAhead(partition, offset, maxBytes);
     while (!signal.aborted) {
-      const result = await partition.read(offset, maxBytes);
+      const result = await next;
       if (signal.aborted) return;
       if (result.batches.length === 0) {
         await partition.waitForData(offset, STREAM_IDLE_WAIT_MS, signal);
+        next = readAhead(partition, offset, maxBytes);
         continue;
       }
       deps.metrics?.fetched(topic, result.batches.length);
       const response = toFetchResponse(partition, offset, result, format);
       offset = result.nextOffset;
+      // The next read runs on the fs threadpool while this response is serialised and sent.
+      next = readAhead(partition, offset, maxBytes);
       if (!call.write(response)) await drained(call, signal);
     }
   } catch (err) {
@@ -189,6 +193,13 @@ async function streamPartition(
       deps.logger.error({ err, topic, partition: partitionId }, 'fetch stream failed unexpectedly');
     call.write({ topic, partition: partitionId, next_offset: offset, error: toWireError(err) });
   }
+}
+
+/** Starts a read whose failure is seen when it is awaited, not as an unhandled rejection. */
+function readAhead(partition: Partition, offset: number, maxBytes: number): Promise<PartitionReadResult> {
+  const read = partition.read(offset, maxBytes);
+  read.catch(() => undefined); // awaited by the loop, unless the stream ends first
+  return read;
 }
 
 function drained(
