@@ -20,18 +20,14 @@
  * the open BatchBuilder, extend a result segment. No promise, closure or object per record
  * (strings given as keys/values are encoded to Buffers, headers objects are converted).
  */
-import type { Clock, Timer } from '../services/common/clock';
+import type { Clock } from '../services/common/clock';
 import { TideError } from '../services/common/errors';
 import type { Logger } from '../services/common/logger';
 import {
   BatchBuilder,
   type BatchBuilderOptions,
   CompressionCodec,
-  NO_PRODUCER_EPOCH,
-  NO_PRODUCER_ID,
   NO_SEQUENCE,
-  parseCompression,
-  type RecordHeader,
   type RecordInput,
 } from '../services/common/records';
 import type { InitProducerIdResponse } from '../services/common/grpc/generated/tide/v1/InitProducerIdResponse';
@@ -39,109 +35,33 @@ import type { ProduceResponse } from '../services/common/grpc/generated/tide/v1/
 import { Cluster, ROUTING_ERRORS, unary, type ClusterOptions } from './cluster';
 import { partitionForKey } from './partitioner';
 import { incrementSequence, ProducerBatch, SendSink } from './producer-batch';
+import { resolveProducerOptions, type ProducerOptions, type SendOptions } from './producer-options';
+import {
+  NO_IDENTITY,
+  PartitionState,
+  TopicState,
+  withContext,
+  type Identity,
+  type Job,
+} from './producer-state';
 import { ProduceStream } from './produce-stream';
-import { backoffMs, DEFAULT_RETRY, retry, sleep, type RetryOptions } from './retry';
-import type { BatchMetadata, Bytes, HeadersInput, ProducerRecord, RecordMetadata } from './types';
+import { checkPartition, toBuffer, toHeaders } from './record-input';
+import { backoffMs, retry, sleep, type RetryOptions } from './retry';
+import type { BatchMetadata, ProducerRecord, RecordMetadata } from './types';
 import { encodeProduceBody, type AcksOption, type EncodedProduceRequest } from './wire';
 import { BufferPool } from './buffer-pool';
 
-export interface ProducerOptions {
-  /** 'none' (fire and forget), 'leader', or 'all' in-sync replicas. Default 'all'. */
-  acks?: AcksOption;
-  /** How long a batch waits for more records before it may be sent. Default 5 ms. */
-  lingerMs?: number;
-  /**
-   * A batch is closed once it reaches this many bytes (uncompressed; it may exceed it by one
-   * record). Default 256 KiB: on this hardware 64 KiB batches measured ~2.9 M records/s and
-   * 256 KiB ~3.4 M (docs/PERFORMANCE); 512 KiB gave no steady gain in `npm run bench` on the
-   * shared 2-core machine (0.85–1.17 M records/s with fsync, within its noise). Batches only grow
-   * that large when records arrive faster than they can be sent, so the size costs no latency at
-   * low load. A record that would push a non-empty batch past this starts the next batch.
-   */
-  batchBytes?: number;
-  /** Batches in flight per partition. Default 5 with idempotence (order kept), else 1. */
-  maxInFlight?: number;
-  /** Default 'none'. */
-  compression?: 'none' | 'gzip' | 'snappy';
-  /**
-   * Producer id + per-partition sequence numbers, so retries never duplicate or reorder.
-   * Default true when acks is 'all'; requires acks 'all' (as Kafka).
-   */
-  idempotence?: boolean;
-  /** Retries of a failed batch. Default 10 attempts, 100 ms doubling to 1 s, jitter 0.2. */
-  retry?: Partial<Omit<RetryOptions, 'signal'>>;
-  /** A batch in flight longer than this fails its stream (and is retried). Default 30 s. */
-  requestTimeoutMs?: number;
-  /**
-   * Bytes accepted but not yet acknowledged; send() waits while above. Default 32 MiB (Kafka's
-   * buffer.memory): more only adds queueing latency, and a smaller working set measured cheaper.
-   */
-  maxBufferedBytes?: number;
-  logger?: Logger;
-  clock?: Clock;
-  /** Random source for sticky partitions and jitter (tests pass a seeded one). */
-  random?: () => number;
-}
+export {
+  DEFAULT_BATCH_BYTES,
+  DEFAULT_LINGER_MS,
+  DEFAULT_MAX_BUFFERED_BYTES,
+  DEFAULT_PRODUCER_REQUEST_TIMEOUT_MS,
+  DEFAULT_PRODUCER_RETRY,
+  type ProducerOptions,
+  type SendOptions,
+} from './producer-options';
 
-export interface SendOptions {
-  /** Send every record of the call to this partition (a record's own `partition` wins). */
-  partition?: number;
-  /** Key for records of the call that have none (it then also picks the partition). */
-  key?: Bytes;
-}
-
-export const DEFAULT_LINGER_MS = 5;
-export const DEFAULT_BATCH_BYTES = 256 * 1024;
-export const DEFAULT_MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
-export const DEFAULT_PRODUCER_REQUEST_TIMEOUT_MS = 30_000;
-export const DEFAULT_PRODUCER_RETRY = { ...DEFAULT_RETRY, attempts: 10, maxBackoffMs: 1_000 };
 const MIN_BATCH_CAPACITY_BYTES = 16 * 1024;
-
-interface Identity {
-  producerId: number;
-  producerEpoch: number;
-}
-
-class PartitionState {
-  open: ProducerBatch | null = null;
-  ready: ProducerBatch[] = [];
-  inFlight: ProducerBatch[] = [];
-  failedInRound: ProducerBatch[] = [];
-  nextSequence = 0;
-  nextOrder = 0;
-  recovering = false;
-  /** A non-retriable failure broke the sequence; waiting to drain, then a fresh identity. */
-  broken = false;
-  identityPending = false;
-  lastBatchBytes = 0;
-  lingerTimer: Timer | undefined;
-
-  constructor(
-    readonly topic: string,
-    readonly partition: number,
-    public identity: Identity,
-  ) {}
-}
-
-class TopicState {
-  readonly partitions: PartitionState[] = [];
-  sticky = -1;
-  previousSticky = -1;
-  constructor(readonly name: string) {}
-}
-
-interface Job {
-  topic: string;
-  record: ProducerRecord | null;
-  records: readonly (ProducerRecord | Buffer)[] | null;
-  count: number;
-  next: number;
-  partition: number | undefined;
-  key: Buffer | null;
-  sink: SendSink;
-}
-
-const NO_IDENTITY: Identity = { producerId: NO_PRODUCER_ID, producerEpoch: NO_PRODUCER_EPOCH };
 
 export class Producer {
   readonly cluster: Cluster;
@@ -187,35 +107,16 @@ export class Producer {
   constructor(cluster: Cluster | ClusterOptions, options: ProducerOptions = {}) {
     this.ownsCluster = !(cluster instanceof Cluster);
     this.cluster = cluster instanceof Cluster ? cluster : new Cluster(cluster);
-    this.acks = options.acks ?? 'all';
-    if (!['none', 'leader', 'all'].includes(this.acks))
-      throw new TideError('INVALID_REQUEST', `acks must be 'none', 'leader' or 'all', not '${this.acks}'`);
-    if (options.idempotence === true && this.acks !== 'all') {
-      throw new TideError(
-        'INVALID_REQUEST',
-        `idempotence needs acks 'all' (got '${this.acks}'); set idempotence: false to use acks '${this.acks}'`,
-      );
-    }
-    this.idempotent = options.idempotence ?? this.acks === 'all';
-    this.lingerMs = nonNegative('lingerMs', options.lingerMs ?? DEFAULT_LINGER_MS);
-    this.batchBytes = positive('batchBytes', options.batchBytes ?? DEFAULT_BATCH_BYTES);
-    this.maxInFlight = positive('maxInFlight', options.maxInFlight ?? (this.idempotent ? 5 : 1));
-    if (this.idempotent && this.maxInFlight > 5) {
-      throw new TideError(
-        'INVALID_REQUEST',
-        `maxInFlight must be at most 5 with idempotence (the broker remembers 5 batches per producer), got ${this.maxInFlight}`,
-      );
-    }
-    this.compression = parseCompression(options.compression ?? 'none');
-    this.retryOptions = { ...DEFAULT_PRODUCER_RETRY, ...options.retry };
-    this.requestTimeoutMs = positive(
-      'requestTimeoutMs',
-      options.requestTimeoutMs ?? DEFAULT_PRODUCER_REQUEST_TIMEOUT_MS,
-    );
-    this.maxBufferedBytes = positive(
-      'maxBufferedBytes',
-      options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
-    );
+    const settings = resolveProducerOptions(options);
+    this.acks = settings.acks;
+    this.idempotent = settings.idempotent;
+    this.lingerMs = settings.lingerMs;
+    this.batchBytes = settings.batchBytes;
+    this.maxInFlight = settings.maxInFlight;
+    this.compression = settings.compression;
+    this.retryOptions = settings.retry;
+    this.requestTimeoutMs = settings.requestTimeoutMs;
+    this.maxBufferedBytes = settings.maxBufferedBytes;
     this.clock = options.clock ?? this.cluster.clock;
     this.logger = (options.logger ?? this.cluster.logger).child({ component: 'producer' });
     this.random = options.random ?? Math.random;
@@ -847,58 +748,4 @@ export class Producer {
     this.idleWaiters = [];
     for (const wake of waiters) wake();
   }
-}
-
-function withContext(err: TideError, state: PartitionState): TideError {
-  if (err.context.topic !== undefined) return err;
-  return new TideError(err.code, err.message, {
-    cause: err.cause ?? err,
-    retriable: err.retriable,
-    context: { topic: state.topic, partition: state.partition },
-  });
-}
-
-function toBuffer(bytes: Bytes): Buffer {
-  if (Buffer.isBuffer(bytes)) return bytes;
-  if (typeof bytes === 'string') return Buffer.from(bytes, 'utf8');
-  throw new TypeError(
-    `record keys, values and header values must be Buffers or strings, got ${typeof bytes}`,
-  );
-}
-
-function toHeaders(headers: HeadersInput): RecordHeader[] {
-  if (Array.isArray(headers)) {
-    let plain = true;
-    for (const h of headers) if (h.value !== null && !Buffer.isBuffer(h.value)) plain = false;
-    return plain
-      ? (headers as RecordHeader[])
-      : headers.map((h) => ({ key: h.key, value: h.value === null ? null : toBuffer(h.value) }));
-  }
-  return Object.entries(headers).map(([key, value]) => ({
-    key,
-    value: value === null ? null : toBuffer(value),
-  }));
-}
-
-function checkPartition(topic: string, partition: number, partitionCount: number): number {
-  if (!Number.isInteger(partition) || partition < 0 || partition >= partitionCount) {
-    throw new TideError(
-      'UNKNOWN_PARTITION',
-      `topic ${topic} has ${partitionCount} partitions; partition ${partition} does not exist`,
-      { context: { topic, partition } },
-    );
-  }
-  return partition;
-}
-
-function positive(name: string, value: number): number {
-  if (!(value > 0) || !Number.isFinite(value))
-    throw new TideError('INVALID_REQUEST', `${name} must be a positive number, got ${value}`);
-  return value;
-}
-
-function nonNegative(name: string, value: number): number {
-  if (!(value >= 0) || !Number.isFinite(value))
-    throw new TideError('INVALID_REQUEST', `${name} must be zero or more, got ${value}`);
-  return value;
 }

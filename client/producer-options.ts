@@ -1,0 +1,122 @@
+/**
+ * The producer's options, their defaults, and their validation: every bad option is refused at
+ * construction with a message that names it.
+ */
+import { TideError } from '../services/common/errors';
+import type { Clock } from '../services/common/clock';
+import type { Logger } from '../services/common/logger';
+import { type CompressionCodec, parseCompression } from '../services/common/records';
+import type { Bytes } from './types';
+import { DEFAULT_RETRY, type RetryOptions } from './retry';
+import type { AcksOption } from './wire';
+
+export interface ProducerOptions {
+  /** 'none' (fire and forget), 'leader', or 'all' in-sync replicas. Default 'all'. */
+  acks?: AcksOption;
+  /** How long a batch waits for more records before it may be sent. Default 5 ms. */
+  lingerMs?: number;
+  /**
+   * A batch is closed once it reaches this many bytes (uncompressed; it may exceed it by one
+   * record). Default 256 KiB: on this hardware 64 KiB batches measured ~2.9 M records/s and
+   * 256 KiB ~3.4 M (docs/PERFORMANCE); 512 KiB gave no steady gain in `npm run bench` on the
+   * shared 2-core machine (0.85–1.17 M records/s with fsync, within its noise). Batches only grow
+   * that large when records arrive faster than they can be sent, so the size costs no latency at
+   * low load. A record that would push a non-empty batch past this starts the next batch.
+   */
+  batchBytes?: number;
+  /** Batches in flight per partition. Default 5 with idempotence (order kept), else 1. */
+  maxInFlight?: number;
+  /** Default 'none'. */
+  compression?: 'none' | 'gzip' | 'snappy';
+  /**
+   * Producer id + per-partition sequence numbers, so retries never duplicate or reorder.
+   * Default true when acks is 'all'; requires acks 'all' (as Kafka).
+   */
+  idempotence?: boolean;
+  /** Retries of a failed batch. Default 10 attempts, 100 ms doubling to 1 s, jitter 0.2. */
+  retry?: Partial<Omit<RetryOptions, 'signal'>>;
+  /** A batch in flight longer than this fails its stream (and is retried). Default 30 s. */
+  requestTimeoutMs?: number;
+  /**
+   * Bytes accepted but not yet acknowledged; send() waits while above. Default 32 MiB (Kafka's
+   * buffer.memory): more only adds queueing latency, and a smaller working set measured cheaper.
+   */
+  maxBufferedBytes?: number;
+  logger?: Logger;
+  clock?: Clock;
+  /** Random source for sticky partitions and jitter (tests pass a seeded one). */
+  random?: () => number;
+}
+
+export interface SendOptions {
+  /** Send every record of the call to this partition (a record's own `partition` wins). */
+  partition?: number;
+  /** Key for records of the call that have none (it then also picks the partition). */
+  key?: Bytes;
+}
+
+export const DEFAULT_LINGER_MS = 5;
+export const DEFAULT_BATCH_BYTES = 256 * 1024;
+export const DEFAULT_MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_PRODUCER_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_PRODUCER_RETRY = { ...DEFAULT_RETRY, attempts: 10, maxBackoffMs: 1_000 };
+
+/** The validated settings a Producer runs with. */
+export interface ProducerSettings {
+  acks: AcksOption;
+  idempotent: boolean;
+  lingerMs: number;
+  batchBytes: number;
+  maxInFlight: number;
+  compression: CompressionCodec;
+  retry: Omit<RetryOptions, 'signal'>;
+  requestTimeoutMs: number;
+  maxBufferedBytes: number;
+}
+
+/** Validates `options` and fills in the defaults; throws INVALID_REQUEST naming the bad option. */
+export function resolveProducerOptions(options: ProducerOptions): ProducerSettings {
+  const acks = options.acks ?? 'all';
+  if (!['none', 'leader', 'all'].includes(acks))
+    throw new TideError('INVALID_REQUEST', `acks must be 'none', 'leader' or 'all', not '${acks}'`);
+  if (options.idempotence === true && acks !== 'all') {
+    throw new TideError(
+      'INVALID_REQUEST',
+      `idempotence needs acks 'all' (got '${acks}'); set idempotence: false to use acks '${acks}'`,
+    );
+  }
+  const idempotent = options.idempotence ?? acks === 'all';
+  const maxInFlight = positive('maxInFlight', options.maxInFlight ?? (idempotent ? 5 : 1));
+  if (idempotent && maxInFlight > 5) {
+    throw new TideError(
+      'INVALID_REQUEST',
+      `maxInFlight must be at most 5 with idempotence (the broker remembers 5 batches per producer), got ${maxInFlight}`,
+    );
+  }
+  return {
+    acks,
+    idempotent,
+    lingerMs: nonNegative('lingerMs', options.lingerMs ?? DEFAULT_LINGER_MS),
+    batchBytes: positive('batchBytes', options.batchBytes ?? DEFAULT_BATCH_BYTES),
+    maxInFlight,
+    compression: parseCompression(options.compression ?? 'none'),
+    retry: { ...DEFAULT_PRODUCER_RETRY, ...options.retry },
+    requestTimeoutMs: positive(
+      'requestTimeoutMs',
+      options.requestTimeoutMs ?? DEFAULT_PRODUCER_REQUEST_TIMEOUT_MS,
+    ),
+    maxBufferedBytes: positive('maxBufferedBytes', options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES),
+  };
+}
+
+function positive(name: string, value: number): number {
+  if (!(value > 0) || !Number.isFinite(value))
+    throw new TideError('INVALID_REQUEST', `${name} must be a positive number, got ${value}`);
+  return value;
+}
+
+function nonNegative(name: string, value: number): number {
+  if (!(value >= 0) || !Number.isFinite(value))
+    throw new TideError('INVALID_REQUEST', `${name} must be zero or more, got ${value}`);
+  return value;
+}

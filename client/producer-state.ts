@@ -1,0 +1,65 @@
+/**
+ * What the producer keeps per topic and per partition (the batch pipeline of one partition), and
+ * the queued send() calls.
+ */
+import type { Timer } from '../services/common/clock';
+import { TideError } from '../services/common/errors';
+import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID } from '../services/common/records';
+import type { ProducerBatch, SendSink } from './producer-batch';
+import type { ProducerRecord } from './types';
+
+export interface Identity {
+  producerId: number;
+  producerEpoch: number;
+}
+
+export class PartitionState {
+  open: ProducerBatch | null = null;
+  ready: ProducerBatch[] = [];
+  inFlight: ProducerBatch[] = [];
+  failedInRound: ProducerBatch[] = [];
+  nextSequence = 0;
+  nextOrder = 0;
+  recovering = false;
+  /** A non-retriable failure broke the sequence; waiting to drain, then a fresh identity. */
+  broken = false;
+  identityPending = false;
+  lastBatchBytes = 0;
+  lingerTimer: Timer | undefined;
+
+  constructor(
+    readonly topic: string,
+    readonly partition: number,
+    public identity: Identity,
+  ) {}
+}
+
+export class TopicState {
+  readonly partitions: PartitionState[] = [];
+  sticky = -1;
+  previousSticky = -1;
+  constructor(readonly name: string) {}
+}
+
+export interface Job {
+  topic: string;
+  record: ProducerRecord | null;
+  records: readonly (ProducerRecord | Buffer)[] | null;
+  count: number;
+  next: number;
+  partition: number | undefined;
+  key: Buffer | null;
+  sink: SendSink;
+}
+
+export const NO_IDENTITY: Identity = { producerId: NO_PRODUCER_ID, producerEpoch: NO_PRODUCER_EPOCH };
+
+/** The error with the partition it happened to, unless it names one already. */
+export function withContext(err: TideError, state: PartitionState): TideError {
+  if (err.context.topic !== undefined) return err;
+  return new TideError(err.code, err.message, {
+    cause: err.cause ?? err,
+    retriable: err.retriable,
+    context: { topic: state.topic, partition: state.partition },
+  });
+}
