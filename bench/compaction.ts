@@ -3,11 +3,13 @@
  *
  *   1. fill: N keyed records (K distinct keys, S-byte values) into a compacted topic whose
  *      min.cleanable.dirty.ratio is 1 (so nothing is cleaned yet);
- *   2. produce latency with the cleaner idle: records at a fixed rate into a second compacted
- *      topic, timing each chunk from send to acknowledgement;
- *   3. the same while the cleaner compacts the filled topic (its ratio is lowered to 0.5; the
- *      broker's cleaner starts within its 5 s check interval);
- *   4. the cleaner's own figures, from the broker's `log cleaned` line: bytes read and written,
+ *   2. produce latency: records at a fixed rate into a second compacted topic, each chunk timed
+ *      from send to acknowledgement, in one stream that runs for `--latency-records` worth of time
+ *      with the cleaner idle, then while the cleaner compacts the filled topic (its ratio is
+ *      lowered to 0.5; the broker's cleaner starts within its 5 s check interval), then as long
+ *      again after the pass. Chunks are classed by send time against the broker's 'cleaning log'
+ *      and 'log cleaned' times, so idle and running figures share the machine's load of the moment;
+ *   3. the cleaner's own figures, from the broker's `log cleaned` line: bytes read and written,
  *      time, throughput.
  *
  *   npm run bench -- --compaction [--records 10000000] [--keys 100000] [--size 100]
@@ -111,19 +113,25 @@ async function fill(tide: Tide, topic: string, o: Options): Promise<number> {
   return o.records / seconds;
 }
 
+/** One produce chunk: when it was sent (epoch ms, comparable with the broker's log times) and its latency. */
+interface Sample {
+  sentAtMs: number;
+  latencyMs: number;
+}
+
 /**
  * Produces chunks at a fixed rate (not saturating the broker) and times each from send to
- * acknowledgement; stops after latencyRecords or when `stop()` says so.
+ * acknowledgement, until `stop()` says so.
  */
-async function pacedLatencies(tide: Tide, topic: string, o: Options, stop: () => boolean): Promise<number[]> {
+async function pacedSamples(tide: Tide, topic: string, o: Options, stop: () => boolean): Promise<Sample[]> {
   const producer = tide.producer({ acks: 'leader', idempotence: false, maxInFlight: 5, lingerMs: 0 });
   await producer.connect();
   const value = Buffer.alloc(o.size, 'w');
-  const latencies: number[] = [];
+  const samples: Sample[] = [];
   const pending: Promise<unknown>[] = [];
   const intervalMs = (o.chunk / o.rate) * 1000;
   const started = performance.now();
-  for (let n = 0; n * o.chunk < o.latencyRecords && !stop(); n++) {
+  for (let n = 0; !stop(); n++) {
     const due = started + n * intervalMs;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
@@ -131,11 +139,25 @@ async function pacedLatencies(tide: Tide, topic: string, o: Options, stop: () =>
     for (let i = 0; i < o.chunk; i++)
       records.push({ key: keyOf(n * o.chunk + i, o.keys), value, partition: 0 });
     const t0 = performance.now();
-    pending.push(producer.sendBatch(topic, records).then(() => void latencies.push(performance.now() - t0)));
+    const sentAtMs = performance.timeOrigin + t0;
+    pending.push(
+      producer
+        .sendBatch(topic, records)
+        .then(() => void samples.push({ sentAtMs, latencyMs: performance.now() - t0 })),
+    );
   }
   await Promise.all(pending);
   await producer.close();
-  return latencies;
+  return samples;
+}
+
+/** The broker's log lines about passes over `topic` ('cleaning log' at the start, 'log cleaned' at the end). */
+function passLines<T>(broker: TideProcess, topic: string, msg: string): Array<T & { time: number }> {
+  return broker
+    .output()
+    .split('\n')
+    .filter((l) => l.includes(`"msg":"${msg}"`) && l.includes(`"topic":"${topic}"`))
+    .map((l) => JSON.parse(l) as T & { time: number });
 }
 
 interface CleanedLine {
@@ -146,21 +168,6 @@ interface CleanedLine {
   recordsKept: number;
   elapsedMs: number;
   throttledMs: number;
-}
-
-function cleanedLines(broker: TideProcess, topic: string): CleanedLine[] {
-  return broker
-    .output()
-    .split('\n')
-    .filter((l) => l.includes('"msg":"log cleaned"') && l.includes(`"topic":"${topic}"`))
-    .map((l) => JSON.parse(l) as CleanedLine);
-}
-
-function startedCleaning(broker: TideProcess, topic: string): boolean {
-  return broker
-    .output()
-    .split('\n')
-    .some((l) => l.includes('"msg":"cleaning log"') && l.includes(`"topic":"${topic}"`));
 }
 
 async function waitUntil(check: () => boolean, timeoutMs: number): Promise<void> {
@@ -200,17 +207,38 @@ export async function runCompactionBench(argv: string[]): Promise<void> {
       `fill: ${formatRate(fillRate)} rec/s; log ${(before.sizeBytes / 1e6).toFixed(1)} MB, dirty ratio ${before.dirtyRatio.toFixed(2)}\n`,
     );
 
-    const idle = await pacedLatencies(tide, 'latency', o, () => false);
-    process.stdout.write(`produce at ${formatRate(o.rate)} rec/s, cleaner idle:    ${summary(idle)}\n`);
-
+    // One paced stream runs from an idle window before the pass, through the pass, to an idle
+    // window after it; each chunk is classed by when it was sent against the broker's log times
+    // of the pass. Before, during and after thus share the machine's load of the moment.
+    const windowMs = (o.latencyRecords / o.rate) * 1000;
+    const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+    let stopped = false;
+    const stream = pacedSamples(tide, 'latency', o, () => stopped);
+    await sleep(windowMs);
     const brokerCpu = cpuSecondsOf(broker.child.pid!);
     await tide.admin().alterConfigs('filled', { set: { 'min.cleanable.dirty.ratio': '0.5' } });
-    await waitUntil(() => startedCleaning(broker, 'filled'), 30_000);
-    const busy = await pacedLatencies(tide, 'latency', o, () => cleanedLines(broker, 'filled').length > 0);
-    process.stdout.write(`produce at ${formatRate(o.rate)} rec/s, cleaner running: ${summary(busy)}\n`);
-    await waitUntil(() => cleanedLines(broker, 'filled').length > 0, 30 * 60_000);
+    await waitUntil(() => passLines(broker, 'filled', 'log cleaned').length > 0, 30 * 60_000);
     const cpu = cpuSecondsOf(broker.child.pid!) - brokerCpu;
-    const pass = cleanedLines(broker, 'filled')[0];
+    await sleep(windowMs);
+    stopped = true;
+    const samples = await stream;
+    const pass = passLines<CleanedLine>(broker, 'filled', 'log cleaned')[0];
+    const startMs = passLines(broker, 'filled', 'cleaning log')[0].time;
+    const latencies = (from: number, to: number): number[] =>
+      samples.filter((s) => s.sentAtMs >= from && s.sentAtMs < to).map((s) => s.latencyMs);
+    const idleBefore = latencies(0, startMs);
+    const during = latencies(startMs, pass.time);
+    const idleAfter = latencies(pass.time, Infinity);
+    const idle = [...idleBefore, ...idleAfter];
+    const line = (label: string, l: number[]): void =>
+      void process.stdout.write(`produce at ${formatRate(o.rate)} rec/s, ${label} ${summary(l)}\n`);
+    line('cleaner idle before: ', idleBefore);
+    line('cleaner running:     ', during);
+    line('cleaner idle after:  ', idleAfter);
+    process.stdout.write(
+      `p99 running / idle (before and after): ${(percentile(during, 99) / percentile(idle, 99)).toFixed(2)}; ` +
+        `p50 ${(percentile(during, 50) / percentile(idle, 50)).toFixed(2)}\n`,
+    );
     const after = (await tide.admin().describeTopic('filled')).status[0];
     const seconds = pass.elapsedMs / 1000;
     process.stdout.write(
@@ -219,7 +247,7 @@ export async function runCompactionBench(argv: string[]): Promise<void> {
         `${((pass.bytesRead + pass.bytesWritten) / 1e6 / seconds).toFixed(1)} MB/s read+written; ` +
         `${formatRate(pass.recordsRead / seconds)} records/s); ${pass.recordsRead.toLocaleString('en')} records -> ` +
         `${pass.recordsKept.toLocaleString('en')} kept; log ${(before.sizeBytes / 1e6).toFixed(1)} -> ${(after.sizeBytes / 1e6).toFixed(1)} MB; ` +
-        `broker CPU during the pass ${cpu.toFixed(1)} s\n`,
+        `broker CPU while waiting for the pass ${cpu.toFixed(1)} s\n`,
     );
     process.stdout.write(
       '\nLatency: one sendBatch chunk from call to acknowledgement (acks=leader, fsync per group commit), at a fixed rate below saturation.\n',

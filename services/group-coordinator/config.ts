@@ -8,6 +8,14 @@ import { DEFAULT_COORDINATOR_LEASE_TTL_MS } from './shard-ownership';
 
 export const DEFAULT_COORDINATOR_PORT = 9094;
 export const DEFAULT_OFFSETS_TOPIC_PARTITIONS = 16;
+/**
+ * segment.bytes of __consumer_offsets (Kafka's offsets.topic.segment.bytes): far below the broker's
+ * 1 GiB default because the cleaner never touches the active segment, so a partition's commits are
+ * compacted only once it has rolled.
+ */
+export const DEFAULT_OFFSETS_TOPIC_SEGMENT_BYTES = 104_857_600;
+/** The broker's smallest accepted segment.bytes (services/controller/topic-config.ts). */
+const MIN_OFFSETS_TOPIC_SEGMENT_BYTES = 1024;
 
 export const COORDINATOR_CONFIG_SCHEMA = {
   coordinatorId: {
@@ -75,6 +83,13 @@ export const COORDINATOR_CONFIG_SCHEMA = {
     min: 0,
     max: 16,
     doc: 'Replication factor of __consumer_offsets when a coordinator creates it; 0 = min(3, live brokers).',
+  },
+  offsetsTopicSegmentBytes: {
+    type: 'int',
+    default: DEFAULT_OFFSETS_TOPIC_SEGMENT_BYTES,
+    min: MIN_OFFSETS_TOPIC_SEGMENT_BYTES,
+    max: 1_073_741_824,
+    doc: 'segment.bytes of __consumer_offsets when a coordinator creates it: the active segment is never compacted, so smaller segments are compacted sooner (replays after a failover read less).',
   },
   metricsPort: {
     type: 'int',

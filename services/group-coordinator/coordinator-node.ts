@@ -228,7 +228,8 @@ async function brokerAddresses(
 /**
  * Creates `__consumer_offsets` (internal, compacted) when it does not exist, and answers its
  * partition count. Replication factor min(3, live brokers) unless configured; with 3 replicas
- * min.insync.replicas is 2, so an acknowledged commit survives the loss of a broker.
+ * min.insync.replicas is 2, so an acknowledged commit survives the loss of a broker. Its
+ * segment.bytes is offsetsTopicSegmentBytes (an existing topic keeps its own).
  */
 async function ensureOffsetsTopic(
   config: CoordinatorConfig,
@@ -248,7 +249,11 @@ async function ensureOffsetsTopic(
         name: OFFSETS_TOPIC,
         partitions: config.offsetsTopicPartitions,
         replicationFactor: rf,
-        configs: { 'cleanup.policy': 'compact', 'min.insync.replicas': rf >= 3 ? '2' : '1' },
+        configs: {
+          'cleanup.policy': 'compact',
+          'min.insync.replicas': rf >= 3 ? '2' : '1',
+          'segment.bytes': String(config.offsetsTopicSegmentBytes),
+        },
         internal: true,
       });
       logger.info({ partitions: created.partitionCount, replicationFactor: rf }, `created ${OFFSETS_TOPIC}`);

@@ -367,7 +367,7 @@ export class Coordinator {
       if (state.status !== 'active') continue;
       for (const [groupId, rt] of state.groups) {
         rt.expire();
-        if (rt.group.isDead && rt.connectedMembers() === 0) state.groups.delete(groupId);
+        if (rt.group.isDead && rt.connectedMembers() === 0 && !rt.busy) state.groups.delete(groupId);
       }
     }
   }

@@ -50,6 +50,7 @@ const PERSIST_BACKOFF_MAX_MS = 2_000;
 export class GroupRuntime {
   private readonly channels = new Map<string, MemberChannel>();
   private chain: Promise<void> = Promise.resolve();
+  private queued = 0;
   private closed = false;
 
   constructor(
@@ -255,8 +256,18 @@ export class GroupRuntime {
     }
   }
 
+  /**
+   * True while a durable write (commit, reset, membership change) is queued or running: a group
+   * that looks dead (no members, nothing committed yet) must not be forgotten then, or the write
+   * would land in a runtime nobody serves and the next request would see no offsets.
+   */
+  get busy(): boolean {
+    return this.queued > 0;
+  }
+
   private enqueue<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.chain.then(fn);
+    this.queued++;
+    const run = this.chain.then(fn).finally(() => this.queued--);
     this.chain = run.then(
       () => undefined,
       () => undefined,

@@ -264,3 +264,18 @@ it('expires a silent member on its session timeout; the survivor gets its partit
   expect(second.assignments().pop()!.partitions).toEqual([{ topic: 't', partitions: [0, 1] }]);
   expect(rt.group.hasMember(m1)).toBe(false);
 });
+
+it('the first commit of a memberless group survives a tick that runs while its write is in flight', async () => {
+  const a = coordinator('a');
+  a.acquire([{ shard: SHARD, epoch: 5 }]);
+  await flush();
+  log.hold();
+  const commit = a.runtime(GROUP, true).commit('', 0, [{ key: tpKey('t', 0), offset: 42, metadata: '' }]);
+  await flush();
+  // The group has no members and nothing applied yet: it looks dead while the write waits.
+  clock.advance(1_000);
+  log.release();
+  await commit;
+  expect(a.fetchOffsets(GROUP, []).map((o) => [o.key, o.committed?.offset])).toEqual([[tpKey('t', 0), 42]]);
+  a.stop();
+});

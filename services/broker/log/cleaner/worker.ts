@@ -8,8 +8,11 @@
  *   worker → main   { type: 'done', id, result } | { type: 'aborted', id } | { type: 'error', id, message }
  * control[ABORT] != 0 asks the pass to stop at the next batch (and wakes any wait).
  *
- * On Linux the worker lowers its own thread's scheduling priority (nice CLEANER_NICE): on a busy
- * machine the broker's event loop gets the CPU first, and the cleaner uses what is left.
+ * On Linux the worker lowers its own thread's scheduling priority to the lowest (nice CLEANER_NICE;
+ * setpriority on a thread id affects that thread only): the broker's event loop and its fs
+ * threads get the CPU first, and the cleaner uses what is left. Nice orders threads of the same
+ * scheduling group only (with autogroups: the same session); it cannot keep other processes of
+ * a busy machine from competing with the broker (docs/storage.md, Compaction, Measured).
  */
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
@@ -63,8 +66,8 @@ function run(message: JobMessage): void {
   }
 }
 
-/** Nice value of the cleaner thread (0 = normal, 19 = lowest priority). */
-export const CLEANER_NICE = 10;
+/** Nice value of the cleaner thread (0 = normal, 19 = lowest priority): cleaning is background work. */
+export const CLEANER_NICE = 19;
 
 /** Lowers this thread's priority; /proc/thread-self names the thread's own id (Linux only). */
 function lowerPriority(): void {
