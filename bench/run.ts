@@ -5,6 +5,7 @@
  * MB/s, produce latency percentiles and the CPU each process used.
  *
  *   npm run bench -- [--records 1000000] [--size 100] [--policies sync,interval,os] [--chunk 1000]
+ *                    [--batch-bytes N] [--max-in-flight N] [--fetch-bytes N]   (client defaults otherwise)
  *   npm run bench -- --compaction [...]   the log cleaner instead: see bench/compaction.ts
  */
 import * as fs from 'fs';
@@ -19,6 +20,9 @@ interface BenchOptions {
   policies: string[];
   chunk: number;
   compression: 'none' | 'gzip' | 'snappy';
+  batchBytes?: number;
+  maxInFlight: number;
+  fetchBytes?: number;
 }
 
 function parseArgs(argv: string[]): BenchOptions {
@@ -28,6 +32,7 @@ function parseArgs(argv: string[]): BenchOptions {
     policies: ['sync', 'interval', 'os'],
     chunk: 1000,
     compression: 'none',
+    maxInFlight: 5,
   };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
@@ -36,6 +41,9 @@ function parseArgs(argv: string[]): BenchOptions {
     else if (flag === '--policies') options.policies = value.split(',');
     else if (flag === '--chunk') options.chunk = Number(value);
     else if (flag === '--compression') options.compression = value as BenchOptions['compression'];
+    else if (flag === '--batch-bytes') options.batchBytes = Number(value);
+    else if (flag === '--max-in-flight') options.maxInFlight = Number(value);
+    else if (flag === '--fetch-bytes') options.fetchBytes = Number(value);
     else throw new Error(`unknown flag ${flag}; see the header of bench/run.ts`);
   }
   return options;
@@ -53,6 +61,8 @@ export interface ProduceConsumeResult {
   consumeRecordsPerSec: number;
   producerCpuSec: number;
   brokerCpuSec: number;
+  consumerCpuSec: number;
+  brokerConsumeCpuSec: number;
 }
 
 /** Per-record latency at a steady 10,000 records/s: 10 records every millisecond for 3 s. */
@@ -86,8 +96,9 @@ async function runPolicy(
   const producer = tide.producer({
     acks: 'leader',
     idempotence: false,
-    maxInFlight: 5,
+    maxInFlight: options.maxInFlight,
     compression: options.compression,
+    ...(options.batchBytes ? { batchBytes: options.batchBytes } : {}),
   });
   await producer.connect();
 
@@ -122,8 +133,13 @@ async function runPolicy(
   const steady = await steadyLatencies(producer, topic, values[0]);
   await producer.close();
 
-  const consumer = tide.consumer({ autoOffsetReset: 'earliest' });
+  const consumer = tide.consumer({
+    autoOffsetReset: 'earliest',
+    ...(options.fetchBytes ? { maxBytes: options.fetchBytes } : {}),
+  });
   consumer.assign([{ topic, partition: 0, offset: 0 }]);
+  const consumeBrokerCpuBefore = cpuSecondsOf(broker.child.pid!);
+  const consumeCpuBefore = process.cpuUsage();
   const consumeStart = performance.now();
   let consumed = 0;
   for await (const batch of consumer.batches()) {
@@ -131,6 +147,8 @@ async function runPolicy(
     if (consumed >= options.records) break;
   }
   const consumeSec = (performance.now() - consumeStart) / 1000;
+  const consumeCpu = process.cpuUsage(consumeCpuBefore);
+  const brokerConsumeCpu = cpuSecondsOf(broker.child.pid!) - consumeBrokerCpuBefore;
   await consumer.close();
   await tide.admin().deleteTopic(topic);
   await tide.close();
@@ -146,6 +164,8 @@ async function runPolicy(
     consumeRecordsPerSec: consumed / consumeSec,
     producerCpuSec: (cpu.user + cpu.system) / 1e6,
     brokerCpuSec: brokerCpu,
+    consumerCpuSec: (consumeCpu.user + consumeCpu.system) / 1e6,
+    brokerConsumeCpuSec: brokerConsumeCpu,
   };
 }
 
@@ -177,6 +197,8 @@ async function main(): Promise<void> {
     formatRate(r.consumeRecordsPerSec),
     r.producerCpuSec.toFixed(1),
     r.brokerCpuSec.toFixed(1),
+    r.consumerCpuSec.toFixed(1),
+    r.brokerConsumeCpuSec.toFixed(1),
   ]);
   const headers = [
     'flush.policy',
@@ -189,6 +211,8 @@ async function main(): Promise<void> {
     'consume rec/s',
     'producer CPU s',
     'broker CPU s',
+    'consumer CPU s',
+    'broker CPU s (consume)',
   ];
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   for (const row of [headers, ...rows])
