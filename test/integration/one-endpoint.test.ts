@@ -13,6 +13,7 @@
  */
 import * as net from 'net';
 import { Tide, type ConsumerRecord, type GroupConsumer } from '../../client';
+import { desiredOwner, shardOf } from '../../services/group-coordinator/shards';
 import { TestCluster } from '../harness/cluster';
 import { PodNetwork, freePort } from '../harness/pod-network';
 import { runCli, startTide, waitFor, type TideProcess } from '../harness/processes';
@@ -27,6 +28,7 @@ const GROUP = 'g-far';
 let network: PodNetwork;
 let cluster: TestCluster;
 let coordinator: TideProcess;
+let second: TideProcess | undefined;
 let tide: Tide;
 /** Advertised address -> where it really listens (on the pod network only). */
 const hidden = new Map<string, string>();
@@ -67,15 +69,21 @@ beforeAll(async () => {
       return ports ? { port: ports.real, env: { TIDE_ADVERTISED_PORT: String(ports.advertised) } } : {};
     },
   });
-  coordinator = await startTide(
+  coordinator = await startCoordinator('c0', coordinatorPorts);
+  bootstrap = cluster.broker(0).address;
+  tide = new Tide({ bootstrap: [bootstrap] });
+});
+
+function startCoordinator(id: string, ports: { real: number; advertised: number }): Promise<TideProcess> {
+  return startTide(
     [
       'coordinator',
       '--id',
-      'c0',
+      id,
       '--port',
-      String(coordinatorPorts.real),
+      String(ports.real),
       '--advertised-port',
-      String(coordinatorPorts.advertised),
+      String(ports.advertised),
       '--etcd',
       cluster.etcd.endpoint,
       '--lease-ttl-ms',
@@ -87,12 +95,12 @@ beforeAll(async () => {
     ],
     { env: network.env(), readyTimeoutMs: 60_000 },
   );
-  bootstrap = cluster.broker(0).address;
-  tide = new Tide({ bootstrap: [bootstrap] });
-});
+}
 
 afterAll(async () => {
   await tide?.close();
+  second?.child.kill('SIGCONT');
+  await second?.stop('SIGKILL');
   await coordinator?.stop('SIGKILL');
   await cluster?.stop();
   await network?.close();
@@ -221,4 +229,50 @@ test('with every broker reachable but not the coordinator, auto routing relays t
   } finally {
     await partial.close();
   }
+});
+
+test("a relayed member follows its group's coordinator: a graceful move, then a hung coordinator", async () => {
+  // A group whose shard c1 takes from c0 when it starts, and gives back when it stops answering.
+  const group = Array.from({ length: 200 }, (_, i) => `g-move-${i}`).find(
+    (g) => desiredOwner(shardOf(g, 8), ['c0', 'c1']) === 'c1',
+  )!;
+  const member = tide.consumer({ groupId: group, autoOffsetReset: 'earliest', autoCommitIntervalMs: 200 });
+  member.subscribe([TOPIC]);
+  const got: ConsumerRecord[] = [];
+  const loop = drain(member, got);
+  await waitFor(() => got.length >= 330, { timeoutMs: 60_000, what: 'the records so far' });
+  const describedBy = async (coordinatorId: string) => {
+    const d = await tide.groups().describeGroup(group);
+    return (
+      d.coordinatorId === coordinatorId &&
+      d.members.length === 1 &&
+      d.members[0].connected &&
+      d.members[0].owned.length === PARTITIONS
+    );
+  };
+  expect(await describedBy('c0')).toBe(true);
+
+  // c1 starts: the shard moves over by graceful handover; the member rejoins there through broker 0.
+  const ports = await hiddenAddress();
+  network.route(`127.0.0.1:${ports.advertised}`, `127.0.0.1:${ports.real}`);
+  second = await startCoordinator('c1', ports);
+  await waitFor(() => describedBy('c1'), { timeoutMs: 30_000, what: `${group} joined again at c1` });
+
+  // c1 hangs: its lease lapses (2 s) and c0 takes the shard back. The relay ends the member's
+  // stream when the shard key goes, so the member rejoins at once — not only after its own
+  // silence check (half the 45 s session timeout).
+  const stoppedAt = Date.now();
+  second.child.kill('SIGSTOP');
+  await waitFor(() => describedBy('c0'), { timeoutMs: 15_000, what: `${group} joined again at c0` });
+  expect(Date.now() - stoppedAt).toBeLessThan(15_000);
+
+  const producer = tide.producer();
+  await producer.send(TOPIC, [{ value: 'after-the-moves', partition: 3 }]);
+  await producer.close();
+  await waitFor(() => got.some((r) => r.value!.toString() === 'after-the-moves'), {
+    what: 'a record produced after the moves',
+  });
+  await member.close();
+  await loop;
+  expect(tide.coordinators().openAddresses()).toEqual([]);
 });

@@ -117,29 +117,47 @@ export class CoordinatorRelay {
   ): grpc.handleUnaryCall<Req, Res> {
     return unary<Req, Res>(this.deps.edge, method, async (request, metadata, call) => {
       if (metadata.get(FORWARDED_HEADER).length > 0) throw this.forwardedTwice(method);
-      const { owner } = this.deps.owners.locate(validateGroupId(request.group_id));
-      return this.callOwner(owner, request, call, invoke);
+      const groupId = validateGroupId(request.group_id);
+      const { owner, shard } = this.deps.owners.locate(groupId);
+      return this.callOwner(owner, request, call, invoke, { groupId, shard });
     });
   }
 
-  /** One unary call to a coordinator, with the caller's deadline and cancellation. */
+  /**
+   * One unary call to a coordinator, with the caller's deadline and cancellation. With `group`, a
+   * change of the shard's owner while the call runs (a hung coordinator's lease lapsing) ends it
+   * with NOT_COORDINATOR at once, so the client asks the new owner instead of waiting out its deadline.
+   */
   private callOwner<Req, Res>(
     owner: CoordinatorRecord,
     request: Req,
     call: grpc.ServerUnaryCall<unknown, unknown>,
     invoke: Invoke<Req, Res>,
+    group?: { groupId: string; shard: number },
   ): Promise<Res> {
     const callerDeadline = call.getDeadline();
     const deadline =
       callerDeadline instanceof Date || Number.isFinite(callerDeadline)
         ? callerDeadline
         : Date.now() + DEFAULT_RELAY_TIMEOUT_MS;
+    let unsubscribe: (() => void) | undefined;
     return new Promise<Res>((resolve, reject) => {
       const upstream = invoke(this.client(owner), request, forwardedMetadata(), { deadline }, (err, res) =>
         err ? reject(this.relayedError(err, owner)) : resolve(res as Res),
       );
       call.once('cancelled', () => upstream.cancel());
-    });
+      if (group) {
+        unsubscribe = this.deps.owners.onShardChange(group.shard, () => {
+          reject(
+            new TideError(
+              'NOT_COORDINATOR',
+              `the coordinator of group ${group.groupId} changed while the call ran (shard ${group.shard} left ${owner.id}); find it again`,
+            ),
+          );
+          upstream.cancel();
+        });
+      }
+    }).finally(() => unsubscribe?.());
   }
 
   private client(owner: CoordinatorRecord): GroupCoordinatorClient {
