@@ -21,6 +21,7 @@ import type { MemberResponse__Input } from '../../common/grpc/generated/tide/v1/
 import type { CoordinatorRecord } from '../../group-coordinator/shards';
 import { validateGroupId } from '../../group-coordinator/shards';
 import type { ShardOwners } from '../../group-coordinator/shard-owners';
+import { FORWARDED_FOR_HEADER } from './forward';
 
 export interface MembershipRelayDeps {
   owners: ShardOwners;
@@ -61,6 +62,7 @@ export function relayMembership(
     const groupId = validateGroupId(first.join.group_id, 'join.group_id');
     const { shard, owner } = deps.owners.locate(groupId);
     const { client, metadata } = deps.connect(owner);
+    metadata.set(FORWARDED_FOR_HEADER, call.getPeer());
     const up = client.Membership(metadata);
     upstream = up;
     unsubscribe = deps.owners.onShardChange(shard, () =>
