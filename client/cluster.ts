@@ -3,10 +3,11 @@
  * to the broker address that should get its requests.
  *
  * Routing modes:
- * - `direct` (default): requests go to the partition leader named by metadata, as Kafka clients do.
+ * - `direct`: requests go to the partition leader named by metadata, as Kafka clients do.
  * - `bootstrap`: every request goes to the first reachable bootstrap address, which forwards it
  *   (proxy routing; one `kubectl port-forward` is enough). Metadata is still read, for partition
- *   counts and to validate partitions.
+ *   counts and to validate partitions. Group calls are relayed too (group/coordinator-client.ts).
+ * - `auto` (default): `direct`, switching to `bootstrap` when advertised addresses are unreachable.
  *
  * The cache is refreshed on demand: when a topic is first used, when it is older than
  * `metadataMaxAgeMs`, and when a caller reports a retriable routing error (NOT_LEADER,
@@ -29,7 +30,7 @@ import { clientClock } from './timers';
  * 'direct': each request to its partition's leader. 'bootstrap': every request to the bootstrap
  * broker, which forwards it (proxy routing: one `kubectl port-forward` is enough). 'auto' (the
  * default): direct, unless a broker the metadata advertises cannot be reached while the bootstrap
- * broker can — then bootstrap.
+ * broker can — then bootstrap. Group coordinators are probed the same way when first used.
  */
 export type Routing = 'direct' | 'bootstrap' | 'auto';
 /** How long 'auto' routing waits for each advertised broker to accept a connection. */
@@ -181,6 +182,11 @@ export class Cluster {
     if (this.controlAddress) return Promise.resolve();
     this.connecting ??= this.bootstrap().finally(() => (this.connecting = undefined));
     return this.connecting;
+  }
+
+  /** The routing the client was configured with ('auto' resolves at connect, see `routing`). */
+  get configuredRouting(): Routing {
+    return this.routingOption;
   }
 
   /** How requests are routed now ('auto' has resolved to one of the two). */

@@ -34,7 +34,12 @@ export interface TideOptions {
   bootstrap: string[];
   clientId?: string;
   logger?: Logger;
-  /** 'direct' (default): to partition leaders. 'bootstrap': everything through the first reachable bootstrap broker. */
+  /**
+   * 'auto' (default): direct, unless advertised broker or coordinator addresses are unreachable
+   * from here — then through the bootstrap broker. 'direct': to partition leaders and group
+   * coordinators. 'bootstrap': everything (groups included) through the first reachable bootstrap
+   * broker, which forwards it.
+   */
   routing?: Routing;
   /** Deadline of unary requests (metadata, offsets, admin). Default 30 s. */
   requestTimeoutMs?: number;
@@ -121,7 +126,11 @@ export class Tide {
     }
   }
 
-  private coordinators(): CoordinatorClient {
+  /**
+   * The shared way to group coordinators (lookup cache, channels to coordinators, relay routing
+   * through the bootstrap broker when coordinators are unreachable).
+   */
+  coordinators(): CoordinatorClient {
     this.coordinatorClient ??= new CoordinatorClient(this.cluster, this.connectionOptions);
     return this.coordinatorClient;
   }
@@ -162,6 +171,7 @@ export type {
   TopicDetails,
 } from './admin';
 export { Cluster } from './cluster';
+export { CoordinatorClient } from './group/coordinator-client';
 export type {
   BrokerMetadata,
   ClusterMetadata,

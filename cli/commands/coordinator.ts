@@ -18,6 +18,8 @@ interface CoordinatorOptions {
   id?: string;
   port?: number;
   host?: string;
+  advertisedHost?: string;
+  advertisedPort?: number;
   etcd?: string;
   clusterName?: string;
   leaseTtlMs?: number;
@@ -36,6 +38,12 @@ export function coordinatorCommand(): Command {
     .option('--id <id>', 'instance id, unique per instance (default: host name + random suffix)')
     .option('--port <n>', 'gRPC port (0 = any free port)', parseInteger('--port', 0))
     .option('--host <addr>', 'address to listen on')
+    .option('--advertised-host <host>', 'host clients are told to connect to (default: --host)')
+    .option(
+      '--advertised-port <n>',
+      'port clients are told to connect to (default: the bound port)',
+      parseInteger('--advertised-port', 1),
+    )
     .option('--etcd <urls>', 'etcd client URLs, comma-separated')
     .option('--cluster-name <name>', 'metadata key space name (clusters may share an etcd)')
     .option(
@@ -66,6 +74,8 @@ export function coordinatorCommand(): Command {
             coordinatorId: opts.id,
             port: opts.port,
             host: opts.host,
+            advertisedHost: opts.advertisedHost,
+            advertisedPort: opts.advertisedPort,
             etcdEndpoints: opts.etcd,
             clusterName: opts.clusterName,
             leaseTtlMs: opts.leaseTtlMs,

@@ -14,6 +14,7 @@ import type { TopicPartitions } from '../../services/common/grpc/generated/tide/
 import { TideError } from '../../services/common/errors';
 import { unary } from '../cluster';
 import type { TopicPartition } from '../types';
+import type { GroupCoordinatorClient } from '../../services/common/grpc/generated/tide/v1/GroupCoordinator';
 import type { CoordinatorClient } from './coordinator-client';
 
 export interface GroupListing {
@@ -124,16 +125,16 @@ export class GroupAdmin {
 
   /** Every group of every coordinator, sorted by id. */
   async listGroups(): Promise<GroupListing[]> {
-    const { coordinators } = await this.coordinators.describeCoordinators();
-    const lists = await Promise.all(
-      coordinators.map((c) =>
-        unary<ListGroupsResponse>((cb) =>
-          this.coordinators
-            .client(`${c.host}:${c.port}`)
-            .ListGroups({}, { deadline: this.coordinators.cluster.deadline() }, cb),
-        ),
-      ),
-    );
+    const client = this.coordinators;
+    const list = (c: GroupCoordinatorClient) =>
+      unary<ListGroupsResponse>((cb) => c.ListGroups({}, { deadline: client.cluster.deadline() }, cb));
+    const { coordinators } = await client.describeCoordinators();
+    const first = coordinators[0];
+    const relayed = await client.relayed(first && `${first.host}:${first.port}`);
+    // A broker asks every live coordinator itself and merges the lists.
+    const lists = relayed
+      ? [await client.cluster.withControlBroker((address) => list(client.brokerClient(address)))]
+      : await Promise.all(coordinators.map((c) => list(client.client(`${c.host}:${c.port}`))));
     return lists
       .flatMap((l) => l.groups)
       .map((g) => ({

@@ -184,19 +184,14 @@ export class MemberSession {
   private async connect(): Promise<void> {
     if (this.current !== 'connecting') return;
     const { coordinators, groupId } = this.options;
-    let address: string;
-    try {
-      address = await coordinators.find(groupId);
-    } catch (err) {
-      this.onFailure(undefined, err as TideError);
-      return;
-    }
-    if (this.current !== 'connecting') return;
     let call: grpc.ClientDuplexStream<MemberRequest__Input, MemberResponse>;
     try {
-      call = coordinators.client(address).Membership();
+      // The coordinator itself, or the bootstrap broker relaying to it (coordinator-client.ts).
+      const target = await coordinators.target(groupId);
+      if (this.current !== 'connecting') return;
+      call = target.client.Membership();
     } catch (err) {
-      this.onFailure(undefined, err as TideError);
+      this.onFailure(undefined, fromGrpcError(err));
       return;
     }
     this.call = call;

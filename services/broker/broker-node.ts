@@ -33,7 +33,9 @@ import {
   type ReplicationConnector,
 } from './replication';
 import type { BrokerInfo__Input } from '../common/grpc/generated/tide/v1/BrokerInfo';
-import { locatorHandlers } from '../group-coordinator/api/locator';
+import { CoordinatorLocator } from '../group-coordinator/api/locator';
+import { ShardOwners } from '../group-coordinator/shard-owners';
+import { CoordinatorRelay } from './api/coordinator-forward';
 
 export interface BrokerNodeDeps {
   store: MetadataStore;
@@ -68,6 +70,8 @@ export class BrokerNode {
     private readonly watches: { cancel(): Promise<void> }[],
     private readonly brokerInfo: BrokerInfo__Input,
     private readonly forwarder: LeaderForwarder,
+    private readonly coordinatorRelay: CoordinatorRelay,
+    private readonly shardOwners: ShardOwners,
     private readonly metricsServer: MetricsServer | undefined,
   ) {}
 
@@ -171,7 +175,24 @@ export class BrokerNode {
           })
         : undefined;
     let server: TideServer | undefined;
+    let shardOwners: ShardOwners | undefined;
+    let coordinatorRelay: CoordinatorRelay | undefined;
     try {
+      // Group calls are relayed to the coordinator that owns the group (one endpoint is enough).
+      shardOwners = await ShardOwners.start({
+        store: deps.store,
+        clusterName: config.clusterName,
+        clock: deps.clock,
+        logger,
+      });
+      const relay = (coordinatorRelay = new CoordinatorRelay({
+        owners: shardOwners,
+        locator: new CoordinatorLocator(deps.store, config.clusterName),
+        brokerId: config.brokerId,
+        logger,
+        edge: metrics.edge(logger),
+        maxMessageBytes: config.maxRequestBytes,
+      }));
       server = await startServer({
         host: config.host,
         port: config.port,
@@ -202,9 +223,9 @@ export class BrokerNode {
             }),
           );
           s.addService(internalProto().replication.Replication.service, replication.handlers());
-          // FindCoordinator / DescribeCoordinators: clients find group coordinators through any broker.
-          const locator = locatorHandlers({ store: deps.store, clusterName: config.clusterName, logger });
-          s.addService(locator.definition, locator.handlers);
+          // FindCoordinator / DescribeCoordinators answered here; every other group call relayed.
+          const groups = relay.service();
+          s.addService(groups.definition, groups.handlers);
         },
       });
       const brokerInfo: BrokerInfo__Input = {
@@ -260,6 +281,8 @@ export class BrokerNode {
         [topicWatch, brokerWatch],
         brokerInfo,
         forwarder,
+        relay,
+        shardOwners,
         metricsServer,
       );
       server.health.setStatus('', 'SERVING');
@@ -272,6 +295,8 @@ export class BrokerNode {
       return node;
     } catch (err) {
       if (server) await stopServer(server.server, 0);
+      coordinatorRelay?.close();
+      await shardOwners?.stop();
       replicas.closeAll();
       await fetchers.close();
       await logs.closeAll();
@@ -288,6 +313,8 @@ export class BrokerNode {
     this.replication.closeStreams();
     await stopServer(this.server.server, 2_000);
     this.forwarder.close();
+    this.coordinatorRelay.close();
+    await this.shardOwners.stop();
     await this.metricsServer?.close();
     await this.logs.closeAll();
     await this.registration.stop();

@@ -36,6 +36,13 @@ export const COORDINATOR_CONFIG_SCHEMA = {
     default: '',
     doc: 'Host clients connect to (written into the shard keys); empty = host (127.0.0.1 when host is 0.0.0.0).',
   },
+  advertisedPort: {
+    type: 'int',
+    default: 0,
+    min: 0,
+    max: 65535,
+    doc: 'Port clients connect to (written into the shard keys); 0 = the bound port.',
+  },
   clusterName: {
     type: 'string',
     default: 'tide',

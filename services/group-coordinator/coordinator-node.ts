@@ -142,13 +142,14 @@ export class CoordinatorNode {
       const host =
         config.advertisedHost ||
         (config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host);
-      const address = `${host}:${server.port}`;
+      const port = config.advertisedPort || server.port;
+      const address = `${host}:${port}`;
       coordinator.start();
       cleanup.push(() => started.stop());
       const ownership = new ShardOwnership({
         store: deps.store,
         clusterName: config.clusterName,
-        self: { id, host, port: server.port },
+        self: { id, host, port },
         shardCount: config.shardCount,
         clock: deps.clock,
         logger,

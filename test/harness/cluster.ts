@@ -13,6 +13,10 @@ export interface ClusterOptions {
   /** Registration lease TTL of brokers and controllers (failure detection time). */
   leaseTtlMs?: number;
   replicaLagTimeMaxMs?: number;
+  /** Extra environment of every controller and broker process. */
+  env?: NodeJS.ProcessEnv;
+  /** Per broker: its gRPC port (default 0 = any free one) and extra environment. */
+  brokerSetup?: (id: number) => { port?: number; env?: NodeJS.ProcessEnv };
 }
 
 export class TestCluster {
@@ -31,6 +35,8 @@ export class TestCluster {
       controllers: 1,
       leaseTtlMs: 2_000,
       replicaLagTimeMaxMs: 3_000,
+      env: {},
+      brokerSetup: () => ({}),
       ...options,
     };
     const etcd = await startEtcd();
@@ -59,6 +65,7 @@ export class TestCluster {
         env: {
           TIDE_LEASE_TTL_MS: String(this.options.leaseTtlMs),
           TIDE_LEADER_IMBALANCE_CHECK_INTERVAL_MS: '3600000',
+          ...this.options.env,
         },
       },
     );
@@ -69,13 +76,17 @@ export class TestCluster {
   /** Starts (or restarts, on the same data dir) broker `id`. */
   async startBroker(id: number): Promise<TideProcess> {
     const dataDir = path.join(this.dir, `broker-${id}`);
+    const setup = this.options.brokerSetup(id);
+    const port = String(setup.port ?? 0);
     const process = await startTide(
-      ['broker', '--id', String(id), '--port', '0', '--data', dataDir, '--etcd', this.etcd.endpoint],
+      ['broker', '--id', String(id), '--port', port, '--data', dataDir, '--etcd', this.etcd.endpoint],
       {
         env: {
           TIDE_LEASE_TTL_MS: String(this.options.leaseTtlMs),
           TIDE_REPLICA_LAG_TIME_MAX_MS: String(this.options.replicaLagTimeMaxMs),
           TIDE_REPLICA_FETCH_WAIT_MAX_MS: '200',
+          ...this.options.env,
+          ...setup.env,
         },
         readyTimeoutMs: 30_000,
       },

@@ -359,6 +359,8 @@ describe('default values', () => {
     expect(r.notes).toContain('kubectl --namespace default port-forward svc/tide 9092');
     expect(r.notes).toContain('npx tide topics list --bootstrap 127.0.0.1:9092');
     expect(r.notes).toMatch(/proxy\s+routing/i);
+    // Consumer groups work through the same forward (the broker relays group calls).
+    expect(r.notes).toContain('npx tide consume demo --group g1 --bootstrap 127.0.0.1:9092');
     expect(r.notes).toContain('grpcurl -plaintext 127.0.0.1:9092 list');
   });
 

@@ -22,6 +22,8 @@ import type { MetadataView } from './registry';
 
 export const ROUTING_HEADER = 'tide-routing';
 export const FORWARDED_HEADER = 'tide-forwarded';
+/** On a relayed membership stream: the member's own address, for describeGroup's client_host. */
+export const FORWARDED_FOR_HEADER = 'tide-forwarded-for';
 /** Extra time a forwarded call may take beyond the client's own timeout. */
 const FORWARD_MARGIN_MS = 5_000;
 

@@ -21,13 +21,13 @@ function edgeOf(edge: RpcEdge): {
 export function unary<Req, Res>(
   edge: RpcEdge,
   method: string,
-  handler: (request: Req, metadata: grpc.Metadata) => Promise<Res>,
+  handler: (request: Req, metadata: grpc.Metadata, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>,
 ): grpc.handleUnaryCall<Req, Res> {
   const { logger, observeRpc } = edgeOf(edge);
   return (call, callback) => {
     const started = observeRpc ? process.hrtime.bigint() : 0n;
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
-    handler(call.request, call.metadata).then(
+    handler(call.request, call.metadata, call).then(
       (response) => {
         observeRpc?.(method, 'OK', seconds());
         callback(null, response);

@@ -11,6 +11,7 @@ import type { JoinGroup } from '../../common/grpc/generated/tide/v1/JoinGroup';
 import type { MemberRequest } from '../../common/grpc/generated/tide/v1/MemberRequest';
 import type { MemberResponse__Input } from '../../common/grpc/generated/tide/v1/MemberResponse';
 import type { ResetOffsetsRequest } from '../../common/grpc/generated/tide/v1/ResetOffsetsRequest';
+import { FORWARDED_FOR_HEADER } from '../../broker/api/forward';
 import { unary } from '../../broker/api/unary';
 import { validateTopicName } from '../../controller/topic-name';
 import type { Coordinator, ResetSpec } from '../coordinator';
@@ -108,6 +109,12 @@ function parseReset(req: ResetOffsetsRequest): ResetSpec {
   }
 }
 
+/** The member's address: its own, or (relayed by a broker) the one the broker passed on. */
+function clientHost(call: grpc.ServerDuplexStream<MemberRequest, MemberResponse__Input>): string {
+  const relayedFor = call.metadata.get(FORWARDED_FOR_HEADER)[0];
+  return typeof relayedFor === 'string' && relayedFor ? relayedFor : call.getPeer();
+}
+
 /** The membership stream of one member. */
 function membership(
   deps: CoordinatorServiceDeps,
@@ -141,7 +148,7 @@ function membership(
     try {
       switch (request.kind) {
         case 'join': {
-          const { groupId, request: join } = parseJoin(request.join, call.getPeer());
+          const { groupId, request: join } = parseJoin(request.join, clientHost(call));
           if (member && member.runtime.groupId !== groupId)
             throw invalid(
               `this stream is a member of group ${member.runtime.groupId}; open another stream for ${groupId}`,

@@ -1,14 +1,10 @@
 /**
  * "Who coordinates group G": answered from the coordinator keys in the metadata store, so any
- * process with the store can answer it — every broker and every coordinator. Brokers register
- * `locatorHandlers()`: the GroupCoordinator service with FindCoordinator and DescribeCoordinators,
- * every other RPC answering NOT_COORDINATOR (a later change may forward them instead).
+ * process with the store can answer it — every broker and every coordinator. Brokers serve these
+ * two next to their relay of the rest of the service (services/broker/api/coordinator-forward.ts).
  */
-import * as grpc from '@grpc/grpc-js';
 import { TideError } from '../../common/errors';
-import type { Logger } from '../../common/logger';
 import type { MetadataStore } from '../../common/metadata/store';
-import { toGrpcStatus } from '../../common/grpc/status';
 import type { GroupCoordinatorHandlers } from '../../common/grpc/generated/tide/v1/GroupCoordinator';
 import type { DescribeCoordinatorsResponse__Input } from '../../common/grpc/generated/tide/v1/DescribeCoordinatorsResponse';
 import type { FindCoordinatorResponse__Input } from '../../common/grpc/generated/tide/v1/FindCoordinatorResponse';
@@ -20,7 +16,6 @@ import {
   shardOf,
   validateGroupId,
 } from '../shards';
-import { coordinatorProto } from './proto';
 
 export class CoordinatorLocator {
   private readonly keys: CoordinatorKeys;
@@ -93,32 +88,4 @@ export function locatorMethods(
     ),
     DescribeCoordinators: unary(edge, 'DescribeCoordinators', () => locator.describe()),
   };
-}
-
-/** The GroupCoordinator service as a broker serves it: lookups only. */
-export function locatorHandlers(deps: { store: MetadataStore; clusterName: string; logger: Logger }): {
-  definition: grpc.ServiceDefinition;
-  handlers: GroupCoordinatorHandlers;
-} {
-  const logger = deps.logger.child({ component: 'coordinator-locator' });
-  const locator = new CoordinatorLocator(deps.store, deps.clusterName);
-  const notHere = (method: string) =>
-    new TideError(
-      'NOT_COORDINATOR',
-      `brokers do not coordinate groups (${method}); call FindCoordinator and send it to the coordinator named there`,
-    );
-  const refuse = (method: string) => unary(logger, method, () => Promise.reject(notHere(method)));
-  const handlers: GroupCoordinatorHandlers = {
-    ...locatorMethods(locator, logger),
-    Membership: (call) => {
-      call.on('error', () => undefined);
-      call.emit('error', toGrpcStatus(notHere('Membership')));
-    },
-    CommitOffsets: refuse('CommitOffsets'),
-    FetchOffsets: refuse('FetchOffsets'),
-    ListGroups: refuse('ListGroups'),
-    DescribeGroup: refuse('DescribeGroup'),
-    ResetOffsets: refuse('ResetOffsets'),
-  };
-  return { definition: coordinatorProto().GroupCoordinator.service, handlers };
 }
