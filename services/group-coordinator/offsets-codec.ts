@@ -24,7 +24,7 @@
  * zombie write behind it does. With one key per shard (type 2, written by earlier versions) the
  * cleaner keeps only the newest marker, so in `M(e1) .. W(e0) .. M(e2)` it removes M(e1) and a
  * later replay meets W(e0) before any newer marker and accepts it. One key per (shard, epoch)
- * means no marker is ever superseded, so every marker is kept: one small record (about 40 bytes)
+ * means no marker is ever superseded, so every marker is kept: one small record (39 bytes)
  * per ownership change of a shard, bounded by how often shards move, not by traffic. A new key
  * type rather than a longer type-2 key, so a reader that predates it skips it as `unknown` (as
  * below) instead of rejecting a type-2 key with trailing bytes as corrupt.
