@@ -7,6 +7,8 @@
  * replay the partition from its start through that marker, keeping for each group of the shard the
  * last metadata snapshot and the last committed offset per partition. Records older than the
  * newest marker of their shard seen so far are a deposed owner's late writes and are skipped.
+ * Markers are keyed by shard and epoch, so compaction keeps every one and a late write stays
+ * behind the marker that fences it (offsets-codec.ts says why).
  * Until a shard is loaded its groups answer COORDINATOR_NOT_AVAILABLE (retriable).
  */
 import { randomUUID } from 'crypto';
@@ -413,7 +415,7 @@ export class Coordinator {
     const nowMs = this.options.clock.nowMs();
     const through = await this.options.log.append(
       partition,
-      shards.map((a) => ({ key: markerKey(a.shard), value: markerValue(a.epoch, nowMs) })),
+      shards.map((a) => ({ key: markerKey(a.shard, a.epoch), value: markerValue(a.epoch, nowMs) })),
     );
     const wanted = new Set(shards.map((a) => a.shard));
     const shardCount = this.options.shardCount();

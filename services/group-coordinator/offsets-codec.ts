@@ -6,18 +6,28 @@
  * Byte format (big-endian; `string` = int16 length + UTF-8 bytes; `blob` = int32 length + bytes):
  *
  *   key   := int16 type, then
- *            type 0 (offset commit):   string group, string topic, int32 partition
- *            type 1 (group metadata):  string group
- *            type 2 (shard marker):    int32 shard
+ *            type 0 (offset commit):          string group, string topic, int32 partition
+ *            type 1 (group metadata):         string group
+ *            type 2 (shard marker, legacy):   int32 shard                (read, no longer written)
+ *            type 3 (shard marker):           int32 shard, int64 coordinatorEpoch
  *   value := int16 version (0), int64 coordinatorEpoch, then
  *            type 0: int64 offset, int64 commitTimestampMs, blob metadata (UTF-8)
  *            type 1: blob GroupSnapshot as JSON (partitions as {"topic": [p, ...]})
- *            type 2: int64 timestampMs
+ *            type 2, 3: int64 timestampMs
  *
  * `coordinatorEpoch` is the shard epoch of the coordinator that wrote the record (the etcd
  * revision at which it took the shard). A new owner writes a shard marker before it replays the
  * partition; on replay, a record older than the newest marker of its shard seen so far came from a
  * deposed owner (a zombie write) and is ignored.
+ *
+ * Why a marker's key holds its epoch (type 3): a marker must outlive compaction for as long as any
+ * zombie write behind it does. With one key per shard (type 2, written by earlier versions) the
+ * cleaner keeps only the newest marker, so in `M(e1) .. W(e0) .. M(e2)` it removes M(e1) and a
+ * later replay meets W(e0) before any newer marker and accepts it. One key per (shard, epoch)
+ * means no marker is ever superseded, so every marker is kept: one small record (39 bytes)
+ * per ownership change of a shard, bounded by how often shards move, not by traffic. A new key
+ * type rather than a longer type-2 key, so a reader that predates it skips it as `unknown` (as
+ * below) instead of rejecting a type-2 key with trailing bytes as corrupt.
  *
  * Decoding never throws on well-framed data it does not know (a newer record type or version):
  * it answers `unknown`, and the loader skips it. Bad framing throws CORRUPT_MESSAGE naming the field.
@@ -31,7 +41,10 @@ export const OFFSETS_TOPIC = '__consumer_offsets';
 
 export const KEY_OFFSET = 0;
 export const KEY_GROUP = 1;
-export const KEY_SHARD_MARKER = 2;
+/** Shard marker keyed by shard only, as written by earlier versions (compaction keeps the newest). */
+export const KEY_SHARD_MARKER_LEGACY = 2;
+/** Shard marker keyed by shard and epoch: never superseded, so compaction keeps every one. */
+export const KEY_SHARD_MARKER = 3;
 export const VALUE_VERSION = 0;
 
 export type OffsetsRecord =
@@ -103,8 +116,9 @@ export function groupKey(group: string): Buffer {
   return new Writer().int16(KEY_GROUP).string(group).done();
 }
 
-export function markerKey(shard: number): Buffer {
-  return new Writer().int16(KEY_SHARD_MARKER).int32(shard).done();
+/** The key of shard `shard`'s marker for `coordinatorEpoch`: unique per epoch (see the header). */
+export function markerKey(shard: number, coordinatorEpoch: number): Buffer {
+  return new Writer().int16(KEY_SHARD_MARKER).int32(shard).int64(coordinatorEpoch).done();
 }
 
 export function offsetValue(value: {
@@ -248,13 +262,17 @@ export function decodeOffsetsRecord(key: Buffer | null, value: Buffer | null): O
       v.end();
       return { type: 'group', group, value: { coordinatorEpoch, snapshot } };
     }
+    case KEY_SHARD_MARKER_LEGACY:
     case KEY_SHARD_MARKER: {
       const shard = k.int32('shard');
+      const keyEpoch = type === KEY_SHARD_MARKER ? k.int64('coordinatorEpoch') : undefined;
       k.end();
       if (!v) return { type: 'marker', shard, value: null };
       const coordinatorEpoch = epoch();
       const timestampMs = v.int64('timestampMs');
       v.end();
+      if (keyEpoch !== undefined && keyEpoch !== coordinatorEpoch)
+        throw corrupt(`shard ${shard} marker: key epoch ${keyEpoch}, value epoch ${coordinatorEpoch}`);
       return { type: 'marker', shard, value: { coordinatorEpoch, timestampMs } };
     }
     default:

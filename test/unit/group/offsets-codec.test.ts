@@ -29,7 +29,8 @@ describe('golden bytes', () => {
 
   it('group metadata key and shard marker', () => {
     expect(hex(groupKey('ab'))).toBe('0001' + '0002' + '6162');
-    expect(hex(markerKey(5))).toBe('0002' + '00000005');
+    // type 3 | shard 5 | coordinatorEpoch 9: one key per epoch, so compaction keeps every marker
+    expect(hex(markerKey(5, 9))).toBe('0003' + '00000005' + '0000000000000009');
     expect(hex(markerValue(9, 16))).toBe('0000' + '0000000000000009' + '0000000000000010');
   });
 });
@@ -94,7 +95,17 @@ describe('round trips', () => {
   });
 
   it('shard markers', () => {
-    expect(decodeOffsetsRecord(markerKey(63), markerValue(77, 5))).toEqual({
+    expect(decodeOffsetsRecord(markerKey(63, 77), markerValue(77, 5))).toEqual({
+      type: 'marker',
+      shard: 63,
+      value: { coordinatorEpoch: 77, timestampMs: 5 },
+    });
+    expect(decodeOffsetsRecord(markerKey(63, 77), null)).toEqual({ type: 'marker', shard: 63, value: null });
+  });
+
+  it('shard markers of earlier versions (type 2, keyed by shard only) read as before', () => {
+    const legacyKey = Buffer.from('0002' + '0000003f', 'hex');
+    expect(decodeOffsetsRecord(legacyKey, markerValue(77, 5))).toEqual({
       type: 'marker',
       shard: 63,
       value: { coordinatorEpoch: 77, timestampMs: 5 },
@@ -124,6 +135,18 @@ describe('forward compatibility and corruption', () => {
       offsetKey('g', 't', 2),
       offsetValue({ coordinatorEpoch: 1, offset: 1, commitTimestampMs: 1, metadata: '' }).subarray(0, 12),
       /offset needs 8 bytes/,
+    ],
+    [
+      'a type 2 marker key with an epoch',
+      Buffer.concat([Buffer.from('0002', 'hex'), markerKey(1, 7).subarray(2)]),
+      null,
+      /8 trailing byte/,
+    ],
+    [
+      'a marker whose key and value epochs differ',
+      markerKey(1, 7),
+      markerValue(8, 0),
+      /shard 1 marker: key epoch 7, value epoch 8/,
     ],
     [
       'metadata that is not JSON',
