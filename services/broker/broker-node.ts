@@ -23,7 +23,7 @@ import { LogManager } from './log/log-manager';
 import { ReplicaManager } from './partition/replica-manager';
 import { reportReadyWhenCaughtUp } from './readiness';
 import type { IsrProposer } from './partition/partition';
-import { LeaseFence } from './partition/lease-fence';
+import { LeaseFence } from '../common/lease-fence';
 import { RegistrationKeeper } from './registration-keeper';
 import { replicationSettings, type ReplicationSettings } from './partition/replication-settings';
 import {
@@ -108,6 +108,7 @@ export class BrokerNode {
       clock: deps.clock,
       logger,
       validUntilMs: () => keeper?.validUntilMs() ?? Infinity,
+      refuses: 'produce requests as leader',
     });
     const connect = deps.replicationConnector ?? grpcConnector({ maxMessageBytes: config.maxRequestBytes });
     const fetchers = new ReplicaFetcherManager({
@@ -126,7 +127,7 @@ export class BrokerNode {
       settings,
       fetchers,
       isrProposer: deps.isrProposer,
-      mayLead: () => fence.mayLead(),
+      mayLead: () => fence.mayAct(),
     });
     hosted.replicas = replicas;
     const replication = new ReplicationService({

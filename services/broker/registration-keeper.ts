@@ -7,7 +7,7 @@
 import type { Clock, Timer } from '../common/clock';
 import type { Logger } from '../common/logger';
 import type { BrokerInfo, BrokerRegistration, BrokerRegistry } from '../controller/broker-registry';
-import type { LeaseFence } from './partition/lease-fence';
+import type { LeaseFence } from '../common/lease-fence';
 
 const RETRY_MIN_MS = 200;
 const RETRY_MAX_MS = 5_000;

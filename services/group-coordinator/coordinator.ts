@@ -10,10 +10,33 @@
  * Markers are keyed by shard and epoch, so compaction keeps every one and a late write stays
  * behind the marker that fences it (offsets-codec.ts says why).
  * Until a shard is loaded its groups answer COORDINATOR_NOT_AVAILABLE (retriable).
+ *
+ * Lease-time fence (zombie writes). Replay fencing cannot undo a deposed owner's record that is the
+ * last of its key: the cleaner keeps only that one, replay ignores it, and the valid value is gone.
+ * So this instance also refuses to write while it may no longer own a shard: every request of a
+ * shard, and every append to `__consumer_offsets` for it (commits, group records, resets, markers),
+ * first checks that the shard is still held under the lease it was taken with and that the lease
+ * is certainly alive (`now <= validUntilMs`, services/common/lease-fence.ts); if not it fails with
+ * NOT_COORDINATOR (retriable: the client finds the coordinator again) and nothing is sent. When
+ * the lease is then found lost, ShardOwnership drops every shard (release(shard, false)).
+ *
+ * What an acknowledgement guarantees. A write is acknowledged (a commit answered, an assignment
+ * sent) only if the append completed AND the check still holds when it completes. Then the record
+ * was in the log while the lease was alive in etcd, so before any successor could take the shard
+ * and write its marker: the successor's replay reads it. An acknowledged commit is never lost to a
+ * takeover (given the clock assumption of lease-fence.ts).
+ * The remaining window: a write sent while the lease was alive but delayed in flight (producer
+ * retries, a slow broker) longer than the takeover takes lands after the successor's marker. Its
+ * sender was answered NOT_COORDINATOR, and replay ignores the record; but if it is the last record
+ * for its key (the successor committed that partition before it landed and never after), the
+ * cleaner drops the successor's value and the partition has no committed offset after the next
+ * load. Closing that needs the brokers to refuse a deposed owner's appends (an epoch per shard
+ * checked at append), not only the coordinator to refuse to send them.
  */
 import { randomUUID } from 'crypto';
 import type { Clock, Timer } from '../common/clock';
 import { TideError } from '../common/errors';
+import type { LeaseFence } from '../common/lease-fence';
 import type { Logger } from '../common/logger';
 import { ConsumerGroup, type CommittedOffset, type GroupSnapshot } from './group';
 import { GroupRuntime, type GroupStorage, type ResetEntry } from './group-runtime';
@@ -26,7 +49,7 @@ import {
   offsetKey,
   offsetValue,
 } from './offsets-codec';
-import type { OffsetsLog, PartitionOffsets } from './offsets-log';
+import type { OffsetsLog, OffsetsLogRecord, PartitionOffsets } from './offsets-log';
 import { parseTpKey, sortedKeys, tpKey } from './partitions';
 import type { AcquiredShard } from './shard-ownership';
 import { partitionOfShard, shardOf, type CoordinatorRecord } from './shards';
@@ -56,6 +79,13 @@ interface ShardState {
   epoch: number;
   status: 'loading' | 'active';
   groups: Map<string, GroupRuntime>;
+  /** The fence of the lease the shard was taken under. */
+  fence: LeaseFence;
+  /**
+   * False once the shard is dropped, or handed over after its queued writes drained: its key may
+   * be someone else's by then, so nothing more of it may be written or acknowledged.
+   */
+  writable: boolean;
 }
 
 export interface PartitionLagView {
@@ -125,7 +155,14 @@ export class Coordinator {
   acquire(acquired: AcquiredShard[]): void {
     const byPartition = new Map<number, AcquiredShard[]>();
     for (const a of acquired) {
-      this.shards.set(a.shard, { shard: a.shard, epoch: a.epoch, status: 'loading', groups: new Map() });
+      this.shards.set(a.shard, {
+        shard: a.shard,
+        epoch: a.epoch,
+        status: 'loading',
+        groups: new Map(),
+        fence: a.fence,
+        writable: true,
+      });
       const partition = partitionOfShard(a.shard, this.options.offsetsPartitions);
       let list = byPartition.get(partition);
       if (!list) byPartition.set(partition, (list = []));
@@ -139,11 +176,15 @@ export class Coordinator {
     const state = this.shards.get(shard);
     if (!state) return;
     this.shards.delete(shard);
+    // Dropped (lease lost): the successor may be writing already. Handed over: queued writes drain
+    // first, the shard key goes only after this resolves.
+    if (!graceful) state.writable = false;
     const error = new TideError(
       'NOT_COORDINATOR',
       `this coordinator gave up shard ${shard}; find the group's coordinator again`,
     );
     await Promise.all([...state.groups.values()].map((rt) => rt.close(error, graceful)));
+    state.writable = false;
     this.logger.info({ shard, graceful, groups: state.groups.size }, 'stopped serving a shard');
   }
 
@@ -171,6 +212,8 @@ export class Coordinator {
         `coordinator ${this.options.selfId} does not own shard ${shard} of group ${groupId}${where}`,
       );
     }
+    const fenced = this.fenceError(state, 'before');
+    if (fenced) throw fenced;
     if (state.status === 'loading')
       throw new TideError('COORDINATOR_NOT_AVAILABLE', `shard ${shard} of group ${groupId} is still loading`);
     let rt = state.groups.get(groupId);
@@ -338,18 +381,53 @@ export class Coordinator {
     return { newMemberId: this.newMemberId, partitionCount: this.options.partitionCount };
   }
 
+  /**
+   * Appends records of `states`' shards to their offsets partition behind the lease-time fence (see
+   * the file header): NOT_COORDINATOR and nothing sent unless every shard may still be written;
+   * NOT_COORDINATOR (not acknowledged) when that no longer holds once the append completes.
+   */
+  private async appendFenced(
+    states: readonly ShardState[],
+    partition: number,
+    records: OffsetsLogRecord[],
+  ): Promise<number> {
+    for (const state of states) {
+      const fenced = this.fenceError(state, 'before');
+      if (fenced) throw fenced;
+    }
+    const offset = await this.options.log.append(partition, records);
+    for (const state of states) {
+      const fenced = this.fenceError(state, 'after');
+      if (fenced) throw fenced;
+    }
+    return offset;
+  }
+
+  /** Why `state`'s shard may not be written now (undefined: it may). */
+  private fenceError(state: ShardState, when: 'before' | 'after'): TideError | undefined {
+    if (state.writable && state.fence.mayAct()) return undefined;
+    const why = state.writable
+      ? `the lease of coordinator ${this.options.selfId} may have expired (certainly alive only until ${describeMs(state.fence.validUntilMs())})`
+      : `coordinator ${this.options.selfId} gave shard ${state.shard} up`;
+    const what =
+      when === 'before'
+        ? `shard ${state.shard} may already belong to another coordinator`
+        : `a write of shard ${state.shard} completed after that, possibly behind its new owner's marker, so it is not acknowledged`;
+    return new TideError('NOT_COORDINATOR', `${why}: ${what}; find the group's coordinator again and retry`);
+  }
+
   private newRuntime(state: ShardState, group: ConsumerGroup): GroupRuntime {
     const partition = partitionOfShard(state.shard, this.options.offsetsPartitions);
     const epoch = state.epoch;
-    const log = this.options.log;
     const storage: GroupStorage = {
       writeGroup: async (snapshot) => {
-        await log.append(partition, [
+        await this.appendFenced([state], partition, [
           { key: groupKey(snapshot.groupId), value: groupValue(epoch, snapshot) },
         ]);
       },
       writeOffsets: async (entries) => {
-        await log.append(
+        await this.appendFenced(
+          [state],
           partition,
           entries.map((e) => {
             const { topic, partition: p } = parseTpKey(e.key);
@@ -366,7 +444,8 @@ export class Coordinator {
 
   private tick(): void {
     for (const state of this.shards.values()) {
-      if (state.status !== 'active') continue;
+      // A paused instance waking past its lease expires nobody: the sessions are not its to judge.
+      if (state.status !== 'active' || !state.fence.mayAct()) continue;
       for (const [groupId, rt] of state.groups) {
         rt.expire();
         if (rt.group.isDead && rt.connectedMembers() === 0 && !rt.busy) state.groups.delete(groupId);
@@ -413,7 +492,8 @@ export class Coordinator {
     Map<string, { shard: number; snapshot?: GroupSnapshot; offsets: Map<string, CommittedOffset> }>
   > {
     const nowMs = this.options.clock.nowMs();
-    const through = await this.options.log.append(
+    const through = await this.appendFenced(
+      shards.map((a) => this.shards.get(a.shard)!),
       partition,
       shards.map((a) => ({ key: markerKey(a.shard, a.epoch), value: markerValue(a.epoch, nowMs) })),
     );
@@ -494,4 +574,9 @@ export class Coordinator {
       state.status = 'active';
     }
   }
+}
+
+function describeMs(ms: number | undefined): string {
+  if (ms === undefined) return 'its loss';
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : String(ms);
 }

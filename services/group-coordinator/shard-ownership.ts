@@ -14,11 +14,15 @@
  *   still ours (createRevision == epoch).
  * - Lease lost (etcd unreachable for a TTL): every shard is dropped locally at once (its successor
  *   may take it as soon as etcd expires the lease), then the instance registers again.
+ * - Every lease gets a LeaseFence, handed out with each shard taken under it: the coordinator
+ *   checks it before (and after) every write of the shard, so a paused instance that wakes past
+ *   its lease writes nothing, even before the loss is noticed (coordinator.ts).
  *
  * Reconciliation runs after every change of the mirrored prefix, serialized, and again every
  * `retryDelayMs` after a store error.
  */
 import type { Clock, Timer } from '../common/clock';
+import { LeaseFence } from '../common/lease-fence';
 import type { Logger } from '../common/logger';
 import { mirrorPrefix, type PrefixMirror } from '../common/metadata/prefix-mirror';
 import type { Lease, MetadataStore } from '../common/metadata/store';
@@ -39,6 +43,11 @@ export interface AcquiredShard {
   shard: number;
   /** The shard epoch (createRevision of the shard key). */
   epoch: number;
+  /**
+   * The fence of the lease the shard was taken under: mayAct() is false once that lease is lost or
+   * may have expired (a later lease of this instance does not revive it).
+   */
+  fence: LeaseFence;
 }
 
 export interface ShardOwnershipOptions {
@@ -65,6 +74,7 @@ export class ShardOwnership {
   private readonly logger: Logger;
   private shards = 0;
   private lease?: Lease;
+  private fence?: LeaseFence;
   private mirror?: PrefixMirror;
   private view: ReadonlyMap<string, Buffer> = new Map();
   private readonly owned = new Map<number, number>();
@@ -133,6 +143,7 @@ export class ShardOwnership {
     await this.mirror?.cancel().catch(() => undefined);
     const lease = this.lease;
     this.lease = undefined;
+    this.fence = undefined;
     await lease?.revoke().catch(() => undefined);
     this.logger.info('left the coordinator shard ring');
   }
@@ -161,6 +172,7 @@ export class ShardOwnership {
       this.options.leaseTtlMs ?? DEFAULT_COORDINATOR_LEASE_TTL_MS,
     );
     this.lease = lease;
+    this.fence = this.fenceFor(lease);
     lease.onLost((reason) => this.onLeaseLost(lease, reason));
     await this.options.store.put(
       this.keys.instance(this.options.self.id),
@@ -172,9 +184,26 @@ export class ShardOwnership {
     this.logger.info({ leaseId: lease.id, shardCount: this.shards }, 'coordinator registered');
   }
 
+  /**
+   * A lease whose store cannot tell its deadline (the embedded store: in-process, keep-alives
+   * cannot fail) is fenced by its loss only; one that can is fenced from its deadline on, and once
+   * it has ended in any way (validUntilMs() undefined: revoked, released, lost).
+   */
+  private fenceFor(lease: Lease): LeaseFence {
+    const validUntil = lease.validUntilMs?.bind(lease);
+    return new LeaseFence({
+      clock: this.options.clock,
+      logger: this.logger,
+      validUntilMs: validUntil && (() => validUntil() ?? -Infinity),
+      refuses: `writes to __consumer_offsets under lease ${lease.id}`,
+    });
+  }
+
   private onLeaseLost(lease: Lease, reason: Error): void {
     if (lease !== this.lease || this.stopped) return;
+    this.fence?.lost(reason);
     this.lease = undefined;
+    this.fence = undefined;
     this.logger.warn(
       { err: reason, shards: [...this.owned.keys()] },
       'coordinator lease lost: dropping every shard',
@@ -233,7 +262,8 @@ export class ShardOwnership {
 
   private async reconcileOnce(): Promise<void> {
     const lease = this.lease;
-    if (!lease || this.stopped) return;
+    const fence = this.fence;
+    if (!lease || !fence || this.stopped) return;
     const live = this.instances().map((i) => i.id);
     const self = this.options.self.id;
     const releases: Promise<void>[] = [];
@@ -246,7 +276,7 @@ export class ShardOwnership {
         continue;
       }
       if (desired !== self || holder !== undefined) continue;
-      takes.push(this.take(shard, lease));
+      takes.push(this.take(shard, lease, fence));
     }
     await Promise.all(releases);
     const acquired = (await Promise.all(takes)).filter((a): a is AcquiredShard => a !== undefined);
@@ -256,7 +286,7 @@ export class ShardOwnership {
     }
   }
 
-  private async take(shard: number, lease: Lease): Promise<AcquiredShard | undefined> {
+  private async take(shard: number, lease: Lease, fence: LeaseFence): Promise<AcquiredShard | undefined> {
     const key = this.keys.shard(shard);
     const result = await this.options.store.txn(
       [{ key, target: 'createRevision', op: '=', value: 0 }],
@@ -268,7 +298,7 @@ export class ShardOwnership {
     else if (result.gets[0]?.lease === lease.id) epoch = result.gets[0].createRevision; // an earlier answer lost
     if (epoch === undefined || this.lease !== lease) return undefined;
     this.owned.set(shard, epoch);
-    return { shard, epoch };
+    return { shard, epoch, fence };
   }
 
   private async release(shard: number): Promise<void> {

@@ -48,7 +48,7 @@ export interface ReplicaManagerDeps {
   isrProposer?: IsrProposer;
   /** Follower fetching. Absent: this broker never fetches (single-node setups). */
   fetchers?: FollowerFetchers;
-  /** False while this broker must not act as leader (see lease-fence.ts). Absent: always true. */
+  /** False while this broker must not act as leader (see services/common/lease-fence.ts). Absent: always true. */
   mayLead?: () => boolean;
 }
 

@@ -3,9 +3,12 @@
  * answers while loading or not owning), durable-before-send (no assignment leaves before the
  * group's metadata is written), rebuild by another instance (members and offsets), zombie writes
  * of a deposed owner ignored on replay, a commit queued behind an offsets reset is fenced, and
- * session expiry on the coordinator's timer.
+ * session expiry on the coordinator's timer. The lease-time fence (each shard held under a test
+ * lease whose deadline the test sets): past the deadline nothing is written or acknowledged, and
+ * writes work again under a renewed or new lease.
  */
 import { ManualClock } from '../../../services/common/clock';
+import { LeaseFence } from '../../../services/common/lease-fence';
 import { TideError } from '../../../services/common/errors';
 import { silentLogger } from '../../../services/common/logger';
 import type { MemberResponse__Input } from '../../../services/common/grpc/generated/tide/v1/MemberResponse';
@@ -18,6 +21,7 @@ import type {
   PartitionOffsets,
 } from '../../../services/group-coordinator/offsets-log';
 import { tpKey } from '../../../services/group-coordinator/partitions';
+import type { AcquiredShard } from '../../../services/group-coordinator/shard-ownership';
 import { shardOf } from '../../../services/group-coordinator/shards';
 
 const SHARDS = 4;
@@ -81,6 +85,24 @@ class FakeChannel implements MemberChannel {
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 
+const LEASE_TTL_MS = 60_000;
+
+/** A lease of the test's making: certainly alive until `validUntilMs` (a keep-alive moves it). */
+class TestLease {
+  validUntilMs = clock.nowMs() + LEASE_TTL_MS;
+  readonly fence = new LeaseFence({
+    clock,
+    logger: silentLogger(),
+    validUntilMs: () => this.validUntilMs,
+    refuses: 'test writes',
+  });
+}
+
+/** A shard as ShardOwnership hands it over: taken at `epoch` under `lease`. */
+function held(shard: number, epoch: number, lease = new TestLease()): AcquiredShard {
+  return { shard, epoch, fence: lease.fence };
+}
+
 function join(overrides: Partial<JoinRequest> = {}): JoinRequest {
   return {
     memberId: '',
@@ -135,7 +157,7 @@ it('serves a shard only once it is loaded; other shards answer NOT_COORDINATOR',
   const a = coordinator('a');
   expect(await code(() => a.runtime(GROUP, true))).toBe('NOT_COORDINATOR');
   log.hold();
-  a.acquire([{ shard: SHARD, epoch: 5 }]);
+  a.acquire([held(SHARD, 5)]);
   expect(await code(() => a.runtime(GROUP, true))).toBe('COORDINATOR_NOT_AVAILABLE');
   log.release();
   await flush();
@@ -148,7 +170,7 @@ it('serves a shard only once it is loaded; other shards answer NOT_COORDINATOR',
 
 it('an assignment leaves only after the group metadata is durable', async () => {
   const a = coordinator('a');
-  a.acquire([{ shard: SHARD, epoch: 5 }]);
+  a.acquire([held(SHARD, 5)]);
   await flush();
   log.hold();
   const channel = new FakeChannel();
@@ -164,7 +186,7 @@ it('an assignment leaves only after the group metadata is durable', async () => 
 
 it('another instance taking the shard rebuilds members and offsets; a deposed owner’s late writes are ignored', async () => {
   const a = coordinator('a');
-  a.acquire([{ shard: SHARD, epoch: 5 }]);
+  a.acquire([held(SHARD, 5)]);
   await flush();
   const channel = new FakeChannel();
   const rt = a.runtime(GROUP, true);
@@ -175,7 +197,7 @@ it('another instance taking the shard rebuilds members and offsets; a deposed ow
 
   // b takes the shard (a's lease lapsed, but a does not know yet).
   const b = coordinator('b');
-  b.acquire([{ shard: SHARD, epoch: 9 }]);
+  b.acquire([held(SHARD, 9)]);
   await flush();
   const restored = b.runtime(GROUP, false);
   expect(restored.group.offsets.get(tpKey('t', 0))?.offset).toBe(10);
@@ -189,18 +211,19 @@ it('another instance taking the shard rebuilds members and offsets; a deposed ow
   expect(again.assignments()[0].partitions).toEqual([{ topic: 't', partitions: [0, 1] }]);
   await restored.commit(memberId, epoch, [{ key: tpKey('t', 0), offset: 12, metadata: '' }]);
 
-  // a, a zombie, still accepts a commit and writes it after b's marker.
+  // a, a zombie whose fence still passes (a write sent before its lease could expire and delayed in
+  // flight past the takeover behaves alike), writes a commit after b's marker.
   await rt.commit(memberId, epoch, [{ key: tpKey('t', 0), offset: 99, metadata: 'zombie' }]);
 
   const c = coordinator('c');
-  c.acquire([{ shard: SHARD, epoch: 12 }]);
+  c.acquire([held(SHARD, 12)]);
   await flush();
   expect(c.runtime(GROUP, false).group.offsets.get(tpKey('t', 0))?.offset).toBe(12);
 });
 
 it('a commit queued behind an offsets reset is checked against the reset’s fence', async () => {
   const a = coordinator('a');
-  a.acquire([{ shard: SHARD, epoch: 5 }]);
+  a.acquire([held(SHARD, 5)]);
   await flush();
   const channel = new FakeChannel();
   const rt = a.runtime(GROUP, true);
@@ -235,7 +258,7 @@ it('a commit queued behind an offsets reset is checked against the reset’s fen
 
 it('expires a silent member on its session timeout; the survivor gets its partitions', async () => {
   const a = coordinator('a');
-  a.acquire([{ shard: SHARD, epoch: 5 }]);
+  a.acquire([held(SHARD, 5)]);
   await flush();
   const rt = a.runtime(GROUP, true);
   const first = new FakeChannel();
@@ -267,7 +290,7 @@ it('expires a silent member on its session timeout; the survivor gets its partit
 
 it('the first commit of a memberless group survives a tick that runs while its write is in flight', async () => {
   const a = coordinator('a');
-  a.acquire([{ shard: SHARD, epoch: 5 }]);
+  a.acquire([held(SHARD, 5)]);
   await flush();
   log.hold();
   const commit = a.runtime(GROUP, true).commit('', 0, [{ key: tpKey('t', 0), offset: 42, metadata: '' }]);
@@ -278,4 +301,131 @@ it('the first commit of a memberless group survives a tick that runs while its w
   await commit;
   expect(a.fetchOffsets(GROUP, []).map((o) => [o.key, o.committed?.offset])).toEqual([[tpKey('t', 0), 42]]);
   a.stop();
+});
+
+describe('lease-time fence', () => {
+  const T0 = tpKey('t', 0);
+  const partition = SHARD % 2;
+  const written = () => log.partitions.get(partition)?.length ?? 0;
+  const commitT0 = (c: Coordinator, offset: number) =>
+    c.runtime(GROUP, true).commit('', 0, [{ key: T0, offset, metadata: '' }]);
+
+  it('past the lease deadline CommitOffsets is refused and nothing is written; a keep-alive answer lets it through again', async () => {
+    const lease = new TestLease();
+    const a = coordinator('a');
+    a.acquire([held(SHARD, 5, lease)]);
+    await flush();
+    const rt = a.runtime(GROUP, true);
+    await commitT0(a, 10);
+    clock.advance(lease.validUntilMs - clock.nowMs()); // at the deadline: still certainly alive
+    await commitT0(a, 11);
+    const before = written();
+
+    clock.advance(1); // e.g. woken from SIGSTOP, before any timer noticed the lease is gone
+    expect(await code(() => commitT0(a, 99))).toBe('NOT_COORDINATOR'); // the CommitOffsets path
+    // A runtime handed out earlier (a request accepted before the deadline) writes nothing either.
+    expect(await code(() => rt.commit('', 0, [{ key: T0, offset: 98, metadata: '' }]))).toBe(
+      'NOT_COORDINATOR',
+    );
+    expect(await code(() => a.resetOffsets(GROUP, [T0], { to: 'latest' }, false))).toBe('NOT_COORDINATOR');
+    expect(written()).toBe(before);
+    expect(rt.group.offsets.get(T0)?.offset).toBe(11);
+
+    lease.validUntilMs = clock.nowMs() + LEASE_TTL_MS; // a keep-alive answered: the lease was alive
+    await commitT0(a, 12);
+    expect(written()).toBe(before + 1);
+    expect(a.fetchOffsets(GROUP, [T0])[0].committed?.offset).toBe(12);
+    await a.stop();
+  });
+
+  it('past the lease deadline a join is refused and no group record is written nor assignment sent', async () => {
+    const lease = new TestLease();
+    const a = coordinator('a');
+    a.acquire([held(SHARD, 5, lease)]);
+    await flush();
+    const rt = a.runtime(GROUP, true);
+    const before = written();
+    clock.advance(LEASE_TTL_MS + 1);
+
+    const channel = new FakeChannel();
+    expect(await code(() => a.runtime(GROUP, true).join(join(), channel))).toBe('NOT_COORDINATOR');
+    // Through a runtime handed out earlier the join applies in memory, but its group record is
+    // never sent, so no assignment leaves (retried with backoff while the shard is held).
+    rt.join(join(), channel);
+    for (let i = 0; i < 5; i++) {
+      clock.advance(1_000);
+      await flush();
+    }
+    expect(written()).toBe(before);
+    expect(channel.assignments()).toEqual([]);
+
+    lease.validUntilMs = clock.nowMs() + LEASE_TTL_MS;
+    clock.advance(2_000); // the next retry of the group record
+    await flush();
+    expect(written()).toBe(before + 1);
+    expect(channel.assignments()).toHaveLength(1);
+    await a.stop();
+  });
+
+  it('a commit whose write completes past the deadline is not acknowledged; after re-acquisition commits work again', async () => {
+    const lease = new TestLease();
+    const a = coordinator('a');
+    a.acquire([held(SHARD, 5, lease)]);
+    await flush();
+    const rt = a.runtime(GROUP, true);
+    log.hold();
+    const late = commitT0(a, 10);
+    await flush();
+    clock.advance(LEASE_TTL_MS + 1); // the append was in flight when the lease may have expired
+    log.release();
+    expect(await code(() => late)).toBe('NOT_COORDINATOR');
+    // Not applied either: the write may sit behind a successor's marker.
+    expect(rt.group.offsets.get(T0)).toBeUndefined();
+
+    // The lease is found lost: ShardOwnership drops the shard (onRelease(shard, false)).
+    lease.fence.lost(new Error('lease expired'));
+    await a.release(SHARD, false);
+    expect(await code(() => commitT0(a, 11))).toBe('NOT_COORDINATOR');
+
+    // Taken again under a new lease: served again, its writes go through.
+    a.acquire([held(SHARD, 9)]);
+    await flush();
+    const before = written();
+    await commitT0(a, 12);
+    expect(written()).toBe(before + 1);
+    expect(a.fetchOffsets(GROUP, [T0])[0].committed?.offset).toBe(12);
+    await a.stop();
+  });
+
+  it('a shard taken under a lease that may have expired writes no marker and is not served', async () => {
+    const lease = new TestLease();
+    lease.validUntilMs = clock.nowMs() - 1;
+    const a = coordinator('a');
+    a.acquire([held(SHARD, 5, lease)]);
+    await flush();
+    expect(written()).toBe(0);
+    expect(await code(() => a.runtime(GROUP, true))).toBe('NOT_COORDINATOR');
+    await a.stop();
+  });
+
+  it('a shard handed over neither writes nor acknowledges anything once its grace period ended', async () => {
+    const a = coordinator('a');
+    a.acquire([held(SHARD, 5)]);
+    await flush();
+    const rt = a.runtime(GROUP, true);
+    const before = written();
+    log.hold();
+    const inFlight = rt.commit('', 0, [{ key: T0, offset: 7, metadata: '' }]);
+    await flush();
+    const queued = rt.commit('', 0, [{ key: T0, offset: 8, metadata: '' }]);
+    const handover = a.release(SHARD, true);
+    clock.advance(5_000); // the grace period for queued writes ends: the shard key goes next
+    await handover;
+    log.release();
+    // Either write would land after the new owner's marker: neither is acknowledged, the queued
+    // one is not even sent.
+    expect(await code(() => inFlight)).toBe('NOT_COORDINATOR');
+    expect(await code(() => queued)).toBe('NOT_COORDINATOR');
+    expect(written()).toBe(before + 1);
+  });
 });

@@ -9,7 +9,7 @@ import type { TopicState, TopicsUpdate } from '../../../services/controller/topi
 import { toLogConfig } from '../../../services/controller/topic-config';
 import { LogManager } from '../../../services/broker/log/log-manager';
 import type { Partition } from '../../../services/broker/partition/partition';
-import { LeaseFence } from '../../../services/broker/partition/lease-fence';
+import { LeaseFence } from '../../../services/common/lease-fence';
 import { ReplicaManager, type FollowerFetchers } from '../../../services/broker/partition/replica-manager';
 import type { PartitionState } from '../../../services/common/metadata/keys';
 import { buildBatch } from '../log/batches';
@@ -201,17 +201,22 @@ describe('LeaseFence', () => {
   it('fences on loss until registered again, and once the lease may have expired', () => {
     const c = new ManualClock();
     let validUntil = c.nowMs() + 10_000;
-    const fence = new LeaseFence({ clock: c, logger: silentLogger(), validUntilMs: () => validUntil });
-    expect(fence.mayLead()).toBe(true);
+    const fence = new LeaseFence({
+      clock: c,
+      logger: silentLogger(),
+      validUntilMs: () => validUntil,
+      refuses: 'produce requests as leader',
+    });
+    expect(fence.mayAct()).toBe(true);
     c.advance(10_000);
-    expect(fence.mayLead()).toBe(true);
+    expect(fence.mayAct()).toBe(true);
     c.advance(1);
-    expect(fence.mayLead()).toBe(false); // e.g. right after SIGCONT, before any timer fired
+    expect(fence.mayAct()).toBe(false); // e.g. right after SIGCONT, before any timer fired
     validUntil = c.nowMs() + 10_000; // a keep-alive answer came
-    expect(fence.mayLead()).toBe(true);
+    expect(fence.mayAct()).toBe(true);
     fence.lost(new Error('lease expired'));
-    expect(fence.mayLead()).toBe(false);
+    expect(fence.mayAct()).toBe(false);
     fence.registered();
-    expect(fence.mayLead()).toBe(true);
+    expect(fence.mayAct()).toBe(true);
   });
 });
