@@ -2,9 +2,12 @@
  * Shard markers across compaction, on a real compacted log: the coordinator's loader replays a
  * broker SegmentedLog that the broker's LogCleaner has compacted (passes inline). A deposed
  * owner's late write stays ignored after the cleaner has run and a new owner replays; markers of
- * earlier versions (type 2, keyed by shard only) still fence writes behind them.
+ * earlier versions (type 2, keyed by shard only) still fence writes behind them. And the case replay
+ * cannot fence, a deposed owner's write that would be the last of its key, does not arise when the
+ * deposed owner woke past its lease: the lease-time fence keeps it from writing.
  */
 import { ManualClock } from '../../../services/common/clock';
+import { LeaseFence } from '../../../services/common/lease-fence';
 import { silentLogger } from '../../../services/common/logger';
 import { decodeBatch, encodeBatch, iterateBatches } from '../../../services/common/records';
 import type { SegmentedLog } from '../../../services/broker/log/partition-log';
@@ -102,8 +105,21 @@ afterEach(async () => {
   await dirs.cleanup();
 });
 
+const LEASE_TTL_MS = 10_000;
+
+/** A coordinator's lease, certainly alive until `validUntilMs` (a keep-alive moves it). */
+class TestLease {
+  validUntilMs = clock.nowMs() + LEASE_TTL_MS;
+  readonly fence = new LeaseFence({
+    clock,
+    logger: silentLogger(),
+    validUntilMs: () => this.validUntilMs,
+    refuses: 'test writes',
+  });
+}
+
 /** A coordinator instance that has taken SHARD at `epoch` and finished loading it. */
-async function ownerAt(selfId: string, epoch: number): Promise<Coordinator> {
+async function ownerAt(selfId: string, epoch: number, lease = new TestLease()): Promise<Coordinator> {
   const c = new Coordinator({
     selfId,
     clock,
@@ -116,7 +132,7 @@ async function ownerAt(selfId: string, epoch: number): Promise<Coordinator> {
   });
   c.start();
   running.push(c);
-  c.acquire([{ shard: SHARD, epoch }]);
+  c.acquire([{ shard: SHARD, epoch, fence: lease.fence }]);
   const deadline = Date.now() + 10_000;
   while (c.loadedShards().find((s) => s.shard === SHARD)?.status !== 'active') {
     if (Date.now() > deadline) throw new Error(`${selfId} did not load shard ${SHARD} at epoch ${epoch}`);
@@ -193,4 +209,29 @@ it('markers of earlier versions (keyed by shard only) still fence, before and af
   ]);
   const next = await ownerAt('n', 15);
   expect(committed(next)).toEqual({ [T0]: 4, [T1]: undefined });
+});
+
+it("a deposed owner woken past its lease writes nothing: the new owner's commit stays the last of its key", async () => {
+  const zombie = await ownerAt('z', 5); // M(5)
+  clock.advance(LEASE_TTL_MS + 1); // z is paused past its lease (SIGSTOP); etcd expires it
+  const a = await ownerAt('a', 9); // M(9)
+  await commit(a, T0, 10);
+  // z wakes before any timer told it the lease is gone, and a member's commit reaches it. Written,
+  // it would be the last record of t-0: the cleaner would drop a's t-0=10, and replay, ignoring
+  // z's record, would find no committed offset for t-0 at all.
+  await expect(commit(zombie, T0, 99)).rejects.toMatchObject({ code: 'NOT_COORDINATOR' });
+  await commit(a, T1, 1);
+  await commit(a, T1, 2); // later appends, so t-0's records are below the active segment
+
+  await compact();
+  // (t-1=1 stays: what supersedes it is in the active segment, which the cleaner does not read.)
+  expect(await offsetsLog.lines()).toEqual([
+    'marker 5',
+    'marker 9',
+    't-0=10 by 9',
+    't-1=1 by 9',
+    't-1=2 by 9',
+  ]);
+  const b = await ownerAt('b', 12); // the next owner replays the compacted log
+  expect(committed(b)).toEqual({ [T0]: 10, [T1]: 2 });
 });

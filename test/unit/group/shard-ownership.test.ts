@@ -2,7 +2,8 @@
  * Shard ownership on the embedded metadata store with a manual clock: instances split the shards
  * by rendezvous hashing, a joining instance gets its shards by graceful handover (released before
  * taken), a leaving one hands everything over, and a crashed one's shards move only after its
- * lease lapses (advance(ttl - 1): still held; advance(1): taken).
+ * lease lapses (advance(ttl - 1): still held; advance(1): taken). Every shard carries the fence of
+ * the lease it was taken under.
  */
 import { ManualClock } from '../../../services/common/clock';
 import { silentLogger } from '../../../services/common/logger';
@@ -21,8 +22,9 @@ let store: EmbeddedMetadataStore;
 const log: string[] = [];
 const started: ShardOwnership[] = [];
 
-function instance(id: string): { ownership: ShardOwnership; held: Set<number> } {
+function instance(id: string): { ownership: ShardOwnership; held: Set<number>; acquired: AcquiredShard[] } {
   const held = new Set<number>();
+  const acquired: AcquiredShard[] = [];
   const ownership = new ShardOwnership({
     store,
     clusterName: 'test',
@@ -37,6 +39,7 @@ function instance(id: string): { ownership: ShardOwnership; held: Set<number> } 
         // Never two holders: whoever had it must have released it (or lost its lease) before.
         log.push(`${id}+${s.shard}`);
         held.add(s.shard);
+        acquired.push(s);
       }
     },
     onRelease: async (shard) => {
@@ -45,7 +48,7 @@ function instance(id: string): { ownership: ShardOwnership; held: Set<number> } 
     },
   });
   started.push(ownership);
-  return { ownership, held };
+  return { ownership, held, acquired };
 }
 
 function noDoubleHolders(...holders: Set<number>[]): void {
@@ -133,6 +136,38 @@ it("a crashed instance's shards move only after its lease lapses", async () => {
   await flush();
   expect(bShards.every((s) => a.held.has(s))).toBe(true);
   expect(a.held.size).toBe(SHARDS);
+});
+
+it('hands every shard out with the fence of its lease: shut past the deadline, and for good once lost', async () => {
+  // The embedded store cannot tell a lease's deadline; give its leases one, as etcd's have.
+  let deadlineMs = clock.nowMs() + TTL;
+  const grant = store.grantLease.bind(store);
+  store.grantLease = async (ttlMs) => Object.assign(await grant(ttlMs), { validUntilMs: () => deadlineMs });
+  const a = instance('a');
+  await a.ownership.start();
+  await flush();
+  expect(a.held.size).toBe(SHARDS);
+  const fence = a.acquired[0].fence;
+  expect(a.acquired.every((s) => s.fence === fence)).toBe(true);
+  expect(fence.mayAct()).toBe(true);
+  clock.advance(TTL);
+  expect(fence.mayAct()).toBe(true);
+  clock.advance(1); // no keep-alive answer for a TTL (a paused process): shut before any timer ran
+  expect(fence.mayAct()).toBe(false);
+  deadlineMs = clock.nowMs() + 10 * TTL; // a keep-alive answered after all
+  expect(fence.mayAct()).toBe(true);
+
+  // The lease lapses: every shard is dropped, and taken again under the next lease.
+  const taken = a.acquired.length;
+  (a.ownership as unknown as { lease: { release(): void } }).lease.release();
+  clock.advance(TTL);
+  await flush();
+  await flush();
+  expect(fence.mayAct()).toBe(false); // lost: its deadline no longer matters
+  expect(a.held.size).toBe(SHARDS);
+  const retaken = a.acquired.slice(taken);
+  expect(retaken).toHaveLength(SHARDS);
+  expect(retaken.every((s) => s.fence !== fence && s.fence.mayAct())).toBe(true);
 });
 
 /** Releases the instance's lease without revoking (keys lapse after the TTL), as a crash does. */
