@@ -13,12 +13,13 @@
  *
  * Lease-time fence (zombie writes). Replay fencing cannot undo a deposed owner's record that is the
  * last of its key: the cleaner keeps only that one, replay ignores it, and the valid value is gone.
- * So this instance also refuses to write while it may no longer own a shard: every request of a
- * shard, and every append to `__consumer_offsets` for it (commits, group records, resets, markers),
- * first checks that the shard is still held under the lease it was taken with and that the lease
- * is certainly alive (`now <= validUntilMs`, services/common/lease-fence.ts); if not it fails with
- * NOT_COORDINATOR (retriable: the client finds the coordinator again) and nothing is sent. When
- * the lease is then found lost, ShardOwnership drops every shard (release(shard, false)).
+ * So this instance also refuses to write while it may no longer own a shard: every request that
+ * looks up a group of the shard (runtime()), and every append to `__consumer_offsets` for it
+ * (commits, group records, resets, markers), first checks that the shard is still held under the
+ * lease it was taken with and that the lease is certainly alive (`now <= validUntilMs`,
+ * services/common/lease-fence.ts); if not it fails with NOT_COORDINATOR (retriable: the client
+ * finds the coordinator again) and nothing is sent. When the lease is then found lost,
+ * ShardOwnership drops every shard (release(shard, false)).
  *
  * What an acknowledgement guarantees. A write is acknowledged (a commit answered, an assignment
  * sent) only if the append completed AND the check still holds when it completes. Then the record
@@ -406,8 +407,13 @@ export class Coordinator {
   /** Why `state`'s shard may not be written now (undefined: it may). */
   private fenceError(state: ShardState, when: 'before' | 'after'): TideError | undefined {
     if (state.writable && state.fence.mayAct()) return undefined;
+    const until = state.fence.validUntilMs();
+    const deadline =
+      until !== undefined && Number.isFinite(until) && until < this.options.clock.nowMs()
+        ? ` (certainly alive only until ${new Date(until).toISOString()})`
+        : '';
     const why = state.writable
-      ? `the lease of coordinator ${this.options.selfId} may have expired (certainly alive only until ${describeMs(state.fence.validUntilMs())})`
+      ? `the lease of coordinator ${this.options.selfId} is lost or may have expired${deadline}`
       : `coordinator ${this.options.selfId} gave shard ${state.shard} up`;
     const what =
       when === 'before'
@@ -574,9 +580,4 @@ export class Coordinator {
       state.status = 'active';
     }
   }
-}
-
-function describeMs(ms: number | undefined): string {
-  if (ms === undefined) return 'its loss';
-  return Number.isFinite(ms) ? new Date(ms).toISOString() : String(ms);
 }
