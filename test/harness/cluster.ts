@@ -1,6 +1,7 @@
 /**
  * A real Tide cluster for fault tests: a real etcd, controller and broker processes (the built
- * CLI) on free loopback ports, each broker with its own data dir so it can be restarted.
+ * CLI) on free loopback ports, each broker with its own data dir so it can be restarted, and
+ * group coordinators on demand.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -19,9 +20,18 @@ export interface ClusterOptions {
   brokerSetup?: (id: number) => { port?: number; env?: NodeJS.ProcessEnv };
 }
 
+export interface CoordinatorOptions {
+  /** gRPC port (default 0 = any free one). */
+  port?: number;
+  /** Extra flags, e.g. ['--shards', '8', '--offsets-partitions', '4']. */
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+}
+
 export class TestCluster {
   readonly brokers = new Map<number, TideProcess>();
   readonly controllers = new Map<number, TideProcess>();
+  readonly coordinators = new Map<string, TideProcess>();
 
   private constructor(
     readonly etcd: EtcdProcess,
@@ -73,9 +83,30 @@ export class TestCluster {
     return process;
   }
 
+  /** Starts (or restarts) `tide coordinator` `id` on this cluster's etcd, with the cluster's lease TTL. */
+  async startCoordinator(id: string, options: CoordinatorOptions = {}): Promise<TideProcess> {
+    const process = await startTide(
+      [
+        'coordinator',
+        ...['--id', id, '--port', String(options.port ?? 0), '--etcd', this.etcd.endpoint],
+        ...['--lease-ttl-ms', String(this.options.leaseTtlMs)],
+        ...(options.args ?? []),
+      ],
+      // A first coordinator also waits for __consumer_offsets to be created and led.
+      { env: { ...this.options.env, ...options.env }, readyTimeoutMs: 60_000 },
+    );
+    this.coordinators.set(id, process);
+    return process;
+  }
+
+  /** Where broker `id` keeps its logs. */
+  brokerDataDir(id: number): string {
+    return path.join(this.dir, `broker-${id}`);
+  }
+
   /** Starts (or restarts, on the same data dir) broker `id`. */
   async startBroker(id: number): Promise<TideProcess> {
-    const dataDir = path.join(this.dir, `broker-${id}`);
+    const dataDir = this.brokerDataDir(id);
     const setup = this.options.brokerSetup(id);
     const port = String(setup.port ?? 0);
     const process = await startTide(
@@ -101,8 +132,14 @@ export class TestCluster {
     return b;
   }
 
+  coordinator(id: string): TideProcess {
+    const c = this.coordinators.get(id);
+    if (!c) throw new Error(`no coordinator ${id}`);
+    return c;
+  }
+
   async stop(): Promise<void> {
-    const all = [...this.brokers.values(), ...this.controllers.values()];
+    const all = [...this.coordinators.values(), ...this.brokers.values(), ...this.controllers.values()];
     for (const p of all) {
       // A SIGSTOPped process cannot die of SIGKILL until continued on some kernels' views; be sure.
       if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGCONT');

@@ -14,8 +14,8 @@ import * as grpc from '@grpc/grpc-js';
 import { Tide } from '../../client';
 import { fromGrpcError } from '../../services/common/grpc/status';
 import { coordinatorProto } from '../../services/group-coordinator/api/proto';
-import { startEtcd, type EtcdProcess } from '../harness/etcd';
-import { makeTempDir, startTide, waitFor, type TideProcess } from '../harness/processes';
+import { TestCluster } from '../harness/cluster';
+import { waitFor, type TideProcess } from '../harness/processes';
 import {
   killAll,
   ownershipViolations,
@@ -32,79 +32,31 @@ const LEASE_TTL_MS = 2_000;
 const SESSION_MS = 10_000;
 const GROUP = 'g-failover';
 
-let etcd: EtcdProcess;
-const processes: TideProcess[] = [];
-let brokers: TideProcess[] = [];
-const coordinators = new Map<string, TideProcess>();
+let cluster: TestCluster;
 let tide: Tide;
 
-async function startCoordinator(id: string): Promise<TideProcess> {
-  const p = await startTide(
-    [
-      'coordinator',
-      '--id',
-      id,
-      '--port',
-      '0',
-      '--etcd',
-      etcd.endpoint,
-      '--lease-ttl-ms',
-      String(LEASE_TTL_MS),
-      '--shards',
-      '8',
-      '--offsets-partitions',
-      '4',
-      '--metrics-port',
-      '0',
-    ],
-    { readyTimeoutMs: 30_000 },
-  );
-  processes.push(p);
-  coordinators.set(id, p);
-  return p;
+function startCoordinator(id: string): Promise<TideProcess> {
+  return cluster.startCoordinator(id, {
+    args: ['--shards', '8', '--offsets-partitions', '4', '--metrics-port', '0'],
+  });
 }
 
 beforeAll(async () => {
-  etcd = await startEtcd();
-  processes.push(
-    await startTide([
-      'controller',
-      '--id',
-      '0',
-      '--port',
-      '0',
-      '--etcd',
-      etcd.endpoint,
-      '--lease-ttl-ms',
-      '2000',
-    ]),
-  );
-  brokers = await Promise.all(
-    [0, 1].map((id) =>
-      startTide(
-        ['broker', '--id', String(id), '--port', '0', '--data', makeTempDir(), '--etcd', etcd.endpoint],
-        {
-          readyTimeoutMs: 30_000,
-        },
-      ),
-    ),
-  );
-  processes.push(...brokers);
+  cluster = await TestCluster.start({ brokers: 2, controllers: 1, leaseTtlMs: LEASE_TTL_MS });
   await Promise.all([startCoordinator('c1'), startCoordinator('c2')]);
-  tide = new Tide({ bootstrap: brokers.map((b) => b.address) });
+  tide = new Tide({ bootstrap: cluster.bootstrap() });
 });
 
 afterAll(async () => {
   await killAll();
   await tide?.close();
-  for (const p of processes) await p.stop('SIGKILL');
-  await etcd?.close();
+  await cluster?.stop();
 });
 
 /** The coordinator the brokers name for the group now. */
 async function owner(): Promise<string | undefined> {
   const client = new (coordinatorProto().GroupCoordinator)(
-    brokers[0].address,
+    cluster.broker(0).address,
     grpc.credentials.createInsecure(),
   );
   try {
@@ -140,7 +92,7 @@ function partitionsLost(members: MemberProcess[], since: number): number {
 it('SIGKILL of the owning coordinator: the other takes the shard, offsets intact, members continue; a restart hands it back', async () => {
   await tide.admin().createTopic('failover', { partitions: 6 });
   const load = produceSteadily(tide.producer({ lingerMs: 0 }), 'failover', 6, 30);
-  const bootstrap = brokers.map((b) => b.address).join(',');
+  const bootstrap = cluster.bootstrap().join(',');
   const members = ['a', 'b', 'c'].map((tag) =>
     startMember({ bootstrap, group: GROUP, topic: 'failover', tag, sessionTimeoutMs: SESSION_MS }),
   );
@@ -151,7 +103,7 @@ it('SIGKILL of the owning coordinator: the other takes the shard, offsets intact
   const first = (await owner())!;
   const other = first === 'c1' ? 'c2' : 'c1';
   // The owner exports the group's lag per partition for Prometheus (and KEDA).
-  const metrics = await scrape(coordinators.get(first)!);
+  const metrics = await scrape(cluster.coordinator(first));
   for (let p = 0; p < 6; p++)
     expect(metrics).toMatch(
       new RegExp(
@@ -164,7 +116,7 @@ it('SIGKILL of the owning coordinator: the other takes the shard, offsets intact
   const counts = members.map((m) => m.records().length);
 
   const killedAt = Date.now();
-  await coordinators.get(first)!.stop('SIGKILL');
+  await cluster.coordinator(first).stop('SIGKILL');
   await waitFor(async () => (await owner()) === other, {
     timeoutMs: LEASE_TTL_MS + 10_000,
     what: `${other} to take the group's shard`,

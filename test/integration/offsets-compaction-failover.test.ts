@@ -24,8 +24,8 @@ import { fromGrpcError } from '../../services/common/grpc/status';
 import { coordinatorProto } from '../../services/group-coordinator/api/proto';
 import { OFFSETS_TOPIC, offsetKey } from '../../services/group-coordinator/offsets-codec';
 import { partitionOfShard, shardOf } from '../../services/group-coordinator/shards';
-import { startEtcd, type EtcdProcess } from '../harness/etcd';
-import { makeTempDir, startTide, waitFor, type TideProcess } from '../harness/processes';
+import { TestCluster } from '../harness/cluster';
+import { waitFor, type TideProcess } from '../harness/processes';
 
 jest.setTimeout(150_000);
 
@@ -42,80 +42,31 @@ const ROUNDS = 100;
 const EARLY_PARTITION = PARTITIONS - 1;
 const EARLY_ROUNDS = 3;
 
-let etcd: EtcdProcess;
-const processes: TideProcess[] = [];
-const dataDirs: string[] = [];
-let brokers: TideProcess[] = [];
-const coordinators = new Map<string, TideProcess>();
+let cluster: TestCluster;
 let tide: Tide;
 
-async function startCoordinator(id: string): Promise<TideProcess> {
-  const p = await startTide(
-    [
-      'coordinator',
-      '--id',
-      id,
-      '--port',
-      '0',
-      '--etcd',
-      etcd.endpoint,
-      '--lease-ttl-ms',
-      String(LEASE_TTL_MS),
-      '--shards',
-      String(SHARDS),
-      '--offsets-partitions',
-      String(OFFSETS_PARTITIONS),
-    ],
-    { readyTimeoutMs: 30_000, env: { TIDE_OFFSETS_TOPIC_SEGMENT_BYTES: String(SEGMENT_BYTES) } },
-  );
-  processes.push(p);
-  coordinators.set(id, p);
-  return p;
+function startCoordinator(id: string): Promise<TideProcess> {
+  return cluster.startCoordinator(id, {
+    args: ['--shards', String(SHARDS), '--offsets-partitions', String(OFFSETS_PARTITIONS)],
+    env: { TIDE_OFFSETS_TOPIC_SEGMENT_BYTES: String(SEGMENT_BYTES) },
+  });
 }
 
 beforeAll(async () => {
-  etcd = await startEtcd();
-  processes.push(
-    await startTide([
-      'controller',
-      '--id',
-      '0',
-      '--port',
-      '0',
-      '--etcd',
-      etcd.endpoint,
-      '--lease-ttl-ms',
-      '2000',
-    ]),
-  );
-  brokers = await Promise.all(
-    [0, 1].map((id) => {
-      const dir = makeTempDir();
-      dataDirs.push(dir);
-      return startTide(
-        ['broker', '--id', String(id), '--port', '0', '--data', dir, '--etcd', etcd.endpoint],
-        {
-          readyTimeoutMs: 30_000,
-        },
-      );
-    }),
-  );
-  processes.push(...brokers);
+  cluster = await TestCluster.start({ brokers: 2, controllers: 1, leaseTtlMs: LEASE_TTL_MS });
   await Promise.all([startCoordinator('c1'), startCoordinator('c2')]);
-  tide = new Tide({ bootstrap: brokers.map((b) => b.address) });
+  tide = new Tide({ bootstrap: cluster.bootstrap() });
 });
 
 afterAll(async () => {
   await tide?.close();
-  for (const p of processes) await p.stop('SIGKILL');
-  await etcd?.close();
-  for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
+  await cluster?.stop();
 });
 
 /** The coordinator the brokers name for `group` now (undefined while its shard has no owner). */
 async function ownerOf(group: string): Promise<string | undefined> {
   const client = new (coordinatorProto().GroupCoordinator)(
-    brokers[0].address,
+    cluster.broker(0).address,
     grpc.credentials.createInsecure(),
   );
   try {
@@ -184,7 +135,8 @@ async function readable(partition: number): Promise<{ records: number; span: num
 
 /** Partition folders of __consumer_offsets/`partition` on the brokers that hold one. */
 function replicaDirs(partition: number): string[] {
-  return dataDirs
+  return [...cluster.brokers.keys()]
+    .map((id) => cluster.brokerDataDir(id))
     .map((dir) => path.join(dir, `${OFFSETS_TOPIC}-${partition}`))
     .filter((dir) => fs.existsSync(dir));
 }
@@ -253,7 +205,7 @@ it('a coordinator failover rebuilds every committed offset from the compacted __
     process.stdout.write(`${OFFSETS_TOPIC}-${partition}: ${records} records readable of ${span} offsets\n`);
   }
 
-  await coordinators.get(victim)!.stop('SIGKILL');
+  await cluster.coordinator(victim).stop('SIGKILL');
   await waitFor(async () => (await Promise.all(GROUPS.map(ownerOf))).every((o) => o === survivor), {
     timeoutMs: LEASE_TTL_MS + 15_000,
     what: `${survivor} to own every group`,

@@ -16,7 +16,7 @@ import { Tide, type ConsumerRecord, type GroupConsumer } from '../../client';
 import { desiredOwner, shardOf } from '../../services/group-coordinator/shards';
 import { TestCluster } from '../harness/cluster';
 import { PodNetwork, freePort } from '../harness/pod-network';
-import { runCli, startTide, waitFor, type TideProcess } from '../harness/processes';
+import { runCli, waitFor, type TideProcess } from '../harness/processes';
 
 jest.setTimeout(180_000);
 
@@ -75,26 +75,11 @@ beforeAll(async () => {
 });
 
 function startCoordinator(id: string, ports: { real: number; advertised: number }): Promise<TideProcess> {
-  return startTide(
-    [
-      'coordinator',
-      '--id',
-      id,
-      '--port',
-      String(ports.real),
-      '--advertised-port',
-      String(ports.advertised),
-      '--etcd',
-      cluster.etcd.endpoint,
-      '--lease-ttl-ms',
-      '2000',
-      '--shards',
-      '8',
-      '--offsets-partitions',
-      '3',
-    ],
-    { env: network.env(), readyTimeoutMs: 60_000 },
-  );
+  return cluster.startCoordinator(id, {
+    port: ports.real,
+    args: ['--advertised-port', String(ports.advertised), '--shards', '8', '--offsets-partitions', '3'],
+    env: network.env(),
+  });
 }
 
 afterAll(async () => {
