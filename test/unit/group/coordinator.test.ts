@@ -8,7 +8,6 @@
  * writes work again under a renewed or new lease.
  */
 import { ManualClock } from '../../../services/common/clock';
-import { LeaseFence } from '../../../services/common/lease-fence';
 import { TideError } from '../../../services/common/errors';
 import { silentLogger } from '../../../services/common/logger';
 import type { MemberResponse__Input } from '../../../services/common/grpc/generated/tide/v1/MemberResponse';
@@ -23,6 +22,7 @@ import type {
 import { tpKey } from '../../../services/group-coordinator/partitions';
 import type { AcquiredShard } from '../../../services/group-coordinator/shard-ownership';
 import { shardOf } from '../../../services/group-coordinator/shards';
+import { TestLease } from './test-lease';
 
 const SHARDS = 4;
 const GROUP = 'billing';
@@ -87,19 +87,8 @@ const flush = () => new Promise((resolve) => setImmediate(resolve));
 
 const LEASE_TTL_MS = 60_000;
 
-/** A lease of the test's making: certainly alive until `validUntilMs` (a keep-alive moves it). */
-class TestLease {
-  validUntilMs = clock.nowMs() + LEASE_TTL_MS;
-  readonly fence = new LeaseFence({
-    clock,
-    logger: silentLogger(),
-    validUntilMs: () => this.validUntilMs,
-    refuses: 'test writes',
-  });
-}
-
 /** A shard as ShardOwnership hands it over: taken at `epoch` under `lease`. */
-function held(shard: number, epoch: number, lease = new TestLease()): AcquiredShard {
+function held(shard: number, epoch: number, lease = new TestLease(clock, LEASE_TTL_MS)): AcquiredShard {
   return { shard, epoch, fence: lease.fence };
 }
 
@@ -311,7 +300,7 @@ describe('lease-time fence', () => {
     c.runtime(GROUP, true).commit('', 0, [{ key: T0, offset, metadata: '' }]);
 
   it('past the lease deadline CommitOffsets is refused and nothing is written; a keep-alive answer lets it through again', async () => {
-    const lease = new TestLease();
+    const lease = new TestLease(clock, LEASE_TTL_MS);
     const a = coordinator('a');
     a.acquire([held(SHARD, 5, lease)]);
     await flush();
@@ -339,7 +328,7 @@ describe('lease-time fence', () => {
   });
 
   it('past the lease deadline a join is refused and no group record is written nor assignment sent', async () => {
-    const lease = new TestLease();
+    const lease = new TestLease(clock, LEASE_TTL_MS);
     const a = coordinator('a');
     a.acquire([held(SHARD, 5, lease)]);
     await flush();
@@ -368,7 +357,7 @@ describe('lease-time fence', () => {
   });
 
   it('a commit whose write completes past the deadline is not acknowledged; after re-acquisition commits work again', async () => {
-    const lease = new TestLease();
+    const lease = new TestLease(clock, LEASE_TTL_MS);
     const a = coordinator('a');
     a.acquire([held(SHARD, 5, lease)]);
     await flush();
@@ -398,7 +387,7 @@ describe('lease-time fence', () => {
   });
 
   it('a shard taken under a lease that may have expired writes no marker and is not served', async () => {
-    const lease = new TestLease();
+    const lease = new TestLease(clock, LEASE_TTL_MS);
     lease.validUntilMs = clock.nowMs() - 1;
     const a = coordinator('a');
     a.acquire([held(SHARD, 5, lease)]);

@@ -7,7 +7,6 @@
  * deposed owner woke past its lease: the lease-time fence keeps it from writing.
  */
 import { ManualClock } from '../../../services/common/clock';
-import { LeaseFence } from '../../../services/common/lease-fence';
 import { silentLogger } from '../../../services/common/logger';
 import { decodeBatch, encodeBatch, iterateBatches } from '../../../services/common/records';
 import type { SegmentedLog } from '../../../services/broker/log/partition-log';
@@ -27,6 +26,7 @@ import { tpKey } from '../../../services/group-coordinator/partitions';
 import { shardOf } from '../../../services/group-coordinator/shards';
 import { cleanerFor, compactConfig } from '../log/compaction-helpers';
 import { TempDirs, openLog } from '../log/helpers';
+import { TestLease } from './test-lease';
 
 const SHARDS = 4;
 const GROUP = 'billing';
@@ -107,19 +107,12 @@ afterEach(async () => {
 
 const LEASE_TTL_MS = 10_000;
 
-/** A coordinator's lease, certainly alive until `validUntilMs` (a keep-alive moves it). */
-class TestLease {
-  validUntilMs = clock.nowMs() + LEASE_TTL_MS;
-  readonly fence = new LeaseFence({
-    clock,
-    logger: silentLogger(),
-    validUntilMs: () => this.validUntilMs,
-    refuses: 'test writes',
-  });
-}
-
 /** A coordinator instance that has taken SHARD at `epoch` and finished loading it. */
-async function ownerAt(selfId: string, epoch: number, lease = new TestLease()): Promise<Coordinator> {
+async function ownerAt(
+  selfId: string,
+  epoch: number,
+  lease = new TestLease(clock, LEASE_TTL_MS),
+): Promise<Coordinator> {
   const c = new Coordinator({
     selfId,
     clock,
