@@ -32,12 +32,19 @@ export function chartData(rows: readonly ResultRow[]): { throughput: ChartDatum[
     value,
   });
   return {
-    throughput: rows.filter((r) => r.produceRecordsPerSec !== undefined).map((r) => point(r, r.produceRecordsPerSec!)),
-    latency: rows.filter((r) => r.latencyMs !== undefined && Number.isFinite(r.latencyMs.p99)).map((r) => point(r, r.latencyMs!.p99)),
+    throughput: rows
+      .filter((r) => r.produceRecordsPerSec !== undefined)
+      .map((r) => point(r, r.produceRecordsPerSec!)),
+    latency: rows
+      .filter((r) => r.latencyMs !== undefined && Number.isFinite(r.latencyMs.p99))
+      .map((r) => point(r, r.latencyMs!.p99)),
   };
 }
 
-const SYSTEM_COLORS = { domain: ['Tide', 'NATS JetStream', 'Redis Streams'], range: ['#1f77b4', '#2ca02c', '#d62728'] };
+const SYSTEM_COLORS = {
+  domain: ['Tide', 'NATS JetStream', 'Redis Streams'],
+  range: ['#1f77b4', '#2ca02c', '#d62728'],
+};
 
 function barPanel(title: string, data: ChartDatum[], axisTitle: string): object {
   return {
@@ -45,10 +52,20 @@ function barPanel(title: string, data: ChartDatum[], axisTitle: string): object 
     data: { values: data },
     mark: { type: 'bar', tooltip: true },
     encoding: {
-      row: { field: 'case', type: 'nominal', title: null, header: { labelAngle: 0, labelAlign: 'left', labelFontWeight: 'bold' } },
+      row: {
+        field: 'case',
+        type: 'nominal',
+        title: null,
+        header: { labelAngle: 0, labelAlign: 'left', labelFontWeight: 'bold' },
+      },
       y: { field: 'series', type: 'nominal', title: null, sort: null, axis: { labelLimit: 420 } },
       x: { field: 'value', type: 'quantitative', title: axisTitle },
-      color: { field: 'system', type: 'nominal', scale: SYSTEM_COLORS, legend: { title: null, orient: 'top' } },
+      color: {
+        field: 'system',
+        type: 'nominal',
+        scale: SYSTEM_COLORS,
+        legend: { title: null, orient: 'top' },
+      },
     },
     resolve: { scale: { y: 'independent' } },
   };
@@ -58,8 +75,10 @@ function barPanel(title: string, data: ChartDatum[], axisTitle: string): object 
 export function chartSpec(rows: readonly ResultRow[], subtitle: string): object {
   const { throughput, latency } = chartData(rows);
   const panels = [];
-  if (throughput.length) panels.push(barPanel('Produce records/s (higher is better)', throughput, 'records/s'));
-  if (latency.length) panels.push(barPanel('End-to-end latency p99 at a fixed rate (lower is better)', latency, 'p99 ms'));
+  if (throughput.length)
+    panels.push(barPanel('Produce records/s (higher is better)', throughput, 'records/s'));
+  if (latency.length)
+    panels.push(barPanel('End-to-end latency p99 at a fixed rate (lower is better)', latency, 'p99 ms'));
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: { text: 'Tide and its peers, same machine, same run', subtitle },
@@ -73,14 +92,19 @@ export function chartSpec(rows: readonly ResultRow[], subtitle: string): object 
  * TypeScript rewrites `await import('vega')` into require() (which cannot load ESM). A Function
  * body is not compiled, so the import() inside it stays a real dynamic import.
  */
-const importEsm = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<unknown>;
+const importEsm = new Function('specifier', 'return import(specifier)') as (
+  specifier: string,
+) => Promise<unknown>;
 
 interface VegaLiteModule {
   compile(spec: object): { spec: object };
 }
 interface VegaModule {
   parse(spec: object): unknown;
-  View: new (runtime: unknown, options: { renderer: 'none' }) => { toSVG(): Promise<string>; finalize(): void };
+  View: new (
+    runtime: unknown,
+    options: { renderer: 'none' },
+  ) => { toSVG(): Promise<string>; finalize(): void };
 }
 
 /** Renders a Vega-Lite spec to SVG text (no canvas, no browser). */

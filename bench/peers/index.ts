@@ -13,11 +13,14 @@ import { chartSpec, renderSvg } from './chart';
 import { parsePeerArgs, USAGE, type PeerBenchOptions } from './options';
 import { buildPlan, SkippedCase } from './plan';
 import { formatWorkloadTable, resultsDocument, type MachineInfo } from './report';
+import { stopServersOnExit } from './server-process';
 import type { ResultRow } from './types';
 
 function versionOf(command: string, args: string[]): string | undefined {
   try {
-    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim().split('\n')[0];
+    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+      .trim()
+      .split('\n')[0];
   } catch {
     return undefined;
   }
@@ -48,11 +51,15 @@ function machineInfo(): MachineInfo {
 function requireServers(options: PeerBenchOptions, machine: MachineInfo): void {
   const needed = [
     ...(options.systems.includes('nats') ? ['nats-server'] : []),
-    ...(options.systems.includes('redis') ? ['redis-server', ...(options.native ? ['redis-benchmark'] : [])] : []),
+    ...(options.systems.includes('redis')
+      ? ['redis-server', ...(options.native ? ['redis-benchmark'] : [])]
+      : []),
   ];
   const missing = needed.filter((n) => !machine.versions[n]);
   if (missing.length) {
-    throw new Error(`${missing.join(', ')} not found: run \`bash scripts/install-bench-peers.sh\` (npm run bench:peers does)`);
+    throw new Error(
+      `${missing.join(', ')} not found: run \`bash scripts/install-bench-peers.sh\` (npm run bench:peers does)`,
+    );
   }
 }
 
@@ -67,6 +74,7 @@ async function main(): Promise<void> {
     return;
   }
   const options = parsePeerArgs(argv);
+  stopServersOnExit();
   const machine = machineInfo();
   requireServers(options, machine);
   const startedAt = new Date();
@@ -88,7 +96,9 @@ async function main(): Promise<void> {
         const message = err instanceof Error ? err.message : String(err);
         if (err instanceof SkippedCase) skipped.push(`${benchCase.label}: ${message}`);
         else failures.push(`${benchCase.label}: ${message}`);
-        process.stderr.write(`${err instanceof SkippedCase ? 'skipped' : 'FAILED'}: ${message.split('\n')[0]}\n`);
+        process.stderr.write(
+          `${err instanceof SkippedCase ? 'skipped' : 'FAILED'}: ${message.split('\n')[0]}\n`,
+        );
       }
     }
     const table = formatWorkloadTable(workload, rows);
@@ -116,7 +126,9 @@ async function main(): Promise<void> {
   fs.mkdirSync(path.dirname(chartFile), { recursive: true });
   fs.writeFileSync(chartFile, await renderSvg(chartSpec(rows, subtitle)));
 
-  process.stdout.write(`\nresults: ${path.relative(REPO_ROOT, resultsFile)} (and latest.json); chart: ${path.relative(REPO_ROOT, chartFile)}\n`);
+  process.stdout.write(
+    `\nresults: ${path.relative(REPO_ROOT, resultsFile)} (and latest.json); chart: ${path.relative(REPO_ROOT, chartFile)}\n`,
+  );
   for (const s of skipped) process.stdout.write(`skipped: ${s}\n`);
   for (const f of failures) process.stdout.write(`FAILED: ${f}\n`);
   if (failures.length) process.exitCode = 1;

@@ -22,7 +22,10 @@ const GO_NATS_SRC = '/usr/share/gocode/src/github.com/nats-io/nats.go';
 
 /** The rate redis-benchmark --csv reports for its one test ("test","rps",... then one row). */
 export function parseRedisBenchmarkCsv(csv: string): number {
-  const lines = csv.trim().split('\n').filter((l) => l.startsWith('"'));
+  const lines = csv
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('"'));
   const header = lines[0]?.split(',').map((c) => c.replace(/"/g, ''));
   const row = lines[lines.length - 1]?.split('","').map((c) => c.replace(/"/g, ''));
   const column = header?.indexOf('rps') ?? -1;
@@ -37,9 +40,13 @@ export async function nativeRedisRow(fsync: AppendFsync, records: number, size: 
   try {
     const payload = 'v'.repeat(size);
     const args = ['-h', '127.0.0.1', '-p', String(port), '-c', '1', '-P', String(REDIS_PIPELINE)];
-    const { stdout } = await run('redis-benchmark', [...args, '-n', String(records), '--csv', 'XADD', 'bench', '*', 'v', payload], {
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    const { stdout } = await run(
+      'redis-benchmark',
+      [...args, '-n', String(records), '--csv', 'XADD', 'bench', '*', 'v', payload],
+      {
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
     const rate = parseRedisBenchmarkCsv(stdout);
     return {
       workload: 1,
@@ -65,14 +72,23 @@ export async function nativeRedisRow(fsync: AppendFsync, records: number, size: 
 /** Builds jsbench into a temp dir; undefined (with the reason) when Go or nats.go is missing. */
 export async function buildJsBench(): Promise<{ binary?: string; reason?: string }> {
   if (!fs.existsSync(GO_NATS_SRC)) {
-    return { reason: 'golang-github-nats-io-go-nats-dev is not installed (scripts/install-bench-peers.sh installs it)' };
+    return {
+      reason:
+        'golang-github-nats-io-go-nats-dev is not installed (scripts/install-bench-peers.sh installs it)',
+    };
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jsbench-'));
   const binary = path.join(dir, 'jsbench');
   try {
     await run('go', ['build', '-o', binary, path.join(REPO_ROOT, 'bench', 'peers', 'native', 'jsbench.go')], {
       // GOPATH mode against Debian's Go sources: nothing is downloaded.
-      env: { ...process.env, GO111MODULE: 'off', GOPATH: '/usr/share/gocode', GOCACHE: path.join(dir, 'cache'), GOFLAGS: '' },
+      env: {
+        ...process.env,
+        GO111MODULE: 'off',
+        GOPATH: '/usr/share/gocode',
+        GOCACHE: path.join(dir, 'cache'),
+        GOFLAGS: '',
+      },
     });
     return { binary };
   } catch (err) {
@@ -81,14 +97,31 @@ export async function buildJsBench(): Promise<{ binary?: string; reason?: string
 }
 
 /** jsbench against fresh nats-servers (R1 or R3): produce then consume `records` of `size`. */
-export async function nativeNatsRow(binary: string, nodes: 1 | 3, records: number, size: number, inflight: number): Promise<ResultRow> {
+export async function nativeNatsRow(
+  binary: string,
+  nodes: 1 | 3,
+  records: number,
+  size: number,
+  inflight: number,
+): Promise<ResultRow> {
   const target = await startNatsTarget(nodes);
   try {
     const name = `native-${size}b`;
     await target.createStream(name, 1);
     const { stdout } = await run(
       binary,
-      ['-servers', target.endpoints.map((e) => `nats://${e}`).join(','), '-subject', `${name}.p0`, '-n', String(records), '-size', String(size), '-inflight', String(inflight)],
+      [
+        '-servers',
+        target.endpoints.map((e) => `nats://${e}`).join(','),
+        '-subject',
+        `${name}.p0`,
+        '-n',
+        String(records),
+        '-size',
+        String(size),
+        '-inflight',
+        String(inflight),
+      ],
       { timeout: 15 * 60_000 },
     );
     const result = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as {

@@ -62,11 +62,17 @@ function positiveInt(flag: string, value: string | undefined): number {
   return n;
 }
 
-function list<T extends string | number>(flag: string, value: string | undefined, allowed: readonly T[]): T[] {
+function list<T extends string | number>(
+  flag: string,
+  value: string | undefined,
+  allowed: readonly T[],
+): T[] {
   const items = (value ?? '').split(',').filter((s) => s !== '');
   const parsed = items.map((s) => allowed.find((a) => String(a) === s));
   if (items.length === 0 || parsed.some((p) => p === undefined)) {
-    throw new Error(`${flag} takes a comma-separated list of ${allowed.join(', ')}; got ${value ?? 'nothing'}`);
+    throw new Error(
+      `${flag} takes a comma-separated list of ${allowed.join(', ')}; got ${value ?? 'nothing'}`,
+    );
   }
   return [...new Set(parsed as T[])];
 }
@@ -119,6 +125,7 @@ export function parsePeerArgs(argv: string[]): PeerBenchOptions {
     }
   }
   if (!o.resultsDir || !o.chartPath) throw new Error(`--results-dir and --chart need a path\n${USAGE}`);
-  if (o.sizes.some((s) => s < 8)) throw new Error('--sizes: records carry an 8-byte sequence and time; use 8 bytes or more');
+  if (o.sizes.some((s) => s < 8))
+    throw new Error('--sizes: records carry an 8-byte sequence and time; use 8 bytes or more');
   return o;
 }

@@ -44,7 +44,12 @@ function targets(replicas: 1 | 3): TargetSpec[] {
   if (replicas === 1) {
     // Redis replication is asynchronous (WAIT acknowledges receipt, not durability): no R3 row.
     for (const fsync of ['everysec', 'always'] as const) {
-      specs.push({ system: 'redis', label: `Redis appendfsync ${fsync}`, replicas, start: () => startRedisTarget(fsync) });
+      specs.push({
+        system: 'redis',
+        label: `Redis appendfsync ${fsync}`,
+        replicas,
+        start: () => startRedisTarget(fsync),
+      });
     }
   }
   return specs;
@@ -62,8 +67,18 @@ async function onTarget(spec: TargetSpec, fn: (t: Target) => Promise<ResultRow>)
 /** The cases of every selected workload and system, in run order. */
 export function buildPlan(options: PeerBenchOptions): BenchCase[] {
   const cases: BenchCase[] = [];
-  const add = (workload: WorkloadId, spec: TargetSpec, label: string, fn: (t: Target) => Promise<ResultRow>) =>
-    cases.push({ workload, system: spec.system, label: `W${workload} ${spec.label} ${label}`, run: () => onTarget(spec, fn) });
+  const add = (
+    workload: WorkloadId,
+    spec: TargetSpec,
+    label: string,
+    fn: (t: Target) => Promise<ResultRow>,
+  ) =>
+    cases.push({
+      workload,
+      system: spec.system,
+      label: `W${workload} ${spec.label} ${label}`,
+      run: () => onTarget(spec, fn),
+    });
   let jsbench: Promise<{ binary?: string; reason?: string }> | undefined;
   const nativeNats = (workload: WorkloadId, nodes: 1 | 3, size: number) =>
     cases.push({
@@ -100,7 +115,9 @@ export function buildPlan(options: PeerBenchOptions): BenchCase[] {
       }
     } else if (workload === 3) {
       for (const spec of [...targets(1), ...targets(3)]) {
-        add(3, spec, `${options.sizes[0]} B at ${options.rate}/s`, (t) => runLatency(t, options.sizes[0], options));
+        add(3, spec, `${options.sizes[0]} B at ${options.rate}/s`, (t) =>
+          runLatency(t, options.sizes[0], options),
+        );
       }
     } else {
       for (const spec of targets(1)) {

@@ -52,11 +52,28 @@ function systemLabel(row: ResultRow): string {
 }
 
 /** Column headers and cells of one workload's table. */
-export function workloadTable(workload: WorkloadId, rows: readonly ResultRow[]): { headers: string[]; cells: string[][] } {
+export function workloadTable(
+  workload: WorkloadId,
+  rows: readonly ResultRow[],
+): { headers: string[]; cells: string[][] } {
   const mine = rows.filter((r) => r.workload === workload);
   if (workload === 3) {
     return {
-      headers: ['system', 'config', 'size B', 'rate/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'lost', 'server RSS MiB', 'client CPU s', 'p99 Tide/peer'],
+      headers: [
+        'system',
+        'config',
+        'size B',
+        'rate/s',
+        'p50 ms',
+        'p99 ms',
+        'p99.9 ms',
+        'ack p50 ms',
+        'ack p99 ms',
+        'lost',
+        'server RSS MiB',
+        'client CPU s',
+        'p99 Tide/peer',
+      ],
       cells: mine.map((r) => {
         const tide = tideBaseline(r, rows);
         return [
@@ -67,6 +84,8 @@ export function workloadTable(workload: WorkloadId, rows: readonly ResultRow[]):
           num(r.latencyMs?.p50, 2),
           num(r.latencyMs?.p99, 2),
           num(r.latencyMs?.p999, 2),
+          num(r.ackLatencyMs?.p50, 2),
+          num(r.ackLatencyMs?.p99, 2),
           String(r.lost ?? '—'),
           mib(r.serverPeakRssBytes),
           num(r.clientProduceCpuSec, 1),
@@ -93,7 +112,12 @@ export function workloadTable(workload: WorkloadId, rows: readonly ResultRow[]):
         rate(r.consumeRecordsPerSec),
         mib(r.serverPeakRssBytes),
         num(r.serverCpuSec, 1),
-        num(r.clientProduceCpuSec === undefined ? undefined : r.clientProduceCpuSec + (r.clientConsumeCpuSec ?? 0), 1),
+        num(
+          r.clientProduceCpuSec === undefined
+            ? undefined
+            : r.clientProduceCpuSec + (r.clientConsumeCpuSec ?? 0),
+          1,
+        ),
         formatRatio(ratio(tide?.produceRecordsPerSec, r.produceRecordsPerSec)),
         formatRatio(ratio(tide?.consumeRecordsPerSec, r.consumeRecordsPerSec)),
       ];
@@ -106,13 +130,18 @@ export function formatWorkloadTable(workload: WorkloadId, rows: readonly ResultR
   const { headers, cells } = workloadTable(workload, rows);
   if (cells.length === 0) return '';
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const line = (c: string[]) => c.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
-  const notes = rows.filter((r) => r.workload === workload && r.note).map((r) => `  note, ${systemLabel(r)} ${r.config}: ${r.note}`);
+  const line = (c: string[]) =>
+    c.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  const notes = rows
+    .filter((r) => r.workload === workload && r.note)
+    .map((r) => `  note, ${systemLabel(r)} ${r.config}: ${r.note}`);
   const legend =
     workload === 3
       ? 'p99 Tide/peer below 1 = Tide has the lower latency.'
       : 'Tide/peer above 1 = Tide is faster; each peer is compared with the Tide row of the same durability (fsync per ack or periodic) and replicas.';
-  return [WORKLOAD_TITLES[workload], '', line(headers), ...cells.map(line), '', legend, ...notes, ''].join('\n');
+  return [WORKLOAD_TITLES[workload], '', line(headers), ...cells.map(line), '', legend, ...notes, ''].join(
+    '\n',
+  );
 }
 
 export interface MachineInfo {

@@ -36,18 +36,29 @@ function killAllNow(): void {
   live.clear();
 }
 
-process.on('exit', killAllNow);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    process.stderr.write(`\nbench:peers: ${signal}, stopping the servers\n`);
-    // process.exit runs the 'exit' hooks: these servers here, and the Tide and etcd processes of
-    // test/harness, which register their own.
-    process.exit(130);
-  });
+let hooksInstalled = false;
+/**
+ * On exit, SIGINT or SIGTERM, kills every live server (and, through process.exit, the Tide and
+ * etcd processes test/harness tracks). Called by the benchmark's main and by the first
+ * spawnServer, so merely importing this module changes no signal handling.
+ */
+export function stopServersOnExit(): void {
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  process.on('exit', killAllNow);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`\nbench:peers: ${signal}, stopping the servers\n`);
+      // process.exit runs the 'exit' hooks: these servers here, and the Tide and etcd processes
+      // of test/harness, which register their own.
+      process.exit(130);
+    });
+  }
 }
 
 /** Starts a server and resolves when its log says it is ready; rejects (and kills it) otherwise. */
 export function spawnServer(options: SpawnServerOptions): Promise<ServerProcess> {
+  stopServersOnExit();
   const child = spawn(options.command, options.args, { stdio: ['ignore', 'pipe', 'pipe'] });
   live.set(child, options.dataDir);
   let output = '';
@@ -73,7 +84,9 @@ export function spawnServer(options: SpawnServerOptions): Promise<ServerProcess>
   return new Promise((resolve, reject) => {
     const giveUp = (why: string) => {
       clearTimeout(timer);
-      void server.stop(0).then(() => reject(new Error(`${options.name} ${why}. Output:\n${output.slice(-4000)}`)));
+      void server
+        .stop(0)
+        .then(() => reject(new Error(`${options.name} ${why}. Output:\n${output.slice(-4000)}`)));
     };
     const timer = setTimeout(
       () => giveUp(`did not become ready within ${options.readyTimeoutMs ?? 20_000} ms`),
@@ -90,7 +103,9 @@ export function spawnServer(options: SpawnServerOptions): Promise<ServerProcess>
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.once('error', (err) => giveUp(`could not start (${err.message}): is it installed? Run scripts/install-bench-peers.sh`));
+    child.once('error', (err) =>
+      giveUp(`could not start (${err.message}): is it installed? Run scripts/install-bench-peers.sh`),
+    );
     void exited.then(() => {
       if (!ready) giveUp(`exited (code ${child.exitCode}, signal ${child.signalCode}) before it was ready`);
     });

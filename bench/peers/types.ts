@@ -85,6 +85,8 @@ export interface ResultRow {
   consumeRecordsPerSec?: number;
   /** End-to-end (produce call to consumer receipt) for workload 3. */
   latencyMs?: LatencyMs;
+  /** Workload 3: from the send call to the producer's acknowledgement. */
+  ackLatencyMs?: LatencyMs;
   /** Workload 3: records sent per second, and how many never arrived before the deadline. */
   rate?: number;
   lost?: number;

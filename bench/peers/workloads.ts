@@ -55,7 +55,12 @@ interface Measured<T> {
   serverCpuSec: number;
 }
 
-async function measure<T>(target: Target, what: string, timeoutSec: number, fn: () => Promise<T>): Promise<Measured<T>> {
+async function measure<T>(
+  target: Target,
+  what: string,
+  timeoutSec: number,
+  fn: () => Promise<T>,
+): Promise<Measured<T>> {
   const serverBefore = serverCpuSec(target);
   const clientBefore = process.cpuUsage();
   const started = performance.now();
@@ -70,7 +75,13 @@ async function measure<T>(target: Target, what: string, timeoutSec: number, fn: 
   };
 }
 
-function baseRow(target: Target, workload: WorkloadId, records: number, recordBytes: number, partitions: number): ResultRow {
+function baseRow(
+  target: Target,
+  workload: WorkloadId,
+  records: number,
+  recordBytes: number,
+  partitions: number,
+): ResultRow {
   return {
     workload,
     system: target.system,
@@ -131,13 +142,18 @@ export async function runThroughput(
  * sequence number; latency is from the send call to the tail reader's receipt, in this process.
  * The first second is warm-up and not counted.
  */
-export async function runLatency(target: Target, size: number, options: PeerBenchOptions): Promise<ResultRow> {
+export async function runLatency(
+  target: Target,
+  size: number,
+  options: PeerBenchOptions,
+): Promise<ResultRow> {
   const name = `w3-${size}b-${Date.now()}`;
   await target.createStream(name, 1);
   const total = options.rate * options.latencySeconds;
   const warmup = Math.min(options.rate, Math.floor(total / 10));
   const sentAt = new Float64Array(total);
   const samples: number[] = [];
+  const ackSamples: number[] = [];
   let received = 0;
   let allReceived: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (allReceived = resolve));
@@ -161,8 +177,10 @@ export async function runLatency(target: Target, size: number, options: PeerBenc
       for (; sent < due; sent++) {
         const value = Buffer.from(values[0]);
         value.writeUInt32BE(sent, 0);
-        sentAt[sent] = performance.now();
-        acks.push(path.send(value));
+        const t0 = performance.now();
+        sentAt[sent] = t0;
+        const counted = sent >= warmup;
+        acks.push(path.send(value).then(() => void (counted && ackSamples.push(performance.now() - t0))));
       }
       await new Promise((r) => setTimeout(r, 1));
     }
@@ -175,7 +193,16 @@ export async function runLatency(target: Target, size: number, options: PeerBenc
   return {
     ...baseRow(target, 3, total, size, 1),
     rate: options.rate,
-    latencyMs: { p50: percentile(samples, 50), p99: percentile(samples, 99), p999: percentile(samples, 99.9) },
+    latencyMs: {
+      p50: percentile(samples, 50),
+      p99: percentile(samples, 99),
+      p999: percentile(samples, 99.9),
+    },
+    ackLatencyMs: {
+      p50: percentile(ackSamples, 50),
+      p99: percentile(ackSamples, 99),
+      p999: percentile(ackSamples, 99.9),
+    },
     lost: total - received,
     serverCpuSec: serverCpuSec(target) - serverBefore,
     clientProduceCpuSec: (client.user + client.system) / 1e6,

@@ -61,7 +61,9 @@ func main() {
 		if *size >= 4 {
 			binary.BigEndian.PutUint32(payload, uint32(i))
 		}
-		if _, err := js.PublishAsync(*subject, payload); err != nil {
+		// A full window waits for acks (up to 30 s) instead of nats.go's default 200 ms stall error:
+		// on a loaded 2-core machine an R3 stream can pause that long, and the window is the bound.
+		if _, err := js.PublishAsync(*subject, payload, nats.StallWait(30*time.Second)); err != nil {
 			fail("publish %d: %v", i, err)
 		}
 	}

@@ -12,7 +12,13 @@ import { connect } from '@nats-io/transport-node';
 // nats-core is the dependency of both packages above; TypeScript's node10 resolution cannot see
 // transport-node's re-export of it (a package.json "exports" subpath), so name it directly.
 import { createInbox, type NatsConnection } from '@nats-io/nats-core';
-import { jetstream, jetstreamManager, StorageType, DeliverPolicy } from '@nats-io/jetstream';
+import {
+  jetstream,
+  jetstreamManager,
+  StorageType,
+  DeliverPolicy,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
 import * as fs from 'fs';
 import * as path from 'path';
 import { freePorts } from '../../../test/harness/etcd';
@@ -25,7 +31,12 @@ import type { LatencyPath, Target } from '../types';
 export const NATS_CLIENT = 'nats.js 3.4 async publish';
 
 /** The nats-server config of node `index` of `nodes` (file store in `storeDir`). */
-export function natsConfig(index: number, clientPorts: number[], routePorts: number[], storeDir: string): string {
+export function natsConfig(
+  index: number,
+  clientPorts: number[],
+  routePorts: number[],
+  storeDir: string,
+): string {
   const lines = [
     `server_name: n${index}`,
     'listen: 127.0.0.1:' + clientPorts[index],
@@ -34,7 +45,9 @@ export function natsConfig(index: number, clientPorts: number[], routePorts: num
   ];
   if (clientPorts.length > 1) {
     const routes = routePorts.filter((_, i) => i !== index).map((p) => `nats-route://127.0.0.1:${p}`);
-    lines.push(`cluster { name: bench, listen: 127.0.0.1:${routePorts[index]}, routes: [${routes.join(', ')}] }`);
+    lines.push(
+      `cluster { name: bench, listen: 127.0.0.1:${routePorts[index]}, routes: [${routes.join(', ')}] }`,
+    );
   }
   return lines.join('\n') + '\n';
 }
@@ -46,6 +59,7 @@ export async function startNatsTarget(nodes: 1 | 3): Promise<Target> {
   const routePorts = ports.slice(nodes);
   const servers: ServerProcess[] = [];
   let nc: NatsConnection | undefined;
+  let jsm: JetStreamManager | undefined;
   const stopAll = async () => {
     await nc?.close().catch(() => undefined);
     await Promise.all(servers.map((s) => s.stop()));
@@ -66,16 +80,22 @@ export async function startNatsTarget(nodes: 1 | 3): Promise<Target> {
       );
     }
     nc = await connect({ servers: clientPorts.map((p) => `127.0.0.1:${p}`), maxReconnectAttempts: 10 });
-    const jsm = await jetstreamManager(nc);
+    // checkAPI off: the manager's own probe would time out (not retry) while a cluster elects.
+    jsm = await jetstreamManager(nc, { checkAPI: false });
     // A cluster answers JetStream requests only once its meta group has a leader.
-    await waitFor(() => jsm.getAccountInfo().then(() => true), { timeoutMs: 30_000, what: 'the JetStream meta leader' });
+    const manager = jsm;
+    await waitFor(() => manager.getAccountInfo().then(() => true), {
+      timeoutMs: 30_000,
+      what: 'the JetStream meta leader',
+    });
   } catch (err) {
     await stopAll();
     throw err;
   }
-  const conn = nc as NatsConnection; // set in the try block, which rethrows on failure
+  // Both set in the try block, which rethrows on failure.
+  const conn = nc as NatsConnection;
+  const manager = jsm as JetStreamManager;
   const js = jetstream(conn);
-  const jsm = await jetstreamManager(conn);
   let closed = false;
 
   /** Async publishing: one reply inbox per message, one wildcard subscription for the acks. */
@@ -123,11 +143,18 @@ export async function startNatsTarget(nodes: 1 | 3): Promise<Target> {
     serverPids: () => servers.map((s) => s.pid),
     createStream: async (name, partitions) => {
       for (let p = 0; p < partitions; p++) {
-        await jsm.streams.add({
+        const config = {
           name: `${name}-p${p}`,
           subjects: [`${name}.p${p}`],
           storage: StorageType.File,
           num_replicas: nodes,
+        };
+        // A young cluster may time out placing an R3 stream while its peers are still joining the
+        // meta group; adding the same config again is idempotent, so retry (bounded).
+        await waitFor(() => manager.streams.add(config).then(() => true), {
+          timeoutMs: 60_000,
+          intervalMs: 500,
+          what: `stream ${config.name}`,
         });
       }
     },
@@ -153,7 +180,7 @@ export async function startNatsTarget(nodes: 1 | 3): Promise<Target> {
       let consumed = 0;
       for (let p = 0; p < partitions && consumed < count; p++) {
         const consumer = await js.consumers.get(`${name}-p${p}`);
-        const info = await jsm.streams.info(`${name}-p${p}`);
+        const info = await manager.streams.info(`${name}-p${p}`);
         const want = Math.min(info.state.messages, count - consumed);
         const messages = await consumer.consume({ max_messages: 10_000 });
         let read = 0;
@@ -167,7 +194,10 @@ export async function startNatsTarget(nodes: 1 | 3): Promise<Target> {
     },
     openLatencyPath: async (name, onValue): Promise<LatencyPath> => {
       const consumer = await js.consumers.get(`${name}-p0`, { deliver_policy: DeliverPolicy.New });
-      const messages = await consumer.consume({ max_messages: 1_000, callback: (m) => onValue(Buffer.from(m.data)) });
+      const messages = await consumer.consume({
+        max_messages: 1_000,
+        callback: (m) => onValue(Buffer.from(m.data)),
+      });
       const pub = publisher();
       return {
         send: (value) =>

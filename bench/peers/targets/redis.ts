@@ -78,7 +78,8 @@ export async function startRedisTarget(fsync: AppendFsync): Promise<Target> {
         const wait = window.acquire(n, inflight);
         if (wait) await wait;
         const pipeline = redis.pipeline();
-        for (let i = sent; i < sent + n; i++) pipeline.xadd(keys[i % partitions], '*', 'v', values[i % values.length]);
+        for (let i = sent; i < sent + n; i++)
+          pipeline.xadd(keys[i % partitions], '*', 'v', values[i % values.length]);
         pipeline.exec().then(
           (replies) => {
             const failed = replies?.find(([err]) => err);

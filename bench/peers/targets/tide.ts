@@ -102,7 +102,9 @@ export async function startTideTarget(replicas: 1 | 3, flushPolicy: 'sync' | 'in
     },
     consume: async (name, count, partitions) => {
       const consumer = tide.consumer({ autoOffsetReset: 'earliest' });
-      consumer.assign(Array.from({ length: partitions }, (_, partition) => ({ topic: name, partition, offset: 0 })));
+      consumer.assign(
+        Array.from({ length: partitions }, (_, partition) => ({ topic: name, partition, offset: 0 })),
+      );
       let consumed = 0;
       try {
         for await (const batch of consumer.batches()) {
