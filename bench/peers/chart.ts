@@ -56,9 +56,9 @@ function barPanel(title: string, data: ChartDatum[], axisTitle: string): object 
         field: 'case',
         type: 'nominal',
         title: null,
-        header: { labelAngle: 0, labelAlign: 'left', labelFontWeight: 'bold' },
+        header: { labelOrient: 'top', labelAnchor: 'start', labelFontWeight: 'bold', labelFontSize: 12 },
       },
-      y: { field: 'series', type: 'nominal', title: null, sort: null, axis: { labelLimit: 420 } },
+      y: { field: 'series', type: 'nominal', title: null, sort: null, axis: { labelLimit: 0 } },
       x: { field: 'value', type: 'quantitative', title: axisTitle },
       color: {
         field: 'system',
