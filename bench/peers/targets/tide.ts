@@ -4,7 +4,7 @@
  */
 import { Tide, type Producer } from '../../../client';
 import { TestCluster } from '../../../test/harness/cluster';
-import { makeTempDir, startTide, type TideProcess } from '../../../test/harness/processes';
+import { makeTempDir, startTide, waitFor, type TideProcess } from '../../../test/harness/processes';
 import * as fs from 'fs';
 import type { Durability, LatencyPath, Target } from '../types';
 
@@ -47,6 +47,33 @@ async function startCluster(): Promise<Deployment> {
   };
 }
 
+/**
+ * createTopic returns once the controller has placed the partitions; a broker loads them a moment
+ * later (a thousand take seconds on this machine, longer than the producer's retry budget). Wait,
+ * outside the timed part, until every partition answers ListOffsets, as NATS's stream creation
+ * and Redis's XADD are ready when they return.
+ */
+async function waitUntilServable(tide: Tide, topic: string, partitions: number): Promise<void> {
+  const consumer = tide.consumer();
+  try {
+    const parallel = 50;
+    for (let first = 0; first < partitions; first += parallel) {
+      const batch = Array.from({ length: Math.min(parallel, partitions - first) }, (_, i) => first + i);
+      await Promise.all(
+        batch.map((partition) =>
+          waitFor(() => consumer.listOffset({ topic, partition }, 'latest').then(() => true), {
+            timeoutMs: 120_000,
+            intervalMs: 200,
+            what: `${topic}-${partition} to be served`,
+          }),
+        ),
+      );
+    }
+  } finally {
+    await consumer.close();
+  }
+}
+
 /** Starts Tide with `replicas` 1 (tide dev) or 3 (cluster) and the given topic flush.policy. */
 export async function startTideTarget(replicas: 1 | 3, flushPolicy: 'sync' | 'interval'): Promise<Target> {
   const deployment = replicas === 1 ? await startDev() : await startCluster();
@@ -71,6 +98,7 @@ export async function startTideTarget(replicas: 1 | 3, flushPolicy: 'sync' | 'in
         replicationFactor: replicas,
         configs: { 'flush.policy': flushPolicy, ...(replicas === 3 ? { 'min.insync.replicas': '2' } : {}) },
       });
+      await waitUntilServable(tide, name, partitions);
     },
     produce: async (name, values, count, partitions) => {
       // In flight is bounded by the producer itself: 32 MiB buffer, 5 batches of 256 KiB per partition.
