@@ -179,9 +179,10 @@ export async function startNatsTarget(nodes: 1 | 3): Promise<Target> {
     consume: async (name, count, partitions) => {
       let consumed = 0;
       for (let p = 0; p < partitions && consumed < count; p++) {
-        const consumer = await js.consumers.get(`${name}-p${p}`);
         const info = await manager.streams.info(`${name}-p${p}`);
         const want = Math.min(info.state.messages, count - consumed);
+        if (want === 0) continue; // an empty stream would leave the loop below waiting forever
+        const consumer = await js.consumers.get(`${name}-p${p}`);
         const messages = await consumer.consume({ max_messages: 10_000 });
         let read = 0;
         for await (const _ of messages) {
