@@ -92,11 +92,13 @@ export interface ResultRow {
   lost?: number;
   /** Sum over the server processes of their peak RSS (VmHWM). */
   serverPeakRssBytes?: number;
+  /** Server CPU seconds over the whole case (produce and consume), and while producing. */
   serverCpuSec?: number;
+  serverProduceCpuSec?: number;
   /** CPU of the benchmark process while producing (and consuming): the Node client's cost. */
   clientProduceCpuSec?: number;
   clientConsumeCpuSec?: number;
-  /** Client CPU ≥ 90 % of a core during produce: the Node client, not the server, is the limit. */
+  /** The Node client, not the server, limited the produce phase (see isClientBound). */
   clientBound?: boolean;
   note?: string;
 }

@@ -9,6 +9,15 @@ import type { ResultRow, Target, WorkloadId } from './types';
 
 /** Client CPU at or above this share of the wall time means one Node core was the limit. */
 export const CLIENT_BOUND_CPU_SHARE = 0.9;
+
+/**
+ * Whether the Node client rather than the server limited a produce phase: it used ≥ 90 % of a
+ * core, or (on a loaded machine, where no process gets a whole core) at least twice the CPU of
+ * all the server processes together.
+ */
+export function isClientBound(clientCpuSec: number, serverCpuSec: number, wallSec: number): boolean {
+  return clientCpuSec >= CLIENT_BOUND_CPU_SHARE * wallSec || clientCpuSec >= 2 * serverCpuSec;
+}
 const DISTINCT_VALUES = 1000;
 
 /** `count` distinct values of `size` bytes: a big-endian index first, so compression gains nothing. */
@@ -119,8 +128,9 @@ export async function runThroughput(
     produceRecordsPerSec: options.records / produced.seconds,
     produceMBPerSec: (options.records * size) / produced.seconds / 1e6,
     serverCpuSec: produced.serverCpuSec,
+    serverProduceCpuSec: produced.serverCpuSec,
     clientProduceCpuSec: produced.clientCpuSec,
-    clientBound: produced.clientCpuSec >= CLIENT_BOUND_CPU_SHARE * produced.seconds,
+    clientBound: isClientBound(produced.clientCpuSec, produced.serverCpuSec, produced.seconds),
   };
   if (consume) {
     const consumed = await measure(target, `consuming from ${target.system}`, options.stepTimeoutSec, () =>

@@ -2,7 +2,7 @@ import { parseRedisBenchmarkCsv } from '../../bench/peers/native';
 import { InflightWindow } from '../../bench/peers/inflight-window';
 import { natsConfig } from '../../bench/peers/targets/nats';
 import { redisArgs } from '../../bench/peers/targets/redis';
-import { makeValues } from '../../bench/peers/workloads';
+import { isClientBound, makeValues } from '../../bench/peers/workloads';
 
 describe('parseRedisBenchmarkCsv', () => {
   it('reads the rps column of redis-benchmark --csv (redis-tools 7.0)', () => {
@@ -70,5 +70,15 @@ describe('makeValues', () => {
     const values = makeValues(100, 3);
     expect(values.map((v) => v.length)).toEqual([100, 100, 100]);
     expect(values.map((v) => v.readUInt32BE(0))).toEqual([0, 1, 2]);
+  });
+});
+
+describe('isClientBound', () => {
+  it.each([
+    ['a whole core on an idle machine', 9.5, 9, 10, true],
+    ['twice the servers on a loaded machine', 18, 4, 37, true],
+    ['less than a core and less than twice the servers', 1.1, 1.8, 2.5, false],
+  ])('%s', (_, client, server, wall, expected) => {
+    expect(isClientBound(client, server, wall)).toBe(expected);
   });
 });
