@@ -78,6 +78,8 @@ export async function buildJsBench(): Promise<{ binary?: string; reason?: string
     };
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jsbench-'));
+  // The binary and Go's build cache (~15 MB) go when the benchmark exits, however it exits.
+  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   const binary = path.join(dir, 'jsbench');
   try {
     await run('go', ['build', '-o', binary, path.join(REPO_ROOT, 'bench', 'peers', 'native', 'jsbench.go')], {
