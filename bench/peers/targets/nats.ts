@@ -5,8 +5,8 @@
  *
  * Publishing uses the Node client's core connection with a reply inbox per message and one
  * wildcard subscription for the acks — the async-publish pattern of nats.go's PublishAsync and
- * `nats bench --js` — rather than `js.publish()`, which costs a promise, a timer and a request
- * object per message and measured about 4x slower here. Each ack is checked for an error.
+ * `nats bench --js` — rather than `js.publish()`, a request with its own promise and timer per
+ * message. Each ack is checked for an error.
  */
 import { connect } from '@nats-io/transport-node';
 // nats-core is the dependency of both packages above; TypeScript's node10 resolution cannot see
