@@ -114,8 +114,8 @@ export function findEtcdBinary(): string {
   );
 }
 
-/** Two distinct free loopback ports (bound to port 0 together, then released). */
-async function freePorts(count: number): Promise<number[]> {
+/** `count` distinct free loopback ports (bound to port 0 together, then released). */
+export async function freePorts(count: number): Promise<number[]> {
   const servers = await Promise.all(
     Array.from(
       { length: count },
