@@ -18,7 +18,7 @@ import { BrokerMetrics } from './metrics';
 import { serveMetrics, type MetricsServer } from '../common/metrics';
 import { adminHandlers, type TopicAdmin } from './api/admin';
 import type { MetadataView, ProducerIdSource } from './api/registry';
-import type { BrokerConfig } from './config';
+import { cleanerConfigOf, type BrokerConfig } from './config';
 import { LogManager } from './log/log-manager';
 import { ReplicaManager } from './partition/replica-manager';
 import { reportReadyWhenCaughtUp } from './readiness';
@@ -98,6 +98,7 @@ export class BrokerNode {
       logger,
       defaultConfig: toLogConfig({}),
       retentionCheckIntervalMs: config.retentionCheckIntervalMs,
+      cleaner: cleanerConfigOf(config),
       retentionMaxOffset: (log) => hosted.replicas?.highWatermarkOf(log.topic, log.partition),
     });
     await logs.open();

@@ -1,5 +1,6 @@
 /** The broker's configuration schema; see docs/configuration.md for the table users read. */
 import type { ConfigOf, ConfigSchema } from '../common/config';
+import { DEFAULT_CLEANER_CONFIG, type CleanerConfig } from './log/cleaner/log-cleaner';
 
 export const DEFAULT_BROKER_PORT = 9092;
 export const DEFAULT_DATA_DIR = './tide-data';
@@ -106,6 +107,39 @@ export const BROKER_CONFIG_SCHEMA = {
     min: 100,
     doc: 'How often retention runs.',
   },
+  cleanerEnabled: {
+    type: 'bool',
+    default: DEFAULT_CLEANER_CONFIG.enabled,
+    doc: 'Run the log cleaner, which compacts topics with cleanup.policy compact (Kafka log.cleaner.enable).',
+  },
+  cleanerIoMaxBytesPerSecond: {
+    type: 'int',
+    default: DEFAULT_CLEANER_CONFIG.ioBytesPerSecond,
+    min: -1,
+    doc: 'Read + write rate of the log cleaner, bytes/s; -1 = no limit (Kafka log.cleaner.io.max.bytes.per.second). A pass takes a core while it runs; a limit trades pass time for produce latency.',
+  },
+  cleanerDedupeBufferBytes: {
+    type: 'int',
+    default: DEFAULT_CLEANER_CONFIG.dedupeBufferBytes,
+    min: 1024 * 1024,
+    doc: 'Memory of the key map of one cleaning pass, 24 bytes per key (Kafka log.cleaner.dedupe.buffer.size).',
+  },
+  cleanerBackoffMs: {
+    type: 'int',
+    default: DEFAULT_CLEANER_CONFIG.backoffMs,
+    min: 100,
+    doc: 'How often the log cleaner looks for a log to clean (Kafka log.cleaner.backoff.ms).',
+  },
 } satisfies ConfigSchema;
 
 export type BrokerConfig = ConfigOf<typeof BROKER_CONFIG_SCHEMA>;
+
+/** The broker-wide log cleaner settings of a broker's configuration. */
+export function cleanerConfigOf(config: BrokerConfig): Partial<CleanerConfig> {
+  return {
+    enabled: config.cleanerEnabled,
+    ioBytesPerSecond: config.cleanerIoMaxBytesPerSecond,
+    dedupeBufferBytes: config.cleanerDedupeBufferBytes,
+    backoffMs: config.cleanerBackoffMs,
+  };
+}

@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { BROKER_CONFIG_SCHEMA } from '../../services/broker/config';
+import { BROKER_CONFIG_SCHEMA, cleanerConfigOf } from '../../services/broker/config';
 import { ConfigError, envNameOf, loadConfig } from '../../services/common/config';
 
 const docs = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'configuration.md'), 'utf8');
@@ -35,4 +35,30 @@ test('an unknown key in the file is rejected', () => {
   const file = path.join(fs.mkdtempSync('/tmp/tide-config-'), 'broker.json');
   fs.writeFileSync(file, JSON.stringify({ prot: 1 }));
   expect(() => loadConfig(BROKER_CONFIG_SCHEMA, { file })).toThrow(/unknown config key "prot"/);
+});
+
+test('the cleaner keys reach the log cleaner settings (Kafka log.cleaner.*)', () => {
+  const config = loadConfig(BROKER_CONFIG_SCHEMA, {
+    env: {
+      TIDE_CLEANER_ENABLED: 'false',
+      TIDE_CLEANER_IO_MAX_BYTES_PER_SECOND: '50000000',
+      TIDE_CLEANER_DEDUPE_BUFFER_BYTES: '8388608',
+      TIDE_CLEANER_BACKOFF_MS: '250',
+    },
+  });
+  expect(cleanerConfigOf(config)).toEqual({
+    enabled: false,
+    ioBytesPerSecond: 50_000_000,
+    dedupeBufferBytes: 8_388_608,
+    backoffMs: 250,
+  });
+  expect(cleanerConfigOf(loadConfig(BROKER_CONFIG_SCHEMA, {}))).toEqual({
+    enabled: true,
+    ioBytesPerSecond: -1,
+    dedupeBufferBytes: 32 * 1024 * 1024,
+    backoffMs: 5_000,
+  });
+  expect(() =>
+    loadConfig(BROKER_CONFIG_SCHEMA, { env: { TIDE_CLEANER_DEDUPE_BUFFER_BYTES: '1000' } }),
+  ).toThrow(/cleanerDedupeBufferBytes .* must be >= 1048576/);
 });
