@@ -87,6 +87,8 @@ export interface TopicMetadata {
   internal: boolean;
   /** Indexed by partition number. */
   partitions: PartitionMetadata[];
+  /** The topic's max.message.bytes; 0 when the broker did not say. */
+  maxMessageBytes: number;
   fetchedAtMs: number;
 }
 
@@ -453,6 +455,7 @@ export class Cluster {
         topicId: t.topic_id,
         internal: t.internal,
         partitions: partitionsOf(t),
+        maxMessageBytes: t.max_message_bytes,
         fetchedAtMs: nowMs,
       };
       this.topics.set(t.name, meta);

@@ -292,6 +292,9 @@ export class Producer {
       topic = new TopicState(job.topic);
       this.topics.set(job.topic, topic);
     }
+    // Batches stay within the topic's max.message.bytes, whatever batchBytes says.
+    const batchLimit =
+      meta.maxMessageBytes > 0 ? Math.min(this.batchBytes, meta.maxMessageBytes) : this.batchBytes;
     const scratch = this.scratch;
     const { record, records, count, sink } = job;
     let i = job.next;
@@ -329,7 +332,7 @@ export class Producer {
           state = this.partitionState(topic, partition);
           lastPartition = partition;
         }
-        this.append(state, sink, i);
+        this.append(state, sink, i, batchLimit);
       }
     } catch (err) {
       sink.fail(
@@ -342,11 +345,11 @@ export class Producer {
     return null;
   }
 
-  private append(state: PartitionState, sink: SendSink, callIndex: number): void {
+  private append(state: PartitionState, sink: SendSink, callIndex: number, batchLimit: number): void {
     let batch = state.open;
-    // A record that would push a non-empty batch past batchBytes starts the next batch, so batches
+    // A record that would push a non-empty batch past the limit starts the next batch, so batches
     // stay within the broker's max.message.bytes (only a single record can be bigger on its own).
-    if (batch && this.wouldOverflow(batch.builder as BatchBuilder)) {
+    if (batch && this.wouldOverflow(batch.builder as BatchBuilder, batchLimit)) {
       this.closeOpen(state);
       this.drain(state);
       batch = null;
@@ -359,19 +362,19 @@ export class Producer {
     batch.accountedBytes = size;
     if (sink.single) sink.timestampMs = this.scratch.timestampMs ?? batch.nowMs;
     batch.addRecord(sink, callIndex);
-    if (size >= this.batchBytes) {
+    if (size >= batchLimit) {
       this.closeOpen(state);
       this.drain(state);
     }
   }
 
-  private wouldOverflow(builder: BatchBuilder): boolean {
+  private wouldOverflow(builder: BatchBuilder, batchLimit: number): boolean {
     if (builder.recordCount === 0) return false;
     const record = this.scratch;
     // Cheap bound first; the exact size (varints, headers) only near the limit.
     const roughBytes = (record.key?.length ?? 0) + (record.value?.length ?? 0) + 64;
-    if (!record.headers?.length && builder.sizeInBytes + roughBytes <= this.batchBytes) return false;
-    return builder.sizeWith(record) > this.batchBytes;
+    if (!record.headers?.length && builder.sizeInBytes + roughBytes <= batchLimit) return false;
+    return builder.sizeWith(record) > batchLimit;
   }
 
   private openBatch(state: PartitionState): ProducerBatch {

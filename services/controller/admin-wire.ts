@@ -15,6 +15,8 @@ export interface TopicLike {
   topicId: string;
   internal: boolean;
   partitions: PartitionView[];
+  /** Effective storage config, when known (a watched TopicState has it). */
+  logConfig?: { maxMessageBytes: number };
 }
 
 /**
@@ -35,6 +37,7 @@ export function toTopicInfo(topic: TopicLike, liveBrokerIds?: ReadonlySet<number
       offline_replicas: liveBrokerIds ? p.replicas.filter((id) => !liveBrokerIds.has(id)) : [],
       partition_epoch: p.partitionEpoch,
     })),
+    max_message_bytes: topic.logConfig?.maxMessageBytes ?? 0,
   };
 }
 

@@ -117,6 +117,24 @@ test('a consumer replays from an offset and from a timestamp', async () => {
   await consumer.close();
 });
 
+test("a producer keeps its batches within the topic's max.message.bytes (told in metadata)", async () => {
+  await tide.admin().createTopic('small-batches', {
+    partitions: 1,
+    configs: { 'max.message.bytes': '65536' },
+  });
+  expect((await tide.cluster.topicMetadata('small-batches')).maxMessageBytes).toBe(65536);
+  const producer = tide.producer(); // batchBytes 1 MiB by default
+  const values = Array.from({ length: 5_000 }, (_, i) => Buffer.alloc(100, 97 + (i % 26)));
+  // ~560 KB in one call: one default batch would be refused as MESSAGE_TOO_LARGE.
+  const sent = await producer.sendBatch('small-batches', values, { partition: 0 });
+  await producer.close();
+  expect(sent.count).toBe(5_000);
+  const consumer = tide.consumer();
+  const end = await consumer.listOffset({ topic: 'small-batches', partition: 0 }, 'latest');
+  await consumer.close();
+  expect(end.offset).toBe(5_000);
+});
+
 test('acknowledged records survive a clean restart and a SIGKILL', async () => {
   await tide.admin().createTopic('durable', { partitions: 2, configs: { 'segment.bytes': '4096' } });
   const producer = tide.producer({ acks: 'all' });

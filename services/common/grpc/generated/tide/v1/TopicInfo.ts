@@ -7,6 +7,7 @@ export interface TopicInfo__Input {
   'topic_id'?: (string);
   'internal'?: (boolean);
   'partitions'?: (_tide_v1_PartitionInfo__Input)[];
+  'max_message_bytes'?: (number);
 }
 
 export interface TopicInfo {
@@ -14,4 +15,5 @@ export interface TopicInfo {
   'topic_id': (string);
   'internal': (boolean);
   'partitions': (_tide_v1_PartitionInfo)[];
+  'max_message_bytes': (number);
 }
