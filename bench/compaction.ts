@@ -14,6 +14,7 @@
  *
  *   npm run bench -- --compaction [--records 10000000] [--keys 100000] [--size 100]
  *     [--segment-bytes 67108864] [--rate 50000] [--chunk 500] [--latency-records 1000000]
+ *     [--io-limit N]   the broker's cleanerIoMaxBytesPerSecond (-1 = none; default: the broker's)
  *
  * With `--direct`, the same questions without the network: one process holds two partition logs
  * (LogManager-free, flush.policy=sync for the latency log) and the cleaner's worker thread; it
@@ -46,6 +47,8 @@ interface Options {
   latencyRecords: number;
   direct: boolean;
   ioLimits: number[];
+  /** For tide dev: its cleanerIoMaxBytesPerSecond; undefined = the broker's default. */
+  ioLimit: number | undefined;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -59,6 +62,7 @@ function parseArgs(argv: string[]): Options {
     latencyRecords: 1_000_000,
     direct: false,
     ioLimits: [0],
+    ioLimit: undefined,
   };
   type NumberOption = 'records' | 'keys' | 'size' | 'segmentBytes' | 'rate' | 'chunk' | 'latencyRecords';
   const flags: Record<string, NumberOption> = {
@@ -74,6 +78,10 @@ function parseArgs(argv: string[]): Options {
     if (argv[i] === '--direct') {
       o.direct = true;
       i--;
+      continue;
+    }
+    if (argv[i] === '--io-limit') {
+      o.ioLimit = Number(argv[i + 1]);
       continue;
     }
     if (argv[i] === '--io-limits') {
@@ -187,7 +195,10 @@ export async function runCompactionBench(argv: string[]): Promise<void> {
   if (o.direct) return runDirect(o);
   const dataDir = makeTempDir('tide-bench-compaction-');
   const broker = await startTide(['dev', '--data', dataDir, '--port', '0'], {
-    env: { TIDE_LOG_LEVEL: 'info' },
+    env: {
+      TIDE_LOG_LEVEL: 'info',
+      ...(o.ioLimit === undefined ? {} : { TIDE_CLEANER_IO_MAX_BYTES_PER_SECOND: String(o.ioLimit) }),
+    },
   });
   const tide = new Tide({ bootstrap: [broker.address] });
   const compact = {
@@ -199,7 +210,7 @@ export async function runCompactionBench(argv: string[]): Promise<void> {
     await tide.admin().createTopic('filled', { partitions: 1, configs: compact });
     await tide.admin().createTopic('latency', { partitions: 1, configs: compact });
     process.stdout.write(
-      `Compaction bench: ${o.records.toLocaleString('en')} records over ${o.keys.toLocaleString('en')} keys, ${o.size} B values, segment.bytes ${o.segmentBytes}\n`,
+      `Compaction bench: ${o.records.toLocaleString('en')} records over ${o.keys.toLocaleString('en')} keys, ${o.size} B values, segment.bytes ${o.segmentBytes}, cleaner I/O limit ${o.ioLimit === undefined ? 'the broker default' : o.ioLimit < 0 ? 'none' : `${o.ioLimit} B/s`}\n`,
     );
     const fillRate = await fill(tide, 'filled', o);
     const before = (await tide.admin().describeTopic('filled')).status[0];

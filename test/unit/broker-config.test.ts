@@ -54,7 +54,7 @@ test('the cleaner keys reach the log cleaner settings (Kafka log.cleaner.*)', ()
   });
   expect(cleanerConfigOf(loadConfig(BROKER_CONFIG_SCHEMA, {}))).toEqual({
     enabled: true,
-    ioBytesPerSecond: -1,
+    ioBytesPerSecond: 25_000_000,
     dedupeBufferBytes: 32 * 1024 * 1024,
     backoffMs: 5_000,
   });
