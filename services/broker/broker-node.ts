@@ -18,6 +18,7 @@ import { BrokerMetrics } from './metrics';
 import { serveMetrics, type MetricsServer } from '../common/metrics';
 import { adminHandlers, type TopicAdmin } from './api/admin';
 import type { MetadataView, ProducerIdSource } from './api/registry';
+import { withZeroCopyFetch } from './api/fetch-serializer';
 import { cleanerConfigOf, type BrokerConfig } from './config';
 import { LogManager } from './log/log-manager';
 import { ReplicaManager } from './partition/replica-manager';
@@ -203,7 +204,7 @@ export class BrokerNode {
         register: (s) => {
           const proto = tideProto();
           s.addService(
-            proto.Broker.service,
+            withZeroCopyFetch(proto.Broker.service),
             brokerHandlers({
               partitions: replicas,
               metadata,

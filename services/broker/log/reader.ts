@@ -20,6 +20,7 @@ import {
 } from '../../common/records/layout';
 import { scanBatches, type ScannedBatch } from './batch-scan';
 import { readExactly, readFully, storageError } from './fs-util';
+import { allocateWithHeadroom } from './headroom';
 import { firstRecordAtOrAfter } from './record-timestamps';
 import type { LogSegment } from './segment';
 
@@ -127,7 +128,7 @@ export async function readSegment(
 }
 
 async function read(segment: LogSegment, position: number, length: number): Promise<Buffer> {
-  const buf = Buffer.allocUnsafe(length);
+  const buf = allocateWithHeadroom(length);
   const got = await readFully(segment.file, buf, length, position);
   if (got !== length) throw storageError(`short read (${got} of ${length} bytes)`, segment.logFile, position);
   return buf;
