@@ -132,5 +132,9 @@ it('broker loss, AlterPartition, controlled shutdown and going offline, end to e
     { timeoutMs: BROKER_TTL_MS + 5_000, what: 'the partition to go offline' },
   );
   expect(offline).toMatchObject({ leader: -1, leaderEpoch: 3, isr: [third] });
-  expect(controller.output()).toMatch(/partition offline/);
+  // The log line follows the store write; the child's stdout may reach us a moment later.
+  await waitFor(() => /partition offline/.test(controller.output()), {
+    timeoutMs: 5_000,
+    what: 'the controller to log the partition offline',
+  });
 });
