@@ -4,7 +4,8 @@
  * cleanly; the LogManager runs the cleaner on its timer over leaders' and followers' logs alike,
  * and its event loop stays responsive while a pass runs.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, readdirSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
 import { ManualClock } from '../../../services/common/clock';
 import { silentLogger } from '../../../services/common/logger';
 import { LogManager } from '../../../services/broker/log/log-manager';
@@ -78,6 +79,32 @@ describe('compaction while the log is in use', () => {
     expect(fold(await readRecords(log))).toEqual(fold(written));
     await cleanerFor([log], clock).clean(log);
     expect(fold(await readRecords(log))).toEqual(fold(written));
+    await cleaner.close();
+    await log.close();
+  });
+
+  it('close() while a cleaned segment is being committed is an abort, not a failure', async () => {
+    const clock = new ManualClock();
+    const dataDir = await dirs.make();
+    let log = await openLog(dataDir, compactConfig({ segmentBytes: 8192 }), clock);
+    const written = await fill(log, 2000, 100, 'x');
+    // In-process passes see the abort at once, so the commit's failure and the abort always meet.
+    const cleaner = cleanerFor([log], clock);
+    let closing: Promise<void> | undefined;
+    log.compaction.swapHook = (step) => {
+      if (step !== 'cleaned-written' || closing) return;
+      // The race close() can lose: the worker, told to stop, discards the segment it handed over
+      // just before the commit renames it.
+      for (const name of readdirSync(partitionDir(dataDir)))
+        if (name.endsWith('.cleaned')) rmSync(path.join(partitionDir(dataDir), name));
+      closing = log.close();
+    };
+    expect(await cleaner.clean(log)).toBeUndefined(); // aborted, not a KAFKA_STORAGE_ERROR
+    await closing;
+    expect(cleaner.stats).toMatchObject({ passesAborted: 1, errors: 0 });
+    log = await openLog(dataDir, compactConfig({ segmentBytes: 8192 }), clock);
+    expect(fold(await readRecords(log))).toEqual(fold(written));
+    expect(await cleanerFor([log], clock).clean(log)).toBeDefined(); // not marked uncleanable
     await cleaner.close();
     await log.close();
   });

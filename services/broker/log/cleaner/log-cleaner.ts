@@ -253,7 +253,15 @@ export class LogCleaner {
       await log.compaction.finishPass(result);
       return result;
     });
-    if (!log.compaction.beginPass({ abort: () => running.abort(), done })) {
+    // Set when the log stops the pass (close, delete). The worker then discards the segment it
+    // is writing, which may be the one a commit is renaming at that moment: that commit's error
+    // (ENOENT) is part of the abort, not a failure of the partition.
+    let abortRequested = false;
+    const abort = (): void => {
+      abortRequested = true;
+      running.abort();
+    };
+    if (!log.compaction.beginPass({ abort, done })) {
       running.abort();
       await done.catch(() => undefined);
       return undefined;
@@ -312,7 +320,7 @@ export class LogCleaner {
       );
       return summary;
     } catch (err) {
-      const failure = commitError ?? err;
+      const failure = abortRequested && err instanceof CleanAborted ? err : (commitError ?? err);
       if (failure instanceof CleanAborted) {
         this.stats.passesAborted++;
         return undefined;
