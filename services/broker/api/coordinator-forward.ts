@@ -17,6 +17,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { TideError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
+import { ClientCache } from '../../common/grpc/client-cache';
 import { channelOptions } from '../../common/grpc/server';
 import { fromGrpcError, toGrpcStatus, TRAILER_ERROR_CODE } from '../../common/grpc/status';
 import type {
@@ -28,7 +29,7 @@ import { locatorMethods, type CoordinatorLocator } from '../../group-coordinator
 import { coordinatorProto } from '../../group-coordinator/api/proto';
 import type { ShardOwners } from '../../group-coordinator/shard-owners';
 import { validateGroupId, type CoordinatorRecord } from '../../group-coordinator/shards';
-import { FORWARDED_HEADER } from './forward';
+import { forwardedMetadata, isForwarded } from './forward';
 import { relayMembership } from './membership-relay';
 import { unary, type RpcEdge } from './unary';
 
@@ -54,7 +55,14 @@ type Invoke<Req, Res> = (
 ) => grpc.ClientUnaryCall;
 
 export class CoordinatorRelay {
-  private readonly clients = new Map<string, GroupCoordinatorClient>();
+  private readonly clients = new ClientCache<GroupCoordinatorClient>(
+    (address) =>
+      new (coordinatorProto().GroupCoordinator)(
+        address,
+        grpc.credentials.createInsecure(),
+        channelOptions(this.deps.maxMessageBytes),
+      ),
+  );
   private readonly logger: Logger;
   private closed = false;
 
@@ -68,7 +76,7 @@ export class CoordinatorRelay {
     const handlers: GroupCoordinatorHandlers = {
       ...locatorMethods(this.deps.locator, edge),
       Membership: (call) => {
-        if (call.metadata.get(FORWARDED_HEADER).length > 0) {
+        if (isForwarded(call.metadata)) {
           call.on('error', () => undefined);
           call.emit('error', toGrpcStatus(this.forwardedTwice('Membership')));
           return;
@@ -88,7 +96,7 @@ export class CoordinatorRelay {
       DescribeGroup: this.relayUnary('DescribeGroup', (c, r, m, o, cb) => c.DescribeGroup(r, m, o, cb)),
       ResetOffsets: this.relayUnary('ResetOffsets', (c, r, m, o, cb) => c.ResetOffsets(r, m, o, cb)),
       ListGroups: unary(edge, 'ListGroups', async (request, metadata, call) => {
-        if (metadata.get(FORWARDED_HEADER).length > 0) throw this.forwardedTwice('ListGroups');
+        if (isForwarded(metadata)) throw this.forwardedTwice('ListGroups');
         const lists = await Promise.all(
           this.deps.owners
             .liveInstances()
@@ -107,8 +115,7 @@ export class CoordinatorRelay {
   /** Closes the channels to coordinators (in-flight relayed calls fail). */
   close(): void {
     this.closed = true;
-    for (const client of this.clients.values()) client.close();
-    this.clients.clear();
+    this.clients.close();
   }
 
   private relayUnary<Req extends { group_id: string }, Res>(
@@ -116,7 +123,7 @@ export class CoordinatorRelay {
     invoke: Invoke<Req, Res>,
   ): grpc.handleUnaryCall<Req, Res> {
     return unary<Req, Res>(this.deps.edge, method, async (request, metadata, call) => {
-      if (metadata.get(FORWARDED_HEADER).length > 0) throw this.forwardedTwice(method);
+      if (isForwarded(metadata)) throw this.forwardedTwice(method);
       const groupId = validateGroupId(request.group_id);
       const { owner, shard } = this.deps.owners.locate(groupId);
       return this.callOwner(owner, request, call, invoke, { groupId, shard });
@@ -162,18 +169,7 @@ export class CoordinatorRelay {
 
   private client(owner: CoordinatorRecord): GroupCoordinatorClient {
     if (this.closed) throw new TideError('BROKER_NOT_AVAILABLE', 'the broker is stopping');
-    const address = `${owner.host}:${owner.port}`;
-    let client = this.clients.get(address);
-    if (!client) {
-      const Client = coordinatorProto().GroupCoordinator;
-      client = new Client(
-        address,
-        grpc.credentials.createInsecure(),
-        channelOptions(this.deps.maxMessageBytes),
-      );
-      this.clients.set(address, client);
-    }
-    return client;
+    return this.clients.get(`${owner.host}:${owner.port}`);
   }
 
   /**
@@ -197,10 +193,4 @@ export class CoordinatorRelay {
       `${method} reached broker ${this.deps.brokerId} already forwarded: brokers do not coordinate groups and do not forward twice; find the coordinator again`,
     );
   }
-}
-
-function forwardedMetadata(): grpc.Metadata {
-  const metadata = new grpc.Metadata();
-  metadata.set(FORWARDED_HEADER, '1');
-  return metadata;
 }

@@ -9,6 +9,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { TideError } from '../../common/errors';
 import { tideProto } from '../../common/grpc/proto';
+import { ClientCache } from '../../common/grpc/client-cache';
 import { channelOptions } from '../../common/grpc/server';
 import { fromGrpcError } from '../../common/grpc/status';
 import type { BrokerClient } from '../../common/grpc/generated/tide/v1/Broker';
@@ -27,9 +28,21 @@ export const FORWARDED_FOR_HEADER = 'tide-forwarded-for';
 /** Extra time a forwarded call may take beyond the client's own timeout. */
 const FORWARD_MARGIN_MS = 5_000;
 
+/** True when another broker forwarded the call here (it must not be forwarded again). */
+export function isForwarded(metadata: grpc.Metadata): boolean {
+  return metadata.get(FORWARDED_HEADER).length > 0;
+}
+
+/** Metadata of a call this broker forwards. */
+export function forwardedMetadata(): grpc.Metadata {
+  const metadata = new grpc.Metadata();
+  metadata.set(FORWARDED_HEADER, '1');
+  return metadata;
+}
+
 /** True when the caller asked for proxy routing and the request was not forwarded already. */
 export function wantsProxy(metadata: grpc.Metadata | undefined): boolean {
-  return metadata?.get(ROUTING_HEADER)[0] === 'proxy' && metadata.get(FORWARDED_HEADER).length === 0;
+  return metadata?.get(ROUTING_HEADER)[0] === 'proxy' && !isForwarded(metadata);
 }
 
 /** Errors after which forwarding to the leader can help. */
@@ -38,7 +51,9 @@ export function isLedElsewhere(err: unknown): boolean {
 }
 
 export class LeaderForwarder {
-  private readonly clients = new Map<string, BrokerClient>();
+  private readonly clients = new ClientCache<BrokerClient>(
+    (address) => new (tideProto().Broker)(address, grpc.credentials.createInsecure(), channelOptions()),
+  );
   private readonly produceChains = new Map<string, Promise<unknown>>();
 
   constructor(private readonly metadata: MetadataView) {}
@@ -108,8 +123,7 @@ export class LeaderForwarder {
   }
 
   close(): void {
-    for (const client of this.clients.values()) client.close();
-    this.clients.clear();
+    this.clients.close();
   }
 
   private call<T>(
@@ -123,17 +137,10 @@ export class LeaderForwarder {
       cb: (err: grpc.ServiceError | null, res?: T) => void,
     ) => void,
   ): Promise<T> {
-    const address = this.leaderAddress(topic, partition);
-    let client = this.clients.get(address);
-    if (!client) {
-      client = new (tideProto().Broker)(address, grpc.credentials.createInsecure(), channelOptions());
-      this.clients.set(address, client);
-    }
-    const metadata = new grpc.Metadata();
-    metadata.set(FORWARDED_HEADER, '1');
+    const client = this.clients.get(this.leaderAddress(topic, partition));
     const options = { deadline: Date.now() + timeoutMs + FORWARD_MARGIN_MS };
     return new Promise<T>((resolve, reject) =>
-      invoke(client!, metadata, options, (err, res) =>
+      invoke(client, forwardedMetadata(), options, (err, res) =>
         err ? reject(fromGrpcError(err)) : resolve(res as T),
       ),
     );
