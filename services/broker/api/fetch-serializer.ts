@@ -18,10 +18,12 @@ export function zeroCopyFetchSerializer(standard: Serialize): Serialize {
   return (value) => {
     const batches = value.record_batches;
     if (!(batches instanceof Uint8Array) || batches.length === 0) return standard(value);
+    const room = headroomOf(batches);
+    if (room === 0) return standard(value); // not a read buffer (a forwarded response): encode once
     const { record_batches: _batches, ...rest } = value;
     const head = standard(rest);
     const prefix = head.length + 1 + varintSize(batches.length);
-    if (headroomOf(batches) < prefix) return standard(value);
+    if (room < prefix) return standard(value);
     const out = Buffer.from(batches.buffer, batches.byteOffset - prefix, prefix + batches.length);
     head.copy(out, 0);
     let p = head.length;

@@ -419,12 +419,15 @@ class CleanedWriter {
     };
   }
 
-  /** Closes and deletes the unfinished file. */
+  /**
+   * Closes and deletes the file if it is unfinished. A finished file has been handed to the main
+   * thread, which swaps it in or deletes it: deleting it here too could pull it away from under a
+   * commit that is renaming it.
+   */
   discard(): void {
-    if (!this.done) {
-      this.done = true;
-      fs.closeSync(this.fd);
-    }
+    if (this.done) return;
+    this.done = true;
+    fs.closeSync(this.fd);
     fs.rmSync(this.file, { force: true });
   }
 
