@@ -14,6 +14,7 @@ import { Tide, type Producer } from '../client';
 import { makeTempDir, startTide, type TideProcess } from '../test/harness/processes';
 import { cpuSecondsOf, percentile, formatRate } from './stats';
 import { runCompactionBench } from './compaction';
+import { readBack } from './read-back';
 
 interface BenchOptions {
   records: number;
@@ -145,11 +146,7 @@ async function runPolicy(
   const consumeBrokerCpuBefore = cpuSecondsOf(broker.child.pid!);
   const consumeCpuBefore = process.cpuUsage();
   const consumeStart = performance.now();
-  let consumed = 0;
-  for await (const batch of consumer.batches()) {
-    consumed += batch.records.length;
-    if (consumed >= options.records) break;
-  }
+  const consumed = await readBack(consumer, options.records);
   const consumeSec = (performance.now() - consumeStart) / 1000;
   const consumeCpu = process.cpuUsage(consumeCpuBefore);
   const brokerConsumeCpu = cpuSecondsOf(broker.child.pid!) - consumeBrokerCpuBefore;
@@ -194,11 +191,7 @@ async function warmUp(broker: TideProcess, options: BenchOptions): Promise<void>
   await producer.close();
   const consumer = tide.consumer({ autoOffsetReset: 'earliest' });
   consumer.assign([{ topic, partition: 0, offset: 0 }]);
-  let consumed = 0;
-  for await (const batch of consumer.batches()) {
-    consumed += batch.records.length;
-    if (consumed >= options.warmup) break;
-  }
+  await readBack(consumer, options.warmup);
   await consumer.close();
   await tide.admin().deleteTopic(topic);
   await tide.close();

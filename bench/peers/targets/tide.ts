@@ -7,6 +7,7 @@ import { TestCluster } from '../../../test/harness/cluster';
 import { makeTempDir, startTide, waitFor, type TideProcess } from '../../../test/harness/processes';
 import * as fs from 'fs';
 import type { Durability, LatencyPath, Target } from '../types';
+import { readBack } from '../../read-back';
 
 const DURABILITY: Record<string, Durability> = { sync: 'fsync-per-ack', interval: 'fsync-periodic' };
 
@@ -133,16 +134,11 @@ export async function startTideTarget(replicas: 1 | 3, flushPolicy: 'sync' | 'in
       consumer.assign(
         Array.from({ length: partitions }, (_, partition) => ({ topic: name, partition, offset: 0 })),
       );
-      let consumed = 0;
       try {
-        for await (const batch of consumer.batches()) {
-          consumed += batch.records.length;
-          if (consumed >= count) break;
-        }
+        return await readBack(consumer, count);
       } finally {
         await consumer.close();
       }
-      return consumed;
     },
     openLatencyPath: async (name, onValue): Promise<LatencyPath> => {
       // lingerMs 0: a record leaves as soon as a request slot is free (records batch up only while
