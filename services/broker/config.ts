@@ -1,5 +1,6 @@
 /** The broker's configuration schema; see docs/configuration.md for the table users read. */
 import type { ConfigOf, ConfigSchema } from '../common/config';
+import { SERVICE_CONFIG_KEYS } from '../common/service-config-keys';
 import { DEFAULT_CLEANER_CONFIG, type CleanerConfig } from './log/cleaner/log-cleaner';
 
 export const DEFAULT_BROKER_PORT = 9092;
@@ -16,6 +17,7 @@ export const DEFAULT_RETENTION_CHECK_INTERVAL_MS = 5 * 60 * 1000;
 export const DEFAULT_CLEANER_IO_BYTES_PER_SECOND = 25_000_000;
 
 export const BROKER_CONFIG_SCHEMA = {
+  ...SERVICE_CONFIG_KEYS,
   brokerId: {
     type: 'int',
     default: 0,
@@ -23,7 +25,6 @@ export const BROKER_CONFIG_SCHEMA = {
     max: 2 ** 31 - 1,
     doc: 'Stable id of this broker (the StatefulSet ordinal on Kubernetes).',
   },
-  host: { type: 'string', default: '127.0.0.1', doc: 'Address the gRPC server binds.' },
   port: {
     type: 'int',
     default: DEFAULT_BROKER_PORT,
@@ -54,17 +55,6 @@ export const BROKER_CONFIG_SCHEMA = {
     default: '',
     doc: 'Comma-separated etcd URLs (`tide broker`); empty for `tide dev`, which uses the embedded store.',
   },
-  clusterName: {
-    type: 'string',
-    default: 'tide',
-    doc: 'Names the metadata key space, so clusters can share an etcd.',
-  },
-  logLevel: {
-    type: 'string',
-    default: 'info',
-    oneOf: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
-    doc: 'pino log level.',
-  },
   maxRequestBytes: {
     type: 'int',
     default: DEFAULT_MAX_REQUEST_BYTES,
@@ -76,13 +66,6 @@ export const BROKER_CONFIG_SCHEMA = {
     default: 1,
     min: 1,
     doc: 'Replication factor of topics created without one.',
-  },
-  metricsPort: {
-    type: 'int',
-    default: -1,
-    min: -1,
-    max: 65535,
-    doc: 'HTTP port of the Prometheus endpoint /metrics; -1 = off, 0 = any free port.',
   },
   readyCatchUpMaxMs: {
     type: 'int',

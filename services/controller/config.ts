@@ -3,6 +3,7 @@
  * (defaults < JSON file < TIDE_* environment < flags). See docs/controller.md for the table.
  */
 import type { ConfigOf, ConfigSchema } from '../common/config';
+import { SERVICE_CONFIG_KEYS } from '../common/service-config-keys';
 import { DEFAULT_CONTROLLER_LEASE_TTL_MS } from './election';
 import { DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL_MS } from './reconciler';
 
@@ -10,6 +11,7 @@ export const DEFAULT_CONTROLLER_PORT = 9093;
 export const DEFAULT_ETCD_ENDPOINTS = 'http://127.0.0.1:2379';
 
 export const CONTROLLER_CONFIG_SCHEMA = {
+  ...SERVICE_CONFIG_KEYS,
   controllerId: {
     type: 'int',
     default: 0,
@@ -17,7 +19,6 @@ export const CONTROLLER_CONFIG_SCHEMA = {
     max: 2 ** 31 - 1,
     doc: 'Id of this controller instance (shown as the active controller id); unique per instance.',
   },
-  host: { type: 'string', default: '127.0.0.1', doc: 'Address the gRPC server binds.' },
   port: {
     type: 'int',
     default: DEFAULT_CONTROLLER_PORT,
@@ -30,34 +31,16 @@ export const CONTROLLER_CONFIG_SCHEMA = {
     default: '',
     doc: 'Host brokers connect to (written into the controller key); empty = host (127.0.0.1 when host is 0.0.0.0).',
   },
-  clusterName: {
-    type: 'string',
-    default: 'tide',
-    doc: 'Names the metadata key space, so clusters can share an etcd.',
-  },
   etcdEndpoints: {
     type: 'string',
     default: DEFAULT_ETCD_ENDPOINTS,
     doc: 'Comma-separated etcd client URLs.',
-  },
-  logLevel: {
-    type: 'string',
-    default: 'info',
-    oneOf: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
-    doc: 'pino log level.',
   },
   leaderImbalanceCheckIntervalMs: {
     type: 'int',
     default: DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL_MS,
     min: 100,
     doc: 'How often leadership moves back to preferred replicas that are live and in sync.',
-  },
-  metricsPort: {
-    type: 'int',
-    default: -1,
-    min: -1,
-    max: 65535,
-    doc: 'HTTP port of the Prometheus endpoint /metrics; -1 = off, 0 = any free port.',
   },
   leaseTtlMs: {
     type: 'int',

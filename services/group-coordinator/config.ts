@@ -3,6 +3,7 @@
  * (defaults < JSON file < TIDE_* environment < flags). docs/consumer-groups.md tables it.
  */
 import type { ConfigOf, ConfigSchema } from '../common/config';
+import { SERVICE_CONFIG_KEYS } from '../common/service-config-keys';
 import { DEFAULT_SHARD_COUNT } from './shards';
 import { DEFAULT_COORDINATOR_LEASE_TTL_MS } from './shard-ownership';
 
@@ -18,12 +19,12 @@ export const DEFAULT_OFFSETS_TOPIC_SEGMENT_BYTES = 104_857_600;
 const MIN_OFFSETS_TOPIC_SEGMENT_BYTES = 1024;
 
 export const COORDINATOR_CONFIG_SCHEMA = {
+  ...SERVICE_CONFIG_KEYS,
   coordinatorId: {
     type: 'string',
     default: '',
     doc: 'Unique id of this instance ([a-zA-Z0-9._-]); empty = the host name plus a random suffix.',
   },
-  host: { type: 'string', default: '127.0.0.1', doc: 'Address the gRPC server binds.' },
   port: {
     type: 'int',
     default: DEFAULT_COORDINATOR_PORT,
@@ -43,11 +44,6 @@ export const COORDINATOR_CONFIG_SCHEMA = {
     max: 65535,
     doc: 'Port clients connect to (written into the shard keys); 0 = the bound port.',
   },
-  clusterName: {
-    type: 'string',
-    default: 'tide',
-    doc: 'Names the metadata key space, so clusters can share an etcd.',
-  },
   etcdEndpoints: {
     type: 'string',
     default: 'http://127.0.0.1:2379',
@@ -57,12 +53,6 @@ export const COORDINATOR_CONFIG_SCHEMA = {
     type: 'string',
     default: '',
     doc: 'Broker addresses (host:port, comma-separated) for the offsets topic; empty = the live brokers registered in etcd.',
-  },
-  logLevel: {
-    type: 'string',
-    default: 'info',
-    oneOf: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
-    doc: 'pino log level.',
   },
   leaseTtlMs: {
     type: 'int',
