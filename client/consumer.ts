@@ -19,7 +19,8 @@ import type { FetchResponse } from '../services/common/grpc/generated/tide/v1/Fe
 import type { ListOffsetsResponse } from '../services/common/grpc/generated/tide/v1/ListOffsetsResponse';
 import type { OffsetSpec } from '../services/common/grpc/generated/tide/v1/OffsetSpec';
 import { Cluster, ROUTING_ERRORS, unary, type ClusterOptions } from './cluster';
-import { decodeFetched, nextFetchOffset, splitFetched } from './fetch-decode';
+import { checkFetched, nextFetchOffset, splitFetched } from './fetch-decode';
+import { FetchedBatch } from './fetched-batch';
 import { FetchSession } from './fetch-session';
 import { backoffMs, DEFAULT_RETRY, retry, type RetryOptions } from './retry';
 import { tpKey, type ConsumerBatch, type ConsumerRecord, type TopicPartition } from './types';
@@ -286,15 +287,17 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
       ),
     );
     const fetched = splitFetched(response.record_batches);
-    const { records, error, stopOffset } = decodeFetched(fetched.complete, offset, tp);
-    if (error && records.length === 0) throw error;
+    const { checked, error, stopOffset } = checkFetched(fetched.complete, offset, tp);
+    if (error && checked.count === 0) throw error;
     const nextOffset = error
       ? (stopOffset as number)
       : nextFetchOffset(fetched, response.next_offset, offset).nextOffset;
     return {
       topic: tp.topic,
       partition: tp.partition,
-      records,
+      records: checked.records(),
+      recordCount: checked.count,
+      recordBatches: checked.bytes,
       highWatermark: response.high_watermark,
       logStartOffset: response.log_start_offset,
       nextOffset,
@@ -373,7 +376,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
   ): { state: Assigned; generation: number; batch: ConsumerBatch } | undefined {
     const { state, response } = entry;
     const from = state.position ?? entry.fromOffset;
-    const { records, error, stopOffset } = decodeFetched(entry.complete, from, state);
+    const { checked, error, stopOffset } = checkFetched(entry.complete, from, state);
     state.highWatermark = response.high_watermark;
     let nextOffset = entry.nextOffset;
     let generation = entry.generation;
@@ -400,17 +403,17 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
         this.scheduleReconcile();
       }
     }
-    if (records.length === 0) {
+    if (checked.count === 0) {
       if (!error) state.position = Math.max(from, nextOffset);
       return undefined;
     }
-    const batch: ConsumerBatch = {
-      topic: state.topic,
-      partition: state.partition,
-      records,
-      highWatermark: response.high_watermark,
-      nextOffset: error ? nextOffset : Math.max(nextOffset, records[records.length - 1].offset + 1),
-    };
+    const batch = new FetchedBatch(
+      state.topic,
+      state.partition,
+      checked,
+      response.high_watermark,
+      error ? nextOffset : Math.max(nextOffset, checked.endOffset as number),
+    );
     return { state, generation, batch };
   }
 

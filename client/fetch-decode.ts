@@ -7,11 +7,11 @@
  */
 import { TideError } from '../services/common/errors';
 import {
-  decodeRecords,
+  checkBatches,
   lastOffsetOf,
   readBatchHeader,
   splitBatches,
-  type DecodedRecord,
+  type CheckedRecords,
 } from '../services/common/records';
 
 export interface FetchedBytes {
@@ -57,34 +57,25 @@ export function nextFetchOffset(
 }
 
 /**
- * Decodes the records at or after `fromOffset` (CRC-checked; control batches skipped). When a
- * batch fails its check, the records of the batches before it are still returned, with the error
- * and the offset to fetch again from (`stopOffset`), as Kafka's consumer does.
+ * Checks the records at or after `fromOffset` (CRC, layout, every record; control batches
+ * skipped); record objects are built when asked for. When a batch fails, the batches before it
+ * are still returned, with the error and the offset to fetch again from (`stopOffset`), as
+ * Kafka's consumer does.
  */
-export function decodeFetched(
+export function checkFetched(
   complete: Buffer,
   fromOffset: number,
   context: { topic: string; partition: number },
-): { records: DecodedRecord[]; error?: TideError; stopOffset?: number } {
-  try {
-    return { records: decodeRecords(complete, fromOffset) };
-  } catch (err) {
-    if (!(err instanceof TideError)) throw err;
-  }
-  const records: DecodedRecord[] = [];
-  for (const { at, sizeBytes } of splitBatches(complete).batches) {
-    try {
-      const decoded = decodeRecords(complete.subarray(at, at + sizeBytes), fromOffset);
-      for (let i = 0; i < decoded.length; i++) records.push(decoded[i]);
-    } catch (err) {
-      if (!(err instanceof TideError)) throw err;
-      const error = new TideError(err.code, `${context.topic}/${context.partition}: ${err.message}`, {
-        cause: err,
-        retriable: err.retriable,
-        context: { ...context, ...err.context },
-      });
-      return { records, error, stopOffset: Math.max(fromOffset, readBatchHeader(complete, at).baseOffset) };
-    }
-  }
-  return { records };
+): { checked: CheckedRecords; error?: TideError; stopOffset?: number } {
+  const { checked, error, failedAt } = checkBatches(complete, fromOffset);
+  if (!error) return { checked };
+  return {
+    checked,
+    error: new TideError(error.code, `${context.topic}/${context.partition}: ${error.message}`, {
+      cause: error,
+      retriable: error.retriable,
+      context: { ...context, ...error.context },
+    }),
+    stopOffset: Math.max(fromOffset, readBatchHeader(complete, failedAt as number).baseOffset),
+  };
 }

@@ -76,22 +76,34 @@ export interface ConsumerRecord {
   headers: RecordHeader[];
 }
 
-/** Records of one partition, in offset order, as the batch iterator yields them. */
+/**
+ * Records of one partition, in offset order, as the batch iterator yields them. Checked in full
+ * (CRC and every record's layout) before it is yielded; the record objects are built on the first
+ * read of `records`, so a pipeline that counts or forwards batches does not pay for them.
+ */
 export interface ConsumerBatch {
-  topic: string;
-  partition: number;
+  readonly topic: string;
+  readonly partition: number;
   /** Records as decoded: `{offset, timestampMs, key, value, headers}` (no topic/partition copy). */
-  records: {
+  readonly records: {
     offset: number;
     timestampMs: number;
     key: Buffer | null;
     value: Buffer | null;
     headers: RecordHeader[];
   }[];
+  /** How many records `records` holds, known without building them. */
+  readonly recordCount: number;
+  /**
+   * The RecordBatch v2 bytes that hold these records, as stored (CRC-checked), to forward or
+   * archive as they are. After a seek into the middle of a batch, the first batch also holds
+   * records before `records[0]`; control batches between the records are included.
+   */
+  readonly recordBatches: Buffer;
   /** The partition's high watermark when these records were fetched. */
-  highWatermark: number;
+  readonly highWatermark: number;
   /** First offset after the last record: what `position()` will say once this batch is consumed. */
-  nextOffset: number;
+  readonly nextOffset: number;
 }
 
 export function tpKey(topic: string, partition: number): string {

@@ -40,7 +40,7 @@ import { grpcConnector } from '../../services/broker/replication/grpc-session';
 import type { ReplicationConnector } from '../../services/broker/replication/session';
 import { openPartitionLog } from '../../services/broker/log/partition-log';
 import { toLogConfig } from '../../services/controller/topic-config';
-import { decodeRecords } from '../../services/common/records/codec';
+import { decodeRecords } from '../../services/common/records';
 
 jest.setTimeout(60_000);
 

@@ -9,7 +9,7 @@ import type { FetchStreamRequest } from '../../common/grpc/generated/tide/v1/Fet
 import type { RecordFormat } from '../../common/grpc/generated/tide/v1/RecordFormat';
 import { TideError } from '../../common/errors';
 import { toWireError } from '../../common/grpc/status';
-import { decodeRecords } from '../../common/records/codec';
+import { decodeRecords } from '../../common/records';
 import type { Clock } from '../../common/clock';
 import type { Logger } from '../../common/logger';
 import type { Partition, PartitionReadResult } from '../partition/partition';

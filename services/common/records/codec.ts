@@ -24,12 +24,12 @@
 import { assert } from '../assert';
 import { TideError } from '../errors';
 import { compress, decompress } from './compression';
+import { checkRecordSection, invalidBatch, readRecordSection } from './record-section';
 import {
   BATCH_HEADER_BYTES,
   BatchHeader,
   CompressionCodec,
   COMPRESSION_MASK,
-  CONTROL_BIT,
   LOG_OVERHEAD_BYTES,
   MAGIC_V2,
   NO_PRODUCER_EPOCH,
@@ -54,17 +54,9 @@ import {
   batchSizeAt,
   compressionOf,
   computeBatchCrc,
-  lastOffsetOf,
   readBatchHeader,
 } from './layout';
-import {
-  BufferReader,
-  sizeOfVarint,
-  sizeOfVarlong,
-  writeInt64Number,
-  writeVarint,
-  writeVarlong,
-} from './varint';
+import { sizeOfVarint, sizeOfVarlong, writeInt64Number, writeVarint, writeVarlong } from './varint';
 
 /** One record header. Keys are strings (UTF-8 on the wire); values are bytes or null. */
 export interface RecordHeader {
@@ -134,8 +126,6 @@ export interface BatchBuilderOptions {
 }
 
 const DEFAULT_CAPACITY_BYTES = 16 * 1024;
-/** length + attributes + timestampDelta + offsetDelta + key + value + headerCount, all minimal. */
-const RECORD_BYTES_MIN = 7;
 /**
  * A built batch shares its builder's buffer unless the unused tail is over this many bytes and
  * over a quarter of the batch; then it is copied so it does not pin a mostly empty allocation.
@@ -350,6 +340,18 @@ function estimateBytes(records: RecordInput[]): number {
  * Records of control batches are returned as they are (see `header.attributes & CONTROL_BIT`).
  */
 export function decodeBatch(buf: Buffer, at = 0): { header: BatchHeader; records: DecodedRecord[] } {
+  const { header, data } = openBatch(buf, at);
+  checkRecordSection(data, header, at);
+  const records: DecodedRecord[] = [];
+  readRecordSection(data, header, -Infinity, records);
+  return { header, records };
+}
+
+/**
+ * Checks the batch at `at` (bounds, magic, CRC, codec) and returns its records section,
+ * decompressed, for `checkRecordSection` and `readRecordSection`. Throws like `decodeBatch`.
+ */
+export function openBatch(buf: Buffer, at = 0): { header: BatchHeader; data: Buffer } {
   const header = checkedHeader(buf, at);
   const crc = computeBatchCrc(buf, at, header.sizeBytes);
   if (crc !== header.crc) {
@@ -360,79 +362,13 @@ export function decodeBatch(buf: Buffer, at = 0): { header: BatchHeader; records
       { context: { offset: header.baseOffset } },
     );
   }
-  if (header.recordCount < 0) {
-    throw invalid(header, at, `negative record count ${header.recordCount}`);
-  }
-  const codec = compressionOf(header.attributes);
   const section = buf.subarray(at + OFFSET_RECORDS, at + header.sizeBytes);
-  let data: Buffer;
   try {
-    data = decompress(codec, section);
+    return { header, data: decompress(compressionOf(header.attributes), section) };
   } catch (err) {
-    if (err instanceof TideError) throw invalid(header, at, err.message, err);
+    if (err instanceof TideError) throw invalidBatch(header, at, err.message, err);
     throw err;
   }
-  return { header, records: decodeRecordSection(data, header, at) };
-}
-
-function decodeRecordSection(data: Buffer, header: BatchHeader, at: number): DecodedRecord[] {
-  const count = header.recordCount;
-  if (count * RECORD_BYTES_MIN > data.length) {
-    throw invalid(header, at, `record count ${count} does not fit in ${data.length} bytes of records`);
-  }
-  const records: DecodedRecord[] = new Array(count);
-  const reader = new BufferReader(data, 0, data.length);
-  const logAppendTime = (header.attributes & TIMESTAMP_TYPE_BIT) !== 0;
-  const { baseOffset, baseTimestamp, maxTimestamp } = header;
-  let i = 0;
-  try {
-    for (; i < count; i++) {
-      const length = reader.readVarint();
-      const recordEnd = reader.pos + length;
-      if (length < 0 || recordEnd > data.length)
-        throw new TideError('INVALID_RECORD', `length ${length} overruns the batch`);
-      reader.end = recordEnd;
-      reader.pos++; // attributes: unused
-      const timestampDelta = reader.readVarlong();
-      const offsetDelta = reader.readVarint();
-      const key = readNullableBytes(reader, 'key');
-      const value = readNullableBytes(reader, 'value');
-      const headerCount = reader.readVarint();
-      const headers: RecordHeader[] = [];
-      if (headerCount < 0) throw new TideError('INVALID_RECORD', `negative header count ${headerCount}`);
-      for (let h = 0; h < headerCount; h++) {
-        const keyLength = reader.readVarint();
-        if (keyLength < 0) throw new TideError('INVALID_RECORD', `header ${h} has a negative key length`);
-        const headerKey = reader.readBytes(keyLength).toString('utf8');
-        headers.push({ key: headerKey, value: readNullableBytes(reader, 'header value') });
-      }
-      if (reader.pos !== recordEnd) {
-        throw new TideError('INVALID_RECORD', `${recordEnd - reader.pos} bytes left over inside the record`);
-      }
-      reader.end = data.length;
-      records[i] = {
-        offset: baseOffset + offsetDelta,
-        timestampMs: logAppendTime ? maxTimestamp : baseTimestamp + timestampDelta,
-        key,
-        value,
-        headers,
-      };
-    }
-  } catch (err) {
-    if (err instanceof TideError) throw invalid(header, at, `record ${i}: ${err.message}`, err);
-    throw err;
-  }
-  if (reader.pos !== data.length) {
-    throw invalid(header, at, `${data.length - reader.pos} bytes follow the last of ${count} records`);
-  }
-  return records;
-}
-
-function readNullableBytes(reader: BufferReader, what: string): Buffer | null {
-  const length = reader.readVarint();
-  if (length >= 0) return reader.readBytes(length);
-  if (length === -1) return null;
-  throw new TideError('INVALID_RECORD', `${what} length ${length} is below -1`);
 }
 
 /** Reads and bounds-checks the header at `at`; checks magic but not the CRC. */
@@ -465,17 +401,6 @@ function checkedHeader(buf: Buffer, at: number): BatchHeader {
     );
   }
   return readBatchHeader(buf, at);
-}
-
-function invalid(header: BatchHeader, at: number, message: string, cause?: unknown): TideError {
-  return new TideError(
-    'INVALID_RECORD',
-    `batch at byte ${at} (baseOffset ${header.baseOffset}): ${message}`,
-    {
-      cause,
-      context: { offset: header.baseOffset },
-    },
-  );
 }
 
 function hex32(n: number): string {
@@ -520,23 +445,6 @@ export function splitBatches(buf: Buffer): {
     at += sizeBytes;
   }
   return { batches, trailingBytes: buf.length - at };
-}
-
-/**
- * Decodes the records of all back-to-back batches in `buf`, skipping records below `fromOffset`
- * and control batches (transaction markers, which carry no user records). Every decoded batch is
- * CRC-checked; batches entirely below `fromOffset` are skipped unread.
- */
-export function decodeRecords(buf: Buffer, fromOffset = -Infinity): DecodedRecord[] {
-  const out: DecodedRecord[] = [];
-  for (const { at, header } of iterateBatches(buf)) {
-    if (lastOffsetOf(header) < fromOffset || (header.attributes & CONTROL_BIT) !== 0) continue;
-    const { records } = decodeBatch(buf, at);
-    for (let i = 0; i < records.length; i++) {
-      if (records[i].offset >= fromOffset) out.push(records[i]);
-    }
-  }
-  return out;
 }
 
 /**

@@ -6,3 +6,5 @@ export * from './layout';
 export * from './varint';
 export * from './compression';
 export * from './codec';
+export * from './record-section';
+export * from './checked-batches';

@@ -203,6 +203,17 @@ export class BufferReader {
     return this.buf.subarray(pos, pos + length);
   }
 
+  /** Moves past the next `length` bytes. */
+  skip(length: number): void {
+    if (length > this.end - this.pos) {
+      throw new TideError(
+        'INVALID_RECORD',
+        `truncated input: ${length} bytes needed at byte ${this.pos}, ${this.end - this.pos} left`,
+      );
+    }
+    this.pos += length;
+  }
+
   /** Reads one byte as a signed int8. */
   readInt8(): number {
     if (this.pos >= this.end) throw this.truncated('int8');

@@ -1,4 +1,9 @@
-import { encodeBatch } from '../../../services/common/records';
+import {
+  OFFSET_RECORDS,
+  encodeBatch,
+  readBatchHeader,
+  writeBatchCrc,
+} from '../../../services/common/records';
 import { Cluster } from '../../../client/cluster';
 import { Consumer, type ConsumerOptions } from '../../../client/consumer';
 import type { ConsumerBatch } from '../../../client/types';
@@ -252,6 +257,38 @@ describe('Consumer', () => {
     expect(err).toMatchObject({ code: 'CORRUPT_MESSAGE', context: { topic: TOPIC, partition: 1 } });
     expect(seen).toEqual([0, 1, 2, 3, 4]);
     expect(fake.fetchStreamsOpened).toBeGreaterThanOrEqual(3);
+    expect(c.position({ topic: TOPIC, partition: 1 })).toBe(5);
+  });
+
+  test('batches count and carry their bytes; records are built on first read', async () => {
+    const c = consumer();
+    c.assign([{ topic: TOPIC, partition: 0, offset: 7 }]);
+    let counted = 0;
+    const firstBaseOffsets: number[] = [];
+    for await (const b of c.batches()) {
+      firstBaseOffsets.push(readBatchHeader(b.recordBatches, 0).baseOffset);
+      expect(b.recordCount).toBe(b.records.length);
+      expect(b.records).toBe(b.records);
+      counted += b.recordCount;
+      if (counted >= 13) break;
+    }
+    expect(counted).toBe(13);
+    expect(firstBaseOffsets[0]).toBe(5); // the stored batch 5..9 that holds offset 7
+    expect(c.position({ topic: TOPIC, partition: 0 })).toBe(20);
+  });
+
+  test('a malformed record under a valid CRC stops the partition before its batch', async () => {
+    const stored = p1.batches[1].bytes; // offsets 5..9
+    stored.writeUInt16BE(0xfe01, OFFSET_RECORDS); // the first record claims more bytes than there are
+    writeBatchCrc(stored);
+    const c = consumer();
+    c.assign([{ topic: TOPIC, partition: 1, offset: 0 }]);
+    let counted = 0;
+    const err = await (async () => {
+      for await (const b of c.batches()) counted += b.recordCount; // records never read
+    })().catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'INVALID_RECORD', context: { topic: TOPIC, partition: 1, offset: 5 } });
+    expect(counted).toBe(5);
     expect(c.position({ topic: TOPIC, partition: 1 })).toBe(5);
   });
 

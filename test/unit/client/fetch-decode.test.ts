@@ -1,5 +1,5 @@
 import { encodeBatch, patchBaseOffset } from '../../../services/common/records';
-import { decodeFetched, nextFetchOffset, splitFetched } from '../../../client/fetch-decode';
+import { checkFetched, nextFetchOffset, splitFetched } from '../../../client/fetch-decode';
 
 function batchAt(baseOffset: number, count: number): Buffer {
   const b = encodeBatch(
@@ -17,9 +17,11 @@ describe('fetched bytes', () => {
     const f = splitFetched(Buffer.concat([a, b]));
     expect(f).toMatchObject({ completeEndOffset: 17, trailingBytes: 0, partialBaseOffset: undefined });
     expect(nextFetchOffset(f, 17, 11)).toEqual({ nextOffset: 17, truncated: false });
-    expect(decodeFetched(f.complete, 11, { topic: 't', partition: 0 }).records.map((r) => r.offset)).toEqual([
-      11, 12, 13, 14, 15, 16,
-    ]);
+    expect(
+      checkFetched(f.complete, 11, { topic: 't', partition: 0 })
+        .checked.records()
+        .map((r) => r.offset),
+    ).toEqual([11, 12, 13, 14, 15, 16]);
   });
 
   test('a partial trailing batch is cut off and fetched again from its base offset', () => {
@@ -45,8 +47,10 @@ describe('fetched bytes', () => {
   test('a corrupt batch stops decoding there: earlier records, the error, and where to refetch', () => {
     const bad = Buffer.from(b);
     bad[bad.length - 1] ^= 0xff;
-    const result = decodeFetched(Buffer.concat([a, bad]), 11, { topic: 't', partition: 2 });
-    expect(result.records.map((r) => r.offset)).toEqual([11, 12]);
+    const result = checkFetched(Buffer.concat([a, bad]), 11, { topic: 't', partition: 2 });
+    expect(result.checked.count).toBe(2);
+    expect(result.checked.records().map((r) => r.offset)).toEqual([11, 12]);
+    expect(result.checked.bytes.equals(a)).toBe(true);
     expect(result.stopOffset).toBe(13);
     expect(result.error).toMatchObject({
       code: 'CORRUPT_MESSAGE',

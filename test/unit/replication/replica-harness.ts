@@ -7,7 +7,7 @@
  */
 import { systemClock } from '../../../services/common/clock';
 import { silentLogger } from '../../../services/common/logger';
-import { decodeRecords } from '../../../services/common/records/codec';
+import { decodeRecords } from '../../../services/common/records';
 import { Partition, type IsrProposer } from '../../../services/broker/partition/partition';
 import {
   replicationSettings,

@@ -1,0 +1,95 @@
+/**
+ * Back-to-back batches as a fetch returns them, checked in full when they arrive (bounds, magic,
+ * CRC, codec, the structure of every record) while record objects are built only when asked for.
+ * A consumer that forwards or counts batches never pays for objects; one that reads records pays
+ * once, and a malformed record is found before the consumer's position moves past it either way.
+ */
+import { TideError } from '../errors';
+import { iterateBatches, openBatch, type DecodedRecord } from './codec';
+import { CONTROL_BIT, lastOffsetOf, type BatchHeader } from './layout';
+import { checkRecordSection, readRecordSection } from './record-section';
+
+interface CheckedSection {
+  header: BatchHeader;
+  /** The records section, decompressed. */
+  data: Buffer;
+}
+
+/** The records at or after `fromOffset` of batches that passed every check. */
+export class CheckedRecords {
+  private built: DecodedRecord[] | undefined;
+
+  constructor(
+    private readonly sections: readonly CheckedSection[],
+    readonly fromOffset: number,
+    /** How many records `records()` returns. */
+    readonly count: number,
+    /** The bytes of the batches that hold them, as stored (control batches between them included). */
+    readonly bytes: Buffer,
+    /** One past the last offset of the last batch; undefined when there are no records. */
+    readonly endOffset: number | undefined,
+  ) {}
+
+  /** The records, built on the first call; keys and values are views into the fetched bytes. */
+  records(): DecodedRecord[] {
+    if (this.built) return this.built;
+    const out: DecodedRecord[] = [];
+    for (const { data, header } of this.sections) readRecordSection(data, header, this.fromOffset, out);
+    this.built = out;
+    return out;
+  }
+}
+
+/**
+ * Checks the batches of `buf` (whole batches only; trim a partial tail with `splitBatches`),
+ * skipping control batches and batches wholly below `fromOffset` unread. Stops at the first batch
+ * that fails: the batches before it are kept, and `failedAt` is the byte where the bad one begins.
+ */
+export function checkBatches(
+  buf: Buffer,
+  fromOffset = -Infinity,
+): { checked: CheckedRecords; error?: TideError; failedAt?: number } {
+  const sections: CheckedSection[] = [];
+  let count = 0;
+  let firstAt = 0;
+  let endAt = 0;
+  let endOffset: number | undefined;
+  let at = 0;
+  const result = (error?: TideError) => ({
+    checked: new CheckedRecords(sections, fromOffset, count, buf.subarray(firstAt, endAt), endOffset),
+    ...(error ? { error, failedAt: at } : {}),
+  });
+  try {
+    // `at` stays on a batch while it is checked and moves on after, so it names the one that failed.
+    for (const { header } of iterateBatches(buf)) {
+      const next = at + header.sizeBytes;
+      if (lastOffsetOf(header) >= fromOffset && (header.attributes & CONTROL_BIT) === 0) {
+        const { data } = openBatch(buf, at);
+        const kept = checkRecordSection(data, header, at, fromOffset);
+        if (kept > 0) {
+          if (sections.length === 0) firstAt = at;
+          sections.push({ header, data });
+          count += kept;
+          endAt = next;
+          endOffset = lastOffsetOf(header) + 1;
+        }
+      }
+      at = next;
+    }
+  } catch (err) {
+    if (!(err instanceof TideError)) throw err;
+    return result(err);
+  }
+  return result();
+}
+
+/**
+ * Decodes the records of all back-to-back batches in `buf`, skipping records below `fromOffset`
+ * and control batches (transaction markers, which carry no user records). Every decoded batch is
+ * CRC-checked; batches entirely below `fromOffset` are skipped unread. Throws the first failure.
+ */
+export function decodeRecords(buf: Buffer, fromOffset = -Infinity): DecodedRecord[] {
+  const { checked, error } = checkBatches(buf, fromOffset);
+  if (error) throw error;
+  return checked.records();
+}

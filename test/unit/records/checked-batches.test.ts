@@ -1,0 +1,96 @@
+import {
+  CompressionCodec,
+  OFFSET_RECORDS,
+  checkBatches,
+  decodeRecords,
+  encodeBatch,
+  patchBaseOffset,
+  readBatchHeader,
+  writeBatchCrc,
+  type RecordInput,
+} from '../../../services/common/records';
+import { OffsetMap } from '../../../services/broker/log/cleaner/offset-map';
+import { filterBatch } from '../../../services/broker/log/cleaner/batch-filter';
+
+const NOW_MS = 1_700_000_000_000;
+
+function batchAt(baseOffset: number, records: RecordInput[], compression = CompressionCodec.None): Buffer {
+  const b = encodeBatch(records, { nowMs: NOW_MS, compression });
+  patchBaseOffset(b, 0, baseOffset);
+  return b;
+}
+
+function values(from: number, count: number): RecordInput[] {
+  return Array.from({ length: count }, (_, i) => ({
+    key: Buffer.from(`k${from + i}`),
+    value: Buffer.from(`v${from + i}`),
+    headers: i % 2 ? [{ key: 'h', value: Buffer.from([i]) }] : [],
+  }));
+}
+
+/** A batch of offsets 20..25 that kept only 21, 23, 25 (the cleaner dropped the keyless records). */
+function compactedBatch(): Buffer {
+  const records = values(20, 6).map((r, i) => (i % 2 ? r : { ...r, key: null }));
+  const outcome = filterBatch(
+    batchAt(20, records),
+    { map: new OffsetMap(64 * 1024), nowMs: NOW_MS, deleteRetentionMs: 0, producerLastOffsets: new Map() },
+    false,
+  );
+  expect(outcome.kind).toBe('rewrite');
+  return outcome.bytes!;
+}
+
+describe('checkBatches', () => {
+  const plain = batchAt(0, values(0, 10));
+  const gzip = batchAt(10, values(10, 10), CompressionCodec.Gzip);
+  const compacted = compactedBatch();
+  const all = Buffer.concat([plain, gzip, compacted]);
+
+  test.each([0, 3, 10, 15, 20, 22, 25, 26])(
+    'from offset %d: counts exactly the records it will build, without building them',
+    (from) => {
+      const { checked, error } = checkBatches(all, from);
+      expect(error).toBeUndefined();
+      const expected = decodeRecords(all, from);
+      expect(checked.count).toBe(expected.length);
+      const built = checked.records();
+      expect(built).toEqual(expected);
+      expect(checked.records()).toBe(built); // built once
+    },
+  );
+
+  test('the bytes are the batches that hold the records, as stored', () => {
+    expect(checkBatches(all, 12).checked.bytes.equals(Buffer.concat([gzip, compacted]))).toBe(true);
+    expect(checkBatches(all, 26).checked).toMatchObject({ count: 0, endOffset: undefined });
+    expect(checkBatches(all, 26).checked.bytes.length).toBe(0);
+    expect(checkBatches(all, 0).checked.endOffset).toBe(26);
+  });
+
+  test('a record that overruns its batch is found at check time, under a valid CRC', () => {
+    const bad = batchAt(10, values(10, 3));
+    // The first record's length varint (zigzag 127 = 254) now claims more bytes than the batch has.
+    bad.writeUInt16BE(0xfe01, OFFSET_RECORDS);
+    writeBatchCrc(bad);
+    const { checked, error, failedAt } = checkBatches(Buffer.concat([plain, bad]), 0);
+    expect(error).toMatchObject({ code: 'INVALID_RECORD', context: { offset: 10 } });
+    expect(error!.message).toMatch(/record 0: length 127 overruns the batch/);
+    expect(failedAt).toBe(plain.length);
+    expect(checked.count).toBe(10);
+    expect(checked.records().map((r) => r.offset)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  test('a CRC mismatch stops the check at that batch; a bad header is named by its position', () => {
+    const flipped = Buffer.from(gzip);
+    flipped[flipped.length - 1] ^= 0x01;
+    const crc = checkBatches(Buffer.concat([plain, flipped]), 0);
+    expect(crc.error).toMatchObject({ code: 'CORRUPT_MESSAGE', retriable: true });
+    expect(crc.failedAt).toBe(plain.length);
+
+    const badMagic = Buffer.from(gzip);
+    badMagic[16] = 1;
+    const magic = checkBatches(Buffer.concat([plain, badMagic]), 0);
+    expect(magic.error).toMatchObject({ code: 'INVALID_RECORD' });
+    expect(magic.failedAt).toBe(plain.length);
+    expect(readBatchHeader(Buffer.concat([plain, badMagic]), magic.failedAt!).baseOffset).toBe(10);
+  });
+});
