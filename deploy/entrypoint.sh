@@ -11,7 +11,8 @@
 #   dev         --host 0.0.0.0 and --data /data unless given: reachable through a published port,
 #               data on the volume.
 #
-# It then execs node, so the service is PID 1 and gets SIGTERM itself (controlled shutdown).
+# It then execs node (through tuned-node.sh: glibc malloc settings), so the service is PID 1 and
+# gets SIGTERM itself (controlled shutdown).
 set -eu
 
 here=$(CDPATH='' cd -- "$(dirname -- "$0")" && pwd)
@@ -59,4 +60,4 @@ case "$service" in
     ;;
 esac
 
-exec node "$tide_js" "$@"
+exec "$here/tuned-node.sh" "$tide_js" "$@"

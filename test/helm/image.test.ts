@@ -105,7 +105,8 @@ test('the runtime stage holds what tide loads, runs as the chart user, and agree
   expect(dests.dist.from).toBe('build');
   // bin/tide.js requires ../dist/cli/tide.js; protos are read at run time next to dist/.
   const fromContext = runtimeCopies.filter((c) => !c.from).flatMap((c) => c.sources);
-  for (const d of ['bin', 'protos', 'package.json', 'deploy/entrypoint.sh']) expect(fromContext).toContain(d);
+  for (const d of ['bin', 'protos', 'package.json', 'deploy/entrypoint.sh', 'deploy/tuned-node.sh'])
+    expect(fromContext).toContain(d);
   const deps = dockerfile.filter((i) => i.stage === 'deps' && i.op === 'RUN').map((i) => i.args.join(' '));
   expect(deps.join(' ')).toContain('npm ci --omit=dev');
 
@@ -142,10 +143,14 @@ describe('deploy/entrypoint.sh', () => {
   let fakeBin: string;
   beforeAll(() => {
     fakeBin = makeTempDir('tide-fake-node-');
-    // Prints what the real node would get: its arguments and the TIDE_* environment.
-    fs.writeFileSync(path.join(fakeBin, 'node'), '#!/bin/sh\necho "args: $*"\nenv | grep "^TIDE_" | sort\n', {
-      mode: 0o755,
-    });
+    // Prints what the real node would get: its arguments and the TIDE_* and MALLOC_* environment.
+    fs.writeFileSync(
+      path.join(fakeBin, 'node'),
+      '#!/bin/sh\necho "args: $*"\nenv | grep -E "^(TIDE|MALLOC)_" | sort\n',
+      {
+        mode: 0o755,
+      },
+    );
   });
   afterAll(() => fs.rmSync(fakeBin, { recursive: true, force: true }));
 
@@ -160,8 +165,14 @@ describe('deploy/entrypoint.sh', () => {
         .filter((l) => l.startsWith('TIDE_'))
         .map((l) => l.split('=') as [string, string]),
     );
+    const malloc = Object.fromEntries(
+      result.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('MALLOC_'))
+        .map((l) => l.split('=') as [string, string]),
+    );
     const argsLine = /^args: (.*)$/m.exec(result.stdout)?.[1];
-    return { code: result.status, stderr: result.stderr, vars, args: argsLine?.split(' ') ?? [] };
+    return { code: result.status, stderr: result.stderr, vars, malloc, args: argsLine?.split(' ') ?? [] };
   }
 
   const tideJs = `${REPO_ROOT}/deploy/../bin/tide.js`;
@@ -169,6 +180,17 @@ describe('deploy/entrypoint.sh', () => {
   test('is valid POSIX sh and executable', () => {
     expect(spawnSync('sh', ['-n', ENTRYPOINT]).status).toBe(0);
     expect(fs.statSync(ENTRYPOINT).mode & 0o111).not.toBe(0);
+  });
+
+  test('node runs with the glibc malloc settings of tuned-node.sh unless the pod sets its own', () => {
+    expect(run(['broker'], { POD_NAME: 'tide-broker-0' }).malloc).toEqual({
+      MALLOC_MMAP_THRESHOLD_: '4194304',
+      MALLOC_TRIM_THRESHOLD_: '67108864',
+    });
+    expect(run(['dev'], { MALLOC_TRIM_THRESHOLD_: '1048576' }).malloc).toEqual({
+      MALLOC_MMAP_THRESHOLD_: '4194304',
+      MALLOC_TRIM_THRESHOLD_: '1048576',
+    });
   });
 
   test('broker: the id is the StatefulSet ordinal of POD_NAME (or HOSTNAME)', () => {
