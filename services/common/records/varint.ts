@@ -124,17 +124,32 @@ export class BufferReader {
     return this.end - this.pos;
   }
 
-  /** Reads a zigzag varint (int32). */
+  /**
+   * Reads a zigzag varint (int32). One- and two-byte varints (values -8192..8191: most lengths,
+   * deltas and counts in a batch) take a path small enough for the JIT to inline at every call.
+   */
   readVarint(): number {
     const buf = this.buf;
-    let pos = this.pos;
-    if (pos < this.end) {
+    const pos = this.pos;
+    if (pos + 1 < this.end) {
       const b0 = buf[pos];
       if (b0 < 0x80) {
         this.pos = pos + 1;
         return (b0 >>> 1) ^ -(b0 & 1);
       }
+      const b1 = buf[pos + 1];
+      if (b1 < 0x80) {
+        const zz = (b0 & 0x7f) | (b1 << 7);
+        this.pos = pos + 2;
+        return (zz >>> 1) ^ -(zz & 1);
+      }
     }
+    return this.readVarintSlow();
+  }
+
+  private readVarintSlow(): number {
+    const buf = this.buf;
+    let pos = this.pos;
     let zz = 0;
     for (let shift = 0; shift < 35; shift += 7) {
       if (pos >= this.end) throw this.truncated('varint');
@@ -150,6 +165,18 @@ export class BufferReader {
 
   /** Reads a zigzag varlong as a number: exact for safe integers, the nearest double beyond. */
   readVarlong(): number {
+    const pos = this.pos;
+    if (pos < this.end) {
+      const b0 = this.buf[pos];
+      if (b0 < 0x80) {
+        this.pos = pos + 1;
+        return b0 & 1 ? -(b0 >>> 1) - 1 : b0 >>> 1;
+      }
+    }
+    return this.readVarlongSlow();
+  }
+
+  private readVarlongSlow(): number {
     const buf = this.buf;
     const start = this.pos;
     let pos = start;
