@@ -7,7 +7,7 @@
  *
  *   npm run bench -- [--records 1000000] [--size 100] [--policies sync,interval,os] [--chunk 1000]
  *                    [--batch-bytes N] [--max-in-flight N] [--fetch-bytes N]   (client defaults otherwise)
- *                    [--warmup 300000]   records produced and read back untimed first (0 = none)
+ *                    [--warmup 1000000]   records produced and read back untimed first (0 = none)
  *   npm run bench -- --compaction [...]   the log cleaner instead: see bench/compaction.ts
  */
 import * as fs from 'fs';
@@ -37,7 +37,7 @@ function parseArgs(argv: string[]): BenchOptions {
     chunk: 1000,
     compression: 'none',
     maxInFlight: 5,
-    warmup: 300_000,
+    warmup: 1_000_000,
   };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
@@ -209,10 +209,12 @@ async function warmUp(broker: TideProcess, options: BenchOptions): Promise<void>
   }
   await Promise.all(pending);
   await producer.close();
-  const consumer = tide.consumer({ autoOffsetReset: 'earliest' });
-  consumer.assign([{ topic, partition: 0, offset: 0 }]);
-  await readBack(consumer, options.warmup);
-  await consumer.close();
+  for (const mode of ['records', 'batches'] as const) {
+    const consumer = tide.consumer({ autoOffsetReset: 'earliest' });
+    consumer.assign([{ topic, partition: 0, offset: 0 }]);
+    await readBack(consumer, options.warmup, mode);
+    await consumer.close();
+  }
   await tide.admin().deleteTopic(topic);
   await tide.close();
 }
