@@ -1,13 +1,14 @@
 /**
  * `npm run bench`: the produce/consume benchmark of one partition. A `tide dev` broker runs as its
  * own process; this process is the one producer (then the consumer). For each flush policy it
- * produces N records of S bytes with acks=leader, then reads them all back twice (as record objects,
+ * produces N records of S bytes with acks=leader (or --acks all, idempotent), then reads them all back twice (as record objects,
  * then as checked batches), and prints records/s, MB/s, produce latency percentiles and the CPU each
  * process used.
  *
  *   npm run bench -- [--records 1000000] [--size 100] [--policies sync,interval,os] [--chunk 1000]
  *                    [--batch-bytes N] [--max-in-flight N] [--fetch-bytes N]   (client defaults otherwise)
  *                    [--warmup 1000000]   records produced and read back untimed first (0 = none)
+ *                    [--acks leader|all]  all = an idempotent producer (idempotence needs acks=all)
  *   npm run bench -- --compaction [...]   the log cleaner instead: see bench/compaction.ts
  */
 import * as fs from 'fs';
@@ -27,6 +28,7 @@ interface BenchOptions {
   maxInFlight: number;
   fetchBytes?: number;
   warmup: number;
+  acks: 'leader' | 'all';
 }
 
 function parseArgs(argv: string[]): BenchOptions {
@@ -38,6 +40,7 @@ function parseArgs(argv: string[]): BenchOptions {
     compression: 'none',
     maxInFlight: 5,
     warmup: 1_000_000,
+    acks: 'leader',
   };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
@@ -50,6 +53,7 @@ function parseArgs(argv: string[]): BenchOptions {
     else if (flag === '--max-in-flight') options.maxInFlight = Number(value);
     else if (flag === '--fetch-bytes') options.fetchBytes = Number(value);
     else if (flag === '--warmup') options.warmup = Number(value);
+    else if (flag === '--acks' && (value === 'leader' || value === 'all')) options.acks = value;
     else throw new Error(`unknown flag ${flag}; see the header of bench/run.ts`);
   }
   return options;
@@ -107,8 +111,8 @@ async function runPolicy(
   const topic = `bench-${policy}-${Date.now()}`;
   await tide.admin().createTopic(topic, { partitions: 1, configs: { 'flush.policy': policy } });
   const producer = tide.producer({
-    acks: 'leader',
-    idempotence: false,
+    acks: options.acks,
+    idempotence: options.acks === 'all',
     maxInFlight: options.maxInFlight,
     compression: options.compression,
     ...(options.batchBytes ? { batchBytes: options.batchBytes } : {}),
@@ -234,7 +238,7 @@ async function main(): Promise<void> {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
   process.stdout.write(
-    `\nTide produce/consume: ${options.records.toLocaleString('en')} records x ${options.size} B, 1 partition, acks=leader, ` +
+    `\nTide produce/consume: ${options.records.toLocaleString('en')} records x ${options.size} B, 1 partition, acks=${options.acks}${options.acks === 'all' ? ' (idempotent)' : ''}, ` +
       `compression ${options.compression}, sendBatch chunks of ${options.chunk}; broker = tide dev in its own process\n\n`,
   );
   const rows = results.map((r) => [
