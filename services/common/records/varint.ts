@@ -125,23 +125,35 @@ export class BufferReader {
   }
 
   /**
-   * Reads a zigzag varint (int32). One- and two-byte varints (values -8192..8191: most lengths,
-   * deltas and counts in a batch) take a path small enough for the JIT to inline at every call.
+   * Reads a zigzag varint (int32). Varints of up to three bytes (values -1,048,576..1,048,575: the
+   * lengths, offset deltas and counts of a batch) take a path small enough for the JIT to inline
+   * at every call.
    */
   readVarint(): number {
     const buf = this.buf;
     const pos = this.pos;
-    if (pos + 1 < this.end) {
+    const end = this.end;
+    if (pos < end) {
       const b0 = buf[pos];
       if (b0 < 0x80) {
         this.pos = pos + 1;
         return (b0 >>> 1) ^ -(b0 & 1);
       }
-      const b1 = buf[pos + 1];
-      if (b1 < 0x80) {
-        const zz = (b0 & 0x7f) | (b1 << 7);
-        this.pos = pos + 2;
-        return (zz >>> 1) ^ -(zz & 1);
+      if (pos + 1 < end) {
+        const b1 = buf[pos + 1];
+        if (b1 < 0x80) {
+          const zz = (b0 & 0x7f) | (b1 << 7);
+          this.pos = pos + 2;
+          return (zz >>> 1) ^ -(zz & 1);
+        }
+        if (pos + 2 < end) {
+          const b2 = buf[pos + 2];
+          if (b2 < 0x80) {
+            const zz = (b0 & 0x7f) | ((b1 & 0x7f) << 7) | (b2 << 14);
+            this.pos = pos + 3;
+            return (zz >>> 1) ^ -(zz & 1);
+          }
+        }
       }
     }
     return this.readVarintSlow();

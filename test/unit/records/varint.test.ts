@@ -96,6 +96,22 @@ describe('varint (int32)', () => {
     }
   });
 
+  test('short varints (the inlined one- to three-byte path) read alike at the end of input and inside it', () => {
+    const random = seededRandom(2);
+    const values = [-64, 63, -65, 64, -8192, 8191, -8193, 8192, -1048576, 1048575, -1048577, 1048576];
+    for (let i = 0; i < 5000; i++) values.push(Math.floor((random() - 0.5) * 2 ** 22));
+    for (const value of values) {
+      const bytes = encodeVarint(value);
+      expect(readVarint(bytes)).toEqual({ value, sizeBytes: bytes.length });
+      const padded = new BufferReader(
+        Buffer.concat([Buffer.from([0xff]), bytes, Buffer.from('ffff', 'hex')]),
+        1,
+      );
+      expect(padded.readVarint()).toBe(value);
+      expect(padded.pos).toBe(1 + bytes.length);
+    }
+  });
+
   test('truncated and over-long input give INVALID_RECORD', () => {
     expectInvalidRecord(() => readVarint(Buffer.alloc(0)), /truncated varint/);
     expectInvalidRecord(() => readVarint(Buffer.from('8080', 'hex')), /truncated varint/);
