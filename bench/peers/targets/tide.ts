@@ -102,7 +102,7 @@ export async function startTideTarget(replicas: 1 | 3, flushPolicy: 'sync' | 'in
       await waitUntilServable(tide, name, partitions);
     },
     produce: async (name, values, count, partitions) => {
-      // In flight is bounded by the producer itself: 32 MiB buffer, 5 batches of 256 KiB per partition.
+      // In flight is bounded by the producer itself: 32 MiB buffer, 5 batches of up to 1 MiB per partition.
       const producer = tide.producer({ acks, idempotence: acks === 'all', maxInFlight: 5 });
       await producer.connect();
       const chunk = 1000;
