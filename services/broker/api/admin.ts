@@ -39,17 +39,11 @@ const CREATE_VISIBLE_POLL_MS = 10;
  */
 async function untilServedHere(deps: AdminDeps, name: string, partitionCount: number): Promise<void> {
   const deadline = Date.now() + CREATE_VISIBLE_WAIT_MS;
+  let pending = Array.from({ length: partitionCount }, (_, p) => p);
   while (Date.now() < deadline) {
     const [known] = deps.metadata.topics([name]);
     if (known) {
-      const pending = Array.from({ length: partitionCount }, (_, p) => p).filter((p) => {
-        try {
-          deps.partitions.leaderFor(name, p);
-          return false;
-        } catch (err) {
-          return err instanceof TideError && err.code === 'LEADER_NOT_AVAILABLE';
-        }
-      });
+      pending = pending.filter((p) => deps.partitions.awaitingLeader(name, p));
       if (pending.length === 0) return;
     }
     await new Promise((resolve) => setTimeout(resolve, CREATE_VISIBLE_POLL_MS));

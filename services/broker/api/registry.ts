@@ -9,6 +9,8 @@ import type { TopicInfo__Input } from '../../common/grpc/generated/tide/v1/Topic
 /** Finds the hosted partition replica or throws UNKNOWN_TOPIC / UNKNOWN_PARTITION / NOT_LEADER. */
 export interface PartitionRegistry {
   leaderFor(topic: string, partition: number): Partition;
+  /** True when `leaderFor` would throw LEADER_NOT_AVAILABLE (checked without building the error). */
+  awaitingLeader(topic: string, partition: number): boolean;
 }
 
 /** The broker's current view of cluster metadata. */

@@ -3,6 +3,7 @@
  * follower fetchers are told, stale states ignored, NOT_LEADER naming the leader, the ISR timer,
  * deleted topics; and LeaseFence (zombie fencing).
  */
+import type { TideError } from '../../../services/common/errors';
 import { ManualClock } from '../../../services/common/clock';
 import { silentLogger } from '../../../services/common/logger';
 import type { TopicState, TopicsUpdate } from '../../../services/controller/topic-watcher';
@@ -151,6 +152,39 @@ it('leads, follows and moves between the two as the metadata says', async () => 
   expect(manager.status()[0]).toMatchObject({ role: 'follower', leader: -1 });
   expect(fetchers.events.at(-1)).toBe('remove t-0');
   expect(() => manager.leaderFor('t', 0)).toThrow(expect.objectContaining({ code: 'LEADER_NOT_AVAILABLE' }));
+});
+
+it('awaitingLeader is true exactly where leaderFor would answer LEADER_NOT_AVAILABLE', async () => {
+  const partitions = Array.from({ length: 40 }, (_, i) => ps(i % 2 ? 2 : 1, 0));
+  const t = topic('many', partitions);
+  await manager.apply(update([{ type: 'created', topic: t }], [t]));
+  const codeOf = (p: number): string => {
+    try {
+      manager.leaderFor('many', p);
+      return 'led here';
+    } catch (err) {
+      return (err as TideError).code;
+    }
+  };
+  for (let p = 0; p < 40; p++) {
+    expect(codeOf(p)).toBe(p % 2 ? 'NOT_LEADER' : 'led here');
+    expect(manager.awaitingLeader('many', p)).toBe(false);
+  }
+  expect(manager.awaitingLeader('many', 40)).toBe(false); // UNKNOWN_PARTITION
+  expect(manager.awaitingLeader('other', 0)).toBe(false); // UNKNOWN_TOPIC
+  // All 40 were opened concurrently and each got its own log.
+  expect(manager.status()).toHaveLength(40);
+  expect(new Set(manager.status().map((s) => logs.get('many', s.partition)))).toHaveProperty('size', 40);
+
+  const offline = topic('many', [ps(-1, 1, [3]), ...partitions.slice(1)]);
+  await manager.apply(
+    update(
+      [{ type: 'updated', topic: offline, previous: t, configsChanged: false, changedPartitions: [0] }],
+      [offline],
+    ),
+  );
+  expect(codeOf(0)).toBe('LEADER_NOT_AVAILABLE');
+  expect(manager.awaitingLeader('many', 0)).toBe(true);
 });
 
 it('the ISR timer proposes shrinking followers that stopped fetching; min.insync.replicas comes from the topic', async () => {
