@@ -53,8 +53,11 @@ function parseArgs(argv: string[]): BenchOptions {
     else if (flag === '--max-in-flight') options.maxInFlight = Number(value);
     else if (flag === '--fetch-bytes') options.fetchBytes = Number(value);
     else if (flag === '--warmup') options.warmup = Number(value);
-    else if (flag === '--acks' && (value === 'leader' || value === 'all')) options.acks = value;
-    else throw new Error(`unknown flag ${flag}; see the header of bench/run.ts`);
+    else if (flag === '--acks') {
+      if (value !== 'leader' && value !== 'all')
+        throw new Error(`--acks must be leader or all, got ${value}`);
+      options.acks = value;
+    } else throw new Error(`unknown flag ${flag}; see the header of bench/run.ts`);
   }
   return options;
 }

@@ -58,9 +58,9 @@ export function nextFetchOffset(
 
 /**
  * Checks the records at or after `fromOffset` (CRC, layout, every record; control batches
- * skipped); record objects are built when asked for. When a batch fails, the batches before it
- * are still returned, with the error and the offset to fetch again from (`stopOffset`), as
- * Kafka's consumer does.
+ * skipped) of `complete`, the whole batches of a response (`splitFetched`); record objects are
+ * built when asked for. When a batch fails, the batches before it are still returned, with the
+ * error and the offset to fetch again from (`stopOffset`), as Kafka's consumer does.
  */
 export function checkFetched(
   complete: Buffer,
@@ -76,6 +76,11 @@ export function checkFetched(
       retriable: error.retriable,
       context: { ...context, ...error.context },
     }),
-    stopOffset: Math.max(fromOffset, readBatchHeader(complete, failedAt as number).baseOffset),
+    stopOffset: Math.max(fromOffset, baseOffsetAt(complete, failedAt as number) ?? fromOffset),
   };
+}
+
+/** The base offset of the batch at `at`, when its first 8 bytes are there. */
+function baseOffsetAt(buf: Buffer, at: number): number | undefined {
+  return buf.length - at >= 8 ? Number(buf.readBigInt64BE(at)) : undefined;
 }

@@ -1,25 +1,26 @@
-import type { CheckedRecords, DecodedRecord } from '../services/common/records';
+import type { CheckedRecords } from '../services/common/records';
 import type { ConsumerBatch } from './types';
 
-/** A ConsumerBatch over checked fetched bytes: record objects are built on the first read of `records`. */
-export class FetchedBatch implements ConsumerBatch {
-  constructor(
-    readonly topic: string,
-    readonly partition: number,
-    private readonly checked: CheckedRecords,
-    readonly highWatermark: number,
-    readonly nextOffset: number,
-  ) {}
-
-  get records(): DecodedRecord[] {
-    return this.checked.records();
-  }
-
-  get recordCount(): number {
-    return this.checked.count;
-  }
-
-  get recordBatches(): Buffer {
-    return this.checked.bytes;
-  }
+/**
+ * A ConsumerBatch over checked fetched bytes. `records` is an own, enumerable getter that builds
+ * the record objects on its first read (a spread or JSON copy of the batch builds them then).
+ */
+export function fetchedBatch(
+  topic: string,
+  partition: number,
+  checked: CheckedRecords,
+  highWatermark: number,
+  nextOffset: number,
+): ConsumerBatch {
+  return {
+    topic,
+    partition,
+    get records() {
+      return checked.records();
+    },
+    recordCount: checked.count,
+    recordBatches: checked.bytes,
+    highWatermark,
+    nextOffset,
+  };
 }

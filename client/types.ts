@@ -102,7 +102,10 @@ export interface ConsumerBatch {
   readonly recordBatches: Buffer;
   /** The partition's high watermark when these records were fetched. */
   readonly highWatermark: number;
-  /** First offset after the last record: what `position()` will say once this batch is consumed. */
+  /**
+   * Where the partition goes on once this batch is consumed (what `position()` will say): past
+   * its last batch, so at least past the last record.
+   */
   readonly nextOffset: number;
 }
 

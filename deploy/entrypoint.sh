@@ -60,4 +60,4 @@ case "$service" in
     ;;
 esac
 
-exec "$here/tuned-node.sh" "$tide_js" "$@"
+exec sh "$here/tuned-node.sh" "$tide_js" "$@"

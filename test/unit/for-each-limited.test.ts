@@ -19,11 +19,21 @@ test('runs every item, starting them in order, never more than the limit at once
   expect(inFlight).toBe(0);
 });
 
-test('rejects with the first failure; an empty list resolves at once', async () => {
+test('after a failure no item is started; it rejects once the calls in flight settled', async () => {
+  const started: number[] = [];
+  let settled = 0;
   await expect(
-    forEachLimited([1, 2, 3], 2, async (i) => {
+    forEachLimited([1, 2, 3, 4, 5, 6], 2, async (i) => {
+      started.push(i);
       if (i === 2) throw new Error('two failed');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      settled++;
     }),
   ).rejects.toThrow('two failed');
+  expect(started).toEqual([1, 2]);
+  expect(settled).toBe(1);
+});
+
+test('an empty list resolves at once', async () => {
   await expect(forEachLimited([], 4, async () => undefined)).resolves.toBeUndefined();
 });

@@ -64,6 +64,8 @@ export class ReplicaManager implements PartitionRegistry {
   private readonly logger: Logger;
   readonly settings: ReplicationSettings;
   private isrTimer: Timer | undefined;
+  /** Set by closeAll: partitions still being opened by an update are then not hosted. */
+  private closed = false;
 
   constructor(private readonly deps: ReplicaManagerDeps) {
     this.logger = deps.logger.child({ component: 'replica-manager' });
@@ -137,6 +139,7 @@ export class ReplicaManager implements PartitionRegistry {
       let partition = existing;
       if (!partition) {
         const log = await this.deps.logs.getOrCreate(topic.name, state.partition, topic.logConfig);
+        if (this.closed) return; // the log manager closes the log
         partition = new Partition(log, {
           brokerId: this.deps.brokerId,
           clock: this.deps.clock,
@@ -277,6 +280,7 @@ export class ReplicaManager implements PartitionRegistry {
 
   /** Stops serving and fetching every partition (pending requests return); logs are closed by the LogManager. */
   closeAll(): void {
+    this.closed = true;
     this.isrTimer?.cancel();
     this.isrTimer = undefined;
     for (const [key, partition] of this.partitions) {

@@ -41,8 +41,9 @@ export function checkRecordSection(
     throw invalidBatch(header, at, `record count ${count} does not fit in ${data.length} bytes of records`);
   }
   const reader = new BufferReader(data, 0, data.length);
-  const baseOffset = header.baseOffset;
+  const { baseOffset, lastOffsetDelta } = header;
   let kept = 0;
+  let previousDelta = -1;
   let i = 0;
   try {
     for (; i < count; i++) {
@@ -54,6 +55,15 @@ export function checkRecordSection(
       reader.pos++; // attributes: unused
       reader.readVarlong(); // timestampDelta
       const offsetDelta = reader.readVarint();
+      // Increasing and within the header's range, as Kafka requires (compaction leaves gaps only):
+      // both passes and the consumer's position rely on it.
+      if (offsetDelta <= previousDelta || offsetDelta > lastOffsetDelta) {
+        throw new TideError(
+          'INVALID_RECORD',
+          `offset delta ${offsetDelta} after ${previousDelta} is out of order or past lastOffsetDelta ${lastOffsetDelta}`,
+        );
+      }
+      previousDelta = offsetDelta;
       skipNullableBytes(reader, 'key');
       skipNullableBytes(reader, 'value');
       const headerCount = reader.readVarint();

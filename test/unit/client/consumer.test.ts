@@ -4,6 +4,7 @@ import {
   readBatchHeader,
   writeBatchCrc,
 } from '../../../services/common/records';
+import * as recordSection from '../../../services/common/records/record-section';
 import { Cluster } from '../../../client/cluster';
 import { Consumer, type ConsumerOptions } from '../../../client/consumer';
 import type { ConsumerBatch } from '../../../client/types';
@@ -261,17 +262,25 @@ describe('Consumer', () => {
   });
 
   test('batches count and carry their bytes; records are built on first read', async () => {
+    const build = jest.spyOn(recordSection, 'readRecordSection');
     const c = consumer();
     c.assign([{ topic: TOPIC, partition: 0, offset: 7 }]);
     let counted = 0;
     const firstBaseOffsets: number[] = [];
+    const batches: ConsumerBatch[] = [];
     for await (const b of c.batches()) {
+      batches.push(b);
       firstBaseOffsets.push(readBatchHeader(b.recordBatches, 0).baseOffset);
-      expect(b.recordCount).toBe(b.records.length);
-      expect(b.records).toBe(b.records);
       counted += b.recordCount;
       if (counted >= 13) break;
     }
+    expect(build).not.toHaveBeenCalled();
+    expect(batches[0].records.map((r) => r.offset)).toEqual(range(7, 7 + batches[0].recordCount));
+    const calls = build.mock.calls.length;
+    expect(calls).toBeGreaterThan(0);
+    expect(batches[0].records).toBe(batches[0].records);
+    expect(build).toHaveBeenCalledTimes(calls);
+    build.mockRestore();
     expect(counted).toBe(13);
     expect(firstBaseOffsets[0]).toBe(5); // the stored batch 5..9 that holds offset 7
     expect(c.position({ topic: TOPIC, partition: 0 })).toBe(20);

@@ -157,7 +157,19 @@ it('leads, follows and moves between the two as the metadata says', async () => 
 it('awaitingLeader is true exactly where leaderFor would answer LEADER_NOT_AVAILABLE', async () => {
   const partitions = Array.from({ length: 40 }, (_, i) => ps(i % 2 ? 2 : 1, 0));
   const t = topic('many', partitions);
+  const open = logs.getOrCreate.bind(logs);
+  let opening = 0;
+  let peak = 0;
+  jest.spyOn(logs, 'getOrCreate').mockImplementation(async (...args) => {
+    peak = Math.max(peak, ++opening);
+    try {
+      return await open(...args);
+    } finally {
+      opening--;
+    }
+  });
   await manager.apply(update([{ type: 'created', topic: t }], [t]));
+  expect(peak).toBeGreaterThan(1); // opened side by side
   const codeOf = (p: number): string => {
     try {
       manager.leaderFor('many', p);
@@ -172,7 +184,7 @@ it('awaitingLeader is true exactly where leaderFor would answer LEADER_NOT_AVAIL
   }
   expect(manager.awaitingLeader('many', 40)).toBe(false); // UNKNOWN_PARTITION
   expect(manager.awaitingLeader('other', 0)).toBe(false); // UNKNOWN_TOPIC
-  // All 40 were opened concurrently and each got its own log.
+  // Each of the 40 got its own log.
   expect(manager.status()).toHaveLength(40);
   expect(new Set(manager.status().map((s) => logs.get('many', s.partition)))).toHaveProperty('size', 40);
 

@@ -46,16 +46,22 @@ describe('checkBatches', () => {
   const compacted = compactedBatch();
   const all = Buffer.concat([plain, gzip, compacted]);
 
+  /** Every stored offset: 0..19, then what compaction left of 20..25. */
+  const STORED = [...Array.from({ length: 20 }, (_, i) => i), 21, 23, 25];
+
   test.each([0, 3, 10, 15, 20, 22, 25, 26])(
     'from offset %d: counts exactly the records it will build, without building them',
     (from) => {
       const { checked, error } = checkBatches(all, from);
       expect(error).toBeUndefined();
-      const expected = decodeRecords(all, from);
+      const expected = STORED.filter((o) => o >= from);
       expect(checked.count).toBe(expected.length);
       const built = checked.records();
-      expect(built).toEqual(expected);
+      expect(built.map((r) => r.offset)).toEqual(expected);
+      expect(built.map((r) => r.value!.toString())).toEqual(expected.map((o) => `v${o}`));
+      expect(built.map((r) => r.headers.length)).toEqual(expected.map((o) => (o >= 20 ? 1 : o % 2)));
       expect(checked.records()).toBe(built); // built once
+      expect(decodeRecords(all, from)).toEqual(built);
     },
   );
 
@@ -77,6 +83,22 @@ describe('checkBatches', () => {
     expect(failedAt).toBe(plain.length);
     expect(checked.count).toBe(10);
     expect(checked.records().map((r) => r.offset)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  test('offset deltas out of order or past lastOffsetDelta are refused, under a valid CRC', () => {
+    // Records 0 and 1 of a 2-record batch: swap their offset deltas (the byte after the timestamp delta).
+    const swapped = batchAt(30, [
+      { key: null, value: Buffer.from('a') },
+      { key: null, value: Buffer.from('b') },
+    ]);
+    const firstDeltaAt = OFFSET_RECORDS + 3; // length, attributes, timestampDelta: one byte each
+    expect(swapped[firstDeltaAt]).toBe(0);
+    swapped[firstDeltaAt] = 2; // zigzag 1: the same delta as the next record
+    writeBatchCrc(swapped);
+    const { checked, error } = checkBatches(swapped, 0);
+    expect(error).toMatchObject({ code: 'INVALID_RECORD', context: { offset: 30 } });
+    expect(error!.message).toMatch(/record 1: offset delta 1 after 1 is out of order/);
+    expect(checked.count).toBe(0);
   });
 
   test('a CRC mismatch stops the check at that batch; a bad header is named by its position', () => {

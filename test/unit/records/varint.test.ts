@@ -109,6 +109,11 @@ describe('varint (int32)', () => {
       );
       expect(padded.readVarint()).toBe(value);
       expect(padded.pos).toBe(1 + bytes.length);
+      // The reader's end, not the buffer's, bounds the fast path.
+      if (bytes.length > 1) {
+        const cut = new BufferReader(Buffer.concat([bytes, Buffer.from('00', 'hex')]), 0, bytes.length - 1);
+        expectInvalidRecord(() => cut.readVarint(), /truncated varint/);
+      }
     }
   });
 
