@@ -5,9 +5,11 @@
  * every acknowledged batch is on disk), then runs one cleaning pass on the cleaner's worker thread:
  *   - kill: 'point': SIGKILLs itself at the n-th occurrence of a swap step (a deterministic crash
  *     inside the swap protocol);
- *   - kill: 'parent': prints `cleaning` and keeps appending the seeded extra batches, printing
- *     `acked <i>` after each, until the parent SIGKILLs it at a seeded moment.
- * Prints `written <n>` after the workload, `step <swap step>` as the pass goes (parent mode) and
+ *   - kill: 'timer': prints `cleaning` and keeps appending the seeded extra batches, printing
+ *     `acked <i>` after each, and SIGKILLs itself `ms` after it printed `afterLine`. The timer is
+ *     the child's own: one in the test process fired late while jest ran other suites (the pass
+ *     then finished first).
+ * Prints `written <n>` after the workload, `step <swap step>` as the pass goes (timer mode) and
  * `done` if nothing killed it; lines are written synchronously so none is lost to the SIGKILL.
  */
 import { writeSync } from 'node:fs';
@@ -29,7 +31,9 @@ import {
 export interface CrashChildArgs {
   dataDir: string;
   seed: number;
-  kill: { mode: 'point'; step: SwapStep; occurrence: number } | { mode: 'parent' };
+  kill:
+    | { mode: 'point'; step: SwapStep; occurrence: number }
+    | { mode: 'timer'; afterLine: 'cleaning' | 'step cleaned-written'; ms: number };
   ioBytesPerSecond: number;
 }
 
@@ -53,13 +57,27 @@ async function main(args: CrashChildArgs): Promise<void> {
   }
   say(`written ${log.logEndOffset}`);
   const kill = args.kill;
+  let sayAndArm = say;
   if (kill.mode === 'point') {
     let seen = 0;
     log.compaction.swapHook = (step) => {
       if (step === kill.step && ++seen === kill.occurrence) process.kill(process.pid, 'SIGKILL');
     };
   } else {
-    log.compaction.swapHook = (step) => say(`step ${step}`);
+    let armed = false;
+    const arm = (line: string): void => {
+      if (line !== kill.afterLine || armed) return;
+      armed = true;
+      setTimeout(() => process.kill(process.pid, 'SIGKILL'), kill.ms);
+    };
+    log.compaction.swapHook = (step) => {
+      say(`step ${step}`);
+      arm(`step ${step}`);
+    };
+    sayAndArm = (line) => {
+      say(line);
+      arm(line);
+    };
   }
   const cleaner = new LogCleaner({
     clock,
@@ -69,8 +87,8 @@ async function main(args: CrashChildArgs): Promise<void> {
     config: { ioBytesPerSecond: args.ioBytesPerSecond },
   });
   const pass = cleaner.clean(log, { force: true });
-  if (kill.mode === 'parent') {
-    say('cleaning');
+  if (kill.mode === 'timer') {
+    sayAndArm('cleaning');
     let done = false;
     void pass.finally(() => (done = true));
     for (let i = 0; !done; i++) {

@@ -2,7 +2,8 @@
  * SIGKILL during compaction, on a real process: a child (compaction-crash-child.ts) holds a
  * compacted partition log and runs a cleaning pass on the cleaner's worker thread. It is killed
  *   - at a seeded occurrence of every step of the segment swap (it kills itself there), and
- *   - at a seeded moment while the pass runs and it keeps appending (the test kills it).
+ *   - at a seeded moment while the pass runs and it keeps appending (its own timer, armed at a
+ *     line it prints).
  * Then the log is reopened here and must: hold no leftover file, show a consumer exactly the
  * latest value per key of everything acknowledged (plus at most the one batch in flight), serve
  * reads from any offset, and clean again to the same view. Seeds are in the test names; rerun one
@@ -66,11 +67,10 @@ interface ChildRun {
   code: number | null;
 }
 
-/** Runs the child on a copy of the prepared log; killAfter: SIGKILL `ms` after the child prints `line`. */
+/** Runs the child on a copy of the prepared log until it exits (or kills itself, per `kill`). */
 async function runChild(
   name: string,
   kill: CrashChildArgs['kill'],
-  killAfter?: { line: string; ms: number },
 ): Promise<{ dataDir: string; run: ChildRun }> {
   const dataDir = path.join(root, name);
   await fs.cp(prepared, dataDir, { recursive: true });
@@ -79,14 +79,7 @@ async function runChild(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  let armed = false;
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-    if (killAfter && !armed && output.includes(`${killAfter.line}\n`)) {
-      armed = true;
-      setTimeout(() => child.kill('SIGKILL'), killAfter.ms);
-    }
-  });
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const run = await new Promise<ChildRun>((resolve) =>
     child.on('exit', (code, signal) => resolve({ output, signal, code })),
@@ -171,9 +164,9 @@ describe('SIGKILL at a random moment while cleaning and appending', () => {
 
   // Seeds 1-3 count from the start of the pass (mostly the key-map phase), 4-8 from its first swap.
   it.each([1, 2, 3, 4, 5, 6, 7, 8])('seed %d', async (seed) => {
-    const line = seed <= 3 ? 'cleaning' : 'step cleaned-written';
+    const line = seed <= 3 ? ('cleaning' as const) : ('step cleaned-written' as const);
     const delayMs = Math.floor(prng(seed)() * (seed <= 3 ? 1000 : 400));
-    const { dataDir, run } = await runChild(`timed-${seed}`, { mode: 'parent' }, { line, ms: delayMs });
+    const { dataDir, run } = await runChild(`timed-${seed}`, { mode: 'timer', afterLine: line, ms: delayMs });
     expect(run.output).toMatch(/written \d+/);
     const swapsDone = [...run.output.matchAll(/step indexes-written/g)].length;
     killedAt.push({ seed, delayMs, swapsDone, signal: run.signal });
