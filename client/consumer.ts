@@ -20,7 +20,7 @@ import type { ListOffsetsResponse } from '../services/common/grpc/generated/tide
 import type { OffsetSpec } from '../services/common/grpc/generated/tide/v1/OffsetSpec';
 import { Cluster, ROUTING_ERRORS, unary, type ClusterOptions } from './cluster';
 import { checkFetched, nextFetchOffset, splitFetched } from './fetch-decode';
-import { fetchedBatch } from './fetched-batch';
+import { FetchedBatch } from './fetched-batch';
 import { FetchSession } from './fetch-session';
 import { backoffMs, DEFAULT_RETRY, retry, type RetryOptions } from './retry';
 import { tpKey, type ConsumerBatch, type ConsumerRecord, type TopicPartition } from './types';
@@ -407,7 +407,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
       if (!error) state.position = Math.max(from, nextOffset);
       return undefined;
     }
-    const batch = fetchedBatch(
+    const batch = new FetchedBatch(
       state.topic,
       state.partition,
       checked,
