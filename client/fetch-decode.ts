@@ -31,7 +31,7 @@ export function splitFetched(buf: Buffer): FetchedBytes {
   const last = batches[batches.length - 1];
   const completeBytes = last ? last.at + last.sizeBytes : 0;
   const completeEndOffset = last ? lastOffsetOf(readBatchHeader(buf, last.at)) + 1 : undefined;
-  const partialBaseOffset = trailingBytes >= 8 ? Number(buf.readBigInt64BE(completeBytes)) : undefined;
+  const partialBaseOffset = baseOffsetAt(buf, completeBytes);
   return { complete: buf.subarray(0, completeBytes), completeEndOffset, trailingBytes, partialBaseOffset };
 }
 

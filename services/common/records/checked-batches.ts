@@ -64,7 +64,7 @@ export function checkBatches(
     for (const { header } of iterateBatches(buf)) {
       const next = at + header.sizeBytes;
       if (lastOffsetOf(header) >= fromOffset && (header.attributes & CONTROL_BIT) === 0) {
-        const { data } = openBatch(buf, at);
+        const { data } = openBatch(buf, at, header);
         const kept = checkRecordSection(data, header, at, fromOffset);
         if (kept > 0) {
           if (sections.length === 0) firstAt = at;

@@ -351,8 +351,12 @@ export function decodeBatch(buf: Buffer, at = 0): { header: BatchHeader; records
  * Checks the batch at `at` (bounds, magic, CRC, codec) and returns its records section,
  * decompressed, for `checkRecordSection` and `readRecordSection`. Throws like `decodeBatch`.
  */
-export function openBatch(buf: Buffer, at = 0): { header: BatchHeader; data: Buffer } {
-  const header = checkedHeader(buf, at);
+export function openBatch(
+  buf: Buffer,
+  at = 0,
+  /** The header at `at` when the caller already has it from `iterateBatches` (bounds and magic checked). */
+  header: BatchHeader = checkedHeader(buf, at),
+): { header: BatchHeader; data: Buffer } {
   const crc = computeBatchCrc(buf, at, header.sizeBytes);
   if (crc !== header.crc) {
     throw new TideError(
