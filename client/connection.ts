@@ -9,6 +9,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { tideProto } from '../services/common/grpc/proto';
+import { ROUTING_HEADER } from '../services/common/grpc/routing-headers';
 import { TideError } from '../services/common/errors';
 import type { BrokerClient } from '../services/common/grpc/generated/tide/v1/Broker';
 import type { AdminClient } from '../services/common/grpc/generated/tide/v1/Admin';
@@ -84,7 +85,7 @@ export class ConnectionPool {
           (callOptions, nextCall) =>
             new grpc.InterceptingCall(nextCall(callOptions), {
               start(metadata, listener, next) {
-                if (proxyRouting()) metadata.set('tide-routing', 'proxy');
+                if (proxyRouting()) metadata.set(ROUTING_HEADER, 'proxy');
                 next(metadata, listener);
               },
             }),

@@ -1,8 +1,7 @@
 /** `tide broker`: one broker of a multi-process cluster (metadata in etcd). */
 import * as path from 'path';
 import { Command } from 'commander';
-import { BROKER_CONFIG_SCHEMA } from '../../services/broker/config';
-import { ClusterBroker } from '../../services/broker/cluster-broker';
+import { BROKER_CONFIG_SCHEMA, ClusterBroker } from '../../services/broker';
 import { loadConfig, redactConfig } from '../../services/common/config';
 import { systemClock } from '../../services/common/clock';
 import { createLogger } from '../../services/common/logger';

@@ -9,12 +9,15 @@ import { loadConfig, redactConfig } from '../../services/common/config';
 import { systemClock } from '../../services/common/clock';
 import { createLogger } from '../../services/common/logger';
 import { EtcdMetadataStore } from '../../services/common/metadata/etcd';
-import { CONTROLLER_CONFIG_SCHEMA, etcdEndpointList } from '../../services/controller/config';
-import { ControllerNode } from '../../services/controller/controller-node';
+import {
+  CONTROLLER_CONFIG_SCHEMA,
+  ControllerNode,
+  controllerMetrics,
+  etcdEndpointList,
+} from '../../services/controller';
 import { action, parseInteger } from '../common';
 import { untilStopSignal } from '../signals';
 import { serveMetrics } from '../../services/common/metrics';
-import { controllerMetrics } from '../../services/controller/metrics';
 
 interface ControllerOptions {
   id?: number;

@@ -9,8 +9,8 @@ import { loadConfig, redactConfig } from '../../services/common/config';
 import { systemClock } from '../../services/common/clock';
 import { createLogger } from '../../services/common/logger';
 import { EtcdMetadataStore } from '../../services/common/metadata/etcd';
-import { COORDINATOR_CONFIG_SCHEMA } from '../../services/group-coordinator/config';
-import { CoordinatorNode } from '../../services/group-coordinator/coordinator-node';
+import { ControllerClient } from '../../services/common/cluster/controller-client';
+import { COORDINATOR_CONFIG_SCHEMA, CoordinatorNode } from '../../services/group-coordinator';
 import { action, parseInteger } from '../common';
 import { untilStopSignal } from '../signals';
 
@@ -92,10 +92,24 @@ export function coordinatorCommand(): Command {
           .map((e) => e.trim())
           .filter(Boolean);
         const store = new EtcdMetadataStore({ endpoints, logger, clock: systemClock });
+        // The coordinator creates __consumer_offsets through the active controller.
+        const controller = new ControllerClient({
+          store,
+          clusterName: config.clusterName,
+          logger,
+          clock: systemClock,
+        });
         let node: CoordinatorNode;
         try {
-          node = await CoordinatorNode.start(config, { store, clock: systemClock, logger });
+          await controller.start();
+          node = await CoordinatorNode.start(config, {
+            store,
+            clock: systemClock,
+            logger,
+            internalTopics: controller,
+          });
         } catch (err) {
+          await controller.close().catch(() => undefined);
           await store.close().catch(() => undefined);
           throw err;
         }
@@ -108,6 +122,9 @@ export function coordinatorCommand(): Command {
           logger.info('stopping: handing shards over');
           await node.stop();
         }, logger);
+        await controller
+          .close()
+          .catch((err: unknown) => logger.warn({ err }, 'closing the controller client failed'));
         await store.close().catch((err: unknown) => logger.warn({ err }, 'closing the etcd client failed'));
         logger.flush();
         process.stdout.write('Tide coordinator stopped.\n');

@@ -1,11 +1,11 @@
 /** `tide dev`: a complete single-node Tide in this process, stopped cleanly by Ctrl-C. */
 import * as path from 'path';
 import { Command } from 'commander';
-import { BROKER_CONFIG_SCHEMA } from '../../services/broker/config';
+import { BROKER_CONFIG_SCHEMA } from '../../services/broker';
 import { loadConfig, redactConfig } from '../../services/common/config';
 import { systemClock } from '../../services/common/clock';
 import { createLogger } from '../../services/common/logger';
-import { DevNode } from '../../services/dev/dev-node';
+import { DevNode } from '../dev/dev-node';
 import { action, parseInteger } from '../common';
 import { untilStopSignal } from '../signals';
 

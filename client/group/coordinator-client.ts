@@ -12,7 +12,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { TideError } from '../../services/common/errors';
-import { coordinatorProto } from '../../services/group-coordinator/api/proto';
+import { coordinatorProto } from '../../services/common/grpc/coordinator-proto';
 import type { GroupCoordinatorClient } from '../../services/common/grpc/generated/tide/v1/GroupCoordinator';
 import type { FindCoordinatorResponse } from '../../services/common/grpc/generated/tide/v1/FindCoordinatorResponse';
 import type { DescribeCoordinatorsResponse } from '../../services/common/grpc/generated/tide/v1/DescribeCoordinatorsResponse';

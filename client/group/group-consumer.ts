@@ -30,7 +30,7 @@
 import type { Clock, Timer } from '../../services/common/clock';
 import { TideError } from '../../services/common/errors';
 import type { Logger } from '../../services/common/logger';
-import type { AssignorName } from '../../services/group-coordinator/assignors';
+import type { AssignorName } from '../../services/common/assignor-names';
 import type { Cluster } from '../cluster';
 import { Consumer, type ConsumerOptions } from '../consumer';
 import { tpKey, type ConsumerRecord, type TopicPartition } from '../types';

@@ -8,10 +8,10 @@ import type { Logger } from '../common/logger';
 import type { MetadataStore } from '../common/metadata/store';
 import { internalProto, tideProto } from '../common/grpc/proto';
 import { startServer, stopServer, type TideServer } from '../common/grpc/server';
-import { BrokerRegistry } from '../controller/broker-registry';
-import { toTopicInfo } from '../controller/admin-wire';
-import { toLogConfig } from '../controller/topic-config';
-import type { TopicManager } from '../controller/topic-manager';
+import { BrokerRegistry } from '../common/cluster/broker-registry';
+import { toTopicInfo } from '../common/cluster/admin-wire';
+import { toLogConfig } from './partition/log-config';
+import type { TopicRegistry } from '../common/cluster/topic-registry';
 import { brokerHandlers } from './api/broker-service';
 import { LeaderForwarder } from './api/forward';
 import { BrokerMetrics } from './metrics';
@@ -34,8 +34,8 @@ import {
   type ReplicationConnector,
 } from './replication';
 import type { BrokerInfo__Input } from '../common/grpc/generated/tide/v1/BrokerInfo';
-import { CoordinatorLocator } from '../group-coordinator/api/locator';
-import { ShardOwners } from '../group-coordinator/shard-owners';
+import { CoordinatorLocator } from '../common/cluster/coordinator-locator';
+import { ShardOwners } from '../common/cluster/coordinator-owners';
 import { CoordinatorRelay } from './api/coordinator-forward';
 
 export interface BrokerNodeDeps {
@@ -44,7 +44,8 @@ export interface BrokerNodeDeps {
   logger: Logger;
   clusterId: string;
   /** Topic metadata reads and watches. */
-  topicManager: TopicManager;
+  /** The topics to host partitions of (read and watched; the controller writes them). */
+  topics: TopicRegistry;
   /** Where Admin requests go (the controller). */
   topicAdmin: TopicAdmin;
   producerIds: ProducerIdSource;
@@ -263,7 +264,7 @@ export class BrokerNode {
       let resolveFirst!: (applied: Promise<void>) => void;
       const firstApplied = new Promise<Promise<void>>((resolve) => (resolveFirst = resolve));
       let first = true;
-      const topicWatch = await deps.topicManager.watchTopics((update) => {
+      const topicWatch = await deps.topics.watchTopics((update) => {
         const applied = replicas.apply(update);
         void applied.then(() => changes.emit('change'));
         if (first) {

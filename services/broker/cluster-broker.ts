@@ -6,10 +6,10 @@
 import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
 import { EtcdMetadataStore } from '../common/metadata/etcd';
-import { ensureClusterId } from '../controller/cluster-id';
-import { ProducerIdAllocator } from '../controller/producer-ids';
-import { ControllerClient } from '../controller/remote-controller';
-import { TopicManager } from '../controller/topic-manager';
+import { ensureClusterId } from '../common/cluster/cluster-id';
+import { ProducerIdAllocator } from '../common/cluster/producer-ids';
+import { ControllerClient } from '../common/cluster/controller-client';
+import { TopicRegistry } from '../common/cluster/topic-registry';
 import { TideError } from '../common/errors';
 import { BrokerNode } from './broker-node';
 import type { BrokerConfig } from './config';
@@ -47,14 +47,12 @@ export class ClusterBroker {
         clock: deps.clock,
       });
       await controller.start();
-      const topicManager = new TopicManager({
+      // Brokers only read and watch topics; creation goes through the controller.
+      const topics = new TopicRegistry({
         store,
         clusterName: config.clusterName,
         clock: deps.clock,
         logger: deps.logger,
-        defaultReplicationFactor: config.defaultReplicationFactor,
-        // Brokers only read and watch topics; creation goes through the controller.
-        liveBrokers: async () => [],
       });
       const producerIds = new ProducerIdAllocator({
         store,
@@ -66,7 +64,7 @@ export class ClusterBroker {
         clock: deps.clock,
         logger: deps.logger,
         clusterId,
-        topicManager,
+        topics,
         topicAdmin: controller,
         producerIds,
         controllerId: () => controller.controllerId(),

@@ -12,7 +12,7 @@
 import { Counter, Gauge } from 'prom-client';
 import { createServiceMetrics, type ServiceMetrics } from '../common/metrics';
 import type { Logger } from '../common/logger';
-import type { RpcEdge } from './api/unary';
+import type { RpcEdge } from '../common/grpc/unary';
 import type { PartitionStatus } from './partition/partition';
 
 export interface TrafficMetrics {

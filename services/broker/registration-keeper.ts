@@ -6,7 +6,7 @@
  */
 import type { Clock, Timer } from '../common/clock';
 import type { Logger } from '../common/logger';
-import type { BrokerInfo, BrokerRegistration, BrokerRegistry } from '../controller/broker-registry';
+import type { BrokerInfo, BrokerRegistration, BrokerRegistry } from '../common/cluster/broker-registry';
 import type { LeaseFence } from '../common/lease-fence';
 
 const RETRY_MIN_MS = 200;

@@ -12,11 +12,18 @@ import { MetadataKeys } from '../common/metadata/keys';
 import type { MetadataStore } from '../common/metadata/store';
 import { internalProto, tideProto } from '../common/grpc/proto';
 import { startServer, stopServer, type TideServer } from '../common/grpc/server';
-import { topicAdmin, type TopicAdminOperations } from './admin-wire';
-import { controllerAdminHandlers, type ClusterDescription } from './api/admin-service';
+import type {
+  ClusterDescription,
+  CreateTopicSpec,
+  InternalTopicCreator,
+  TopicAdmin,
+} from '../common/cluster/admin-operations';
+import type { TopicInfo__Input } from '../common/grpc/generated/tide/v1/TopicInfo';
+import { controllerAdminHandlers } from './api/admin-service';
+import { internalTopicCreator, topicAdmin } from './topic-admin';
 import { controllerHandlers } from './api/controller-service';
-import { BrokerRegistry } from './broker-registry';
-import { ensureClusterId } from './cluster-id';
+import { BrokerRegistry } from '../common/cluster/broker-registry';
+import { ensureClusterId } from '../common/cluster/cluster-id';
 import type { ControllerConfig } from './config';
 import { ControllerElection, type ElectionEvent } from './election';
 import {
@@ -28,8 +35,8 @@ import {
 import { readPartition, readPartitions, writePartitions, type PartitionWrite } from './partition-store';
 import { Reconciler, emptyStats, type LeadershipStats } from './reconciler';
 import { TopicManager } from './topic-manager';
-import { validateTopicName } from './topic-name';
-import type { PartitionView } from './topic-watcher';
+import { validateTopicName } from '../common/cluster/topic-name';
+import type { PartitionView } from '../common/cluster/topic-watcher';
 
 /** Conflict retries of AlterPartition and ControlledShutdown. */
 export const RPC_CONFLICT_ATTEMPTS = 5;
@@ -71,7 +78,8 @@ export class ControllerNode {
   private server?: TideServer;
   private clusterId?: string;
   private activation: Promise<void> = Promise.resolve();
-  private readonly adminOps: TopicAdminOperations;
+  private readonly adminOps: TopicAdmin;
+  private readonly internalTopics: InternalTopicCreator;
   private stopped = false;
 
   private constructor(
@@ -128,6 +136,7 @@ export class ControllerNode {
       stats: this.statsValue,
     });
     this.adminOps = this.guardedAdmin(topicAdmin(this.topics));
+    this.internalTopics = internalTopicCreator(this.topics);
     this.election.onChange((event) => this.onElection(event));
   }
 
@@ -151,6 +160,7 @@ export class ControllerNode {
               alterPartition: (topic, partition, proposal) =>
                 ref.node!.alterPartition(topic, partition, proposal),
               controlledShutdown: (brokerId) => ref.node!.controlledShutdown(brokerId),
+              createInternalTopic: (spec) => ref.node!.createInternalTopic(spec),
             },
             deps.logger,
           ),
@@ -217,8 +227,13 @@ export class ControllerNode {
   }
 
   /** The Admin API's topic operations (NOT_CONTROLLER on a standby). */
-  get admin(): TopicAdminOperations {
+  get admin(): TopicAdmin {
     return this.adminOps;
+  }
+
+  /** Creates one of Tide's own topics (NOT_CONTROLLER on a standby). */
+  createInternalTopic(spec: CreateTopicSpec): Promise<TopicInfo__Input> {
+    return this.fenced(() => this.internalTopics.createInternalTopic(spec));
   }
 
   /** Resolves when this instance is active (at once if it is). */
@@ -410,7 +425,7 @@ export class ControllerNode {
     }
   }
 
-  private guardedAdmin(ops: TopicAdminOperations): TopicAdminOperations {
+  private guardedAdmin(ops: TopicAdmin): TopicAdmin {
     return {
       createTopic: (spec) => this.fenced(() => ops.createTopic(spec)),
       deleteTopic: (name) => this.fenced(() => ops.deleteTopic(name)),

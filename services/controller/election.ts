@@ -20,7 +20,11 @@ import { TideError } from '../common/errors';
 import type { Logger } from '../common/logger';
 import { MetadataKeys } from '../common/metadata/keys';
 import type { Compare, Lease, MetadataStore, Watch, WatchEvent } from '../common/metadata/store';
-import { activeControllerOf, encodeActiveControllerRecord, type ActiveController } from './controller-record';
+import {
+  activeControllerOf,
+  encodeActiveControllerRecord,
+  type ActiveController,
+} from '../common/cluster/controller-record';
 
 export const DEFAULT_CONTROLLER_LEASE_TTL_MS = 10_000;
 export const DEFAULT_CAMPAIGN_RETRY_DELAY_MS = 1_000;

@@ -21,7 +21,7 @@ import { TideError } from '../common/errors';
 import type { Logger } from '../common/logger';
 import { decodeTopicRecord, type MetadataKeys } from '../common/metadata/keys';
 import type { Compare, MetadataStore, Watch } from '../common/metadata/store';
-import type { BrokerRegistry } from './broker-registry';
+import type { BrokerRegistry } from '../common/cluster/broker-registry';
 import {
   preferredLeaderElection,
   reconcilePartition,
@@ -29,10 +29,10 @@ import {
   type LeadershipDecision,
 } from './partition-leadership';
 import { readPartitions, writePartitions, type PartitionWrite } from './partition-store';
-import { toReplicationConfig } from './topic-config';
+import { toReplicationConfig } from '../common/cluster/topic-config';
 import type { TopicManager } from './topic-manager';
-import type { BrokersUpdate } from './broker-registry';
-import type { TopicState, TopicsUpdate } from './topic-watcher';
+import type { BrokersUpdate } from '../common/cluster/broker-registry';
+import type { TopicState, TopicsUpdate } from '../common/cluster/topic-watcher';
 
 export const DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL_MS = 30_000;
 export const DEFAULT_RECONCILE_RETRY_DELAY_MS = 1_000;

@@ -1,6 +1,6 @@
 /**
- * Topic administration against the metadata store: create, delete, list, describe, alter configs,
- * and the watch brokers follow. Every write is one transaction whose compares make it safe against
+ * Topic administration against the metadata store: create, delete and alter configs, on top of the
+ * read side every service shares (TopicRegistry: list, describe, watch). Every write is one transaction whose compares make it safe against
  * concurrent writers, plus any fencing compares the caller supplies (an elected controller adds
  * "I still hold /controller"); a write whose fencing fails throws NOT_CONTROLLER.
  *
@@ -11,23 +11,26 @@
  * (default 128) and --max-request-bytes must allow partitionsPerTopicMax + 1 puts.
  */
 import { randomBytes } from 'crypto';
-import type { Clock } from '../common/clock';
 import { TideError } from '../common/errors';
-import type { Logger } from '../common/logger';
+import { encodePartitionState, encodeTopicRecord, type TopicRecord } from '../common/metadata/keys';
+import type { Compare, TxnOp } from '../common/metadata/store';
+import type { BrokerInfo } from '../common/cluster/broker-registry';
 import {
-  MetadataKeys,
-  decodePartitionState,
-  decodeTopicRecord,
-  encodePartitionState,
-  encodeTopicRecord,
-  type TopicRecord,
-} from '../common/metadata/keys';
-import type { Compare, KeyValue, MetadataStore, TxnOp } from '../common/metadata/store';
-import type { BrokerInfo } from './broker-registry';
+  applyConfigChanges,
+  describeConfigs,
+  validateTopicConfigs,
+  type ConfigEntry,
+} from '../common/cluster/topic-config';
+import { validateTopicName } from '../common/cluster/topic-name';
+import type { PartitionView } from '../common/cluster/topic-watcher';
+import {
+  TopicRegistry,
+  describeTopicRecord,
+  unknownTopic,
+  type TopicDescription,
+  type TopicRegistryOptions,
+} from '../common/cluster/topic-registry';
 import { assignReplicas, hasPartialRacks } from './placement';
-import { applyConfigChanges, describeConfigs, validateTopicConfigs, type ConfigEntry } from './topic-config';
-import { validateTopicName } from './topic-name';
-import { watchTopics, type PartitionView, type TopicsUpdate, type TopicWatch } from './topic-watcher';
 
 export const DEFAULT_PARTITIONS_PER_TOPIC_MAX = 10_000;
 export const DEFAULT_ALTER_CONFIGS_ATTEMPTS = 5;
@@ -35,11 +38,7 @@ export const DEFAULT_ALTER_CONFIGS_ATTEMPTS = 5;
 /** Where the live broker list comes from: a function, or anything with listBrokers() (BrokerRegistry). */
 export type LiveBrokers = (() => Promise<BrokerInfo[]>) | { listBrokers(): Promise<BrokerInfo[]> };
 
-export interface TopicManagerOptions {
-  store: MetadataStore;
-  clusterName: string;
-  clock: Clock;
-  logger: Logger;
+export interface TopicManagerOptions extends TopicRegistryOptions {
   /** Replication factor of topics created without one (or with 0). */
   defaultReplicationFactor: number;
   liveBrokers: LiveBrokers;
@@ -80,35 +79,13 @@ export interface WriteOptions {
   extraCompares?: Compare[];
 }
 
-export interface TopicDescription {
-  name: string;
-  /** Empty for a validateOnly create. */
-  topicId: string;
-  internal: boolean;
-  partitionCount: number;
-  replicationFactor: number;
-  createdAtMs: number;
-  /** Sorted by partition index. */
-  partitions: PartitionView[];
-  /** Every config key with its effective value. */
-  configs: ConfigEntry[];
-  /** Only the keys the topic sets. */
-  explicitConfigs: Record<string, string>;
-}
-
-export class TopicManager {
-  /** The cluster's metadata keys (for callers that build their own compares). */
-  readonly keys: MetadataKeys;
-  private readonly store: MetadataStore;
-  private readonly logger: Logger;
+export class TopicManager extends TopicRegistry {
   private readonly maxPartitions: number;
   private readonly alterAttempts: number;
   private readonly newTopicId: () => string;
 
   constructor(private readonly options: TopicManagerOptions) {
-    this.keys = new MetadataKeys(options.clusterName);
-    this.store = options.store;
-    this.logger = options.logger.child({ component: 'topic-manager' });
+    super(options, 'topic-manager');
     this.maxPartitions = options.partitionsPerTopicMax ?? DEFAULT_PARTITIONS_PER_TOPIC_MAX;
     this.alterAttempts = options.alterConfigsAttempts ?? DEFAULT_ALTER_CONFIGS_ATTEMPTS;
     this.newTopicId = options.newTopicId ?? randomTopicId;
@@ -181,7 +158,7 @@ export class TopicManager {
       replicas,
       isr: [...replicas],
     }));
-    if (request.validateOnly) return describe(name, record, states);
+    if (request.validateOnly) return describeTopicRecord(name, record, states);
 
     const puts: TxnOp[] = [
       { type: 'put', key: topicKey, value: encodeTopicRecord(record) },
@@ -208,7 +185,7 @@ export class TopicManager {
       },
       'topic created',
     );
-    return describe(name, record, states);
+    return describeTopicRecord(name, record, states);
   }
 
   /** Deletes a topic and its partition states in one transaction. Throws UNKNOWN_TOPIC, NOT_CONTROLLER. */
@@ -225,62 +202,6 @@ export class TopicManager {
     );
     if (!result.succeeded) throw result.gets[0] ? notController('delete topic', name) : unknownTopic(name);
     this.logger.info({ topic: name, revision: result.revision }, 'topic deleted');
-  }
-
-  /** Topic names, sorted; internal topics only when asked for. */
-  async listTopics(options: { includeInternal?: boolean } = {}): Promise<string[]> {
-    const range = await this.store.getPrefix(this.keys.topicsPrefix);
-    const names: string[] = [];
-    for (const kv of range.kvs) {
-      const parsed = this.keys.parse(kv.key);
-      if (parsed?.kind !== 'topic') continue;
-      let internal = false;
-      try {
-        internal = decodeTopicRecord(kv.value, kv.key).internal;
-      } catch (err) {
-        this.logger.error(
-          { err, topic: parsed.topic },
-          'topic record unreadable; listing it as a user topic',
-        );
-      }
-      if (!internal || options.includeInternal) names.push(parsed.topic);
-    }
-    return names.sort();
-  }
-
-  /** The topic, its partition states and its configs. Throws UNKNOWN_TOPIC. */
-  async describeTopic(name: string): Promise<TopicDescription> {
-    validateTopicName(name);
-    for (let attempt = 0; ; attempt++) {
-      // Partitions first, then the topic: if the topic we read existed when the partitions were
-      // read (createRevision <= that revision), they belong to this incarnation of it.
-      const range = await this.store.getPrefix(this.keys.partitionsOf(name));
-      const kv = await this.store.get(this.keys.topic(name));
-      if (!kv) throw unknownTopic(name);
-      if (kv.createRevision > range.revision && attempt < 3) continue;
-      const record = decodeTopicRecord(kv.value, kv.key);
-      const states: PartitionView[] = [];
-      for (const partitionKv of range.kvs) {
-        const parsed = this.keys.parse(partitionKv.key);
-        if (parsed?.kind === 'partition' && parsed.partition < record.partitions) {
-          states.push({
-            partition: parsed.partition,
-            ...decodePartitionState(partitionKv.value, partitionKv.key),
-          });
-        }
-      }
-      return describe(
-        name,
-        record,
-        states.sort((a, b) => a.partition - b.partition),
-      );
-    }
-  }
-
-  /** Every config key of the topic with its effective value. Throws UNKNOWN_TOPIC. */
-  async describeConfigs(name: string): Promise<ConfigEntry[]> {
-    const { record } = await this.readTopic(name);
-    return describeConfigs(record.configs);
   }
 
   /**
@@ -324,47 +245,15 @@ export class TopicManager {
     }
   }
 
-  /**
-   * Follows every topic: the listener gets the current topics first, then each change in revision
-   * order (see topic-watcher.ts). Resolves after the first call.
-   */
-  watchTopics(listener: (update: TopicsUpdate) => void): Promise<TopicWatch> {
-    return watchTopics(
-      { store: this.store, keys: this.keys, clock: this.options.clock, logger: this.logger },
-      listener,
-    );
-  }
-
   /** The live brokers, as the constructor's `liveBrokers` gives them. */
   liveBrokers(): Promise<BrokerInfo[]> {
     const source = this.options.liveBrokers;
     return typeof source === 'function' ? source() : source.listBrokers();
   }
 
-  private async readTopic(name: string): Promise<{ kv: KeyValue; record: TopicRecord }> {
-    validateTopicName(name);
-    const kv = await this.store.get(this.keys.topic(name));
-    if (!kv) throw unknownTopic(name);
-    return { kv, record: decodeTopicRecord(kv.value, kv.key) };
-  }
-
   private compares(own: Compare[], options: WriteOptions): Compare[] {
     return [...own, ...(this.options.fencing?.() ?? []), ...(options.extraCompares ?? [])];
   }
-}
-
-function describe(name: string, record: TopicRecord, partitions: PartitionView[]): TopicDescription {
-  return {
-    name,
-    topicId: record.topicId,
-    internal: record.internal,
-    partitionCount: record.partitions,
-    replicationFactor: record.replicationFactor,
-    createdAtMs: record.createdAtMs,
-    partitions,
-    configs: describeConfigs(record.configs),
-    explicitConfigs: { ...record.configs },
-  };
 }
 
 /** 16 random bytes as base64url, never starting with '-' (Kafka avoids ids that look like flags). */
@@ -373,10 +262,6 @@ export function randomTopicId(): string {
     const id = randomBytes(16).toString('base64url');
     if (!id.startsWith('-')) return id;
   }
-}
-
-function unknownTopic(name: string): TideError {
-  return new TideError('UNKNOWN_TOPIC', `topic ${name} does not exist`, { context: { topic: name } });
 }
 
 function alreadyExists(name: string): TideError {

@@ -20,6 +20,7 @@
  * are revoked (see group.ts), whichever assignor computed it.
  */
 import { TideError } from '../common/errors';
+import { ASSIGNOR_NAMES } from '../common/assignor-names';
 import { compareTpKeys, parseTpKey, tpKey } from './partitions';
 
 export interface AssignorMember {
@@ -40,14 +41,6 @@ export interface AssignorInput {
 export type TargetAssignment = Map<string, Set<string>>;
 
 export type Assignor = (input: AssignorInput) => TargetAssignment;
-
-export const ASSIGNOR_NAMES = ['uniform', 'range', 'roundrobin'] as const;
-export type AssignorName = (typeof ASSIGNOR_NAMES)[number];
-export const DEFAULT_ASSIGNOR: AssignorName = 'uniform';
-
-export function isAssignorName(name: string): name is AssignorName {
-  return (ASSIGNOR_NAMES as readonly string[]).includes(name);
-}
 
 /** The assignor of a name; INVALID_REQUEST for an unknown one. */
 export function assignorFor(name: string): Assignor {

@@ -4,7 +4,7 @@
  */
 import type { ConfigOf, ConfigSchema } from '../common/config';
 import { SERVICE_CONFIG_KEYS } from '../common/service-config-keys';
-import { DEFAULT_SHARD_COUNT } from './shards';
+import { DEFAULT_SHARD_COUNT } from '../common/cluster/coordinator-shards';
 import { DEFAULT_COORDINATOR_LEASE_TTL_MS } from './shard-ownership';
 
 export const DEFAULT_COORDINATOR_PORT = 9094;
@@ -15,7 +15,7 @@ export const DEFAULT_OFFSETS_TOPIC_PARTITIONS = 16;
  * compacted only once it has rolled.
  */
 export const DEFAULT_OFFSETS_TOPIC_SEGMENT_BYTES = 104_857_600;
-/** The broker's smallest accepted segment.bytes (services/controller/topic-config.ts). */
+/** The broker's smallest accepted segment.bytes (services/common/cluster/topic-config.ts). */
 const MIN_OFFSETS_TOPIC_SEGMENT_BYTES = 1024;
 
 export const COORDINATOR_CONFIG_SCHEMA = {

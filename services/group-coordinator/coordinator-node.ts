@@ -11,12 +11,13 @@ import { TideError } from '../common/errors';
 import type { Logger } from '../common/logger';
 import type { MetadataStore, Watch } from '../common/metadata/store';
 import { startServer, stopServer, type TideServer } from '../common/grpc/server';
-import { BrokerRegistry } from '../controller/broker-registry';
-import { TopicManager } from '../controller/topic-manager';
+import { BrokerRegistry } from '../common/cluster/broker-registry';
+import { TopicRegistry } from '../common/cluster/topic-registry';
+import type { InternalTopicCreator } from '../common/cluster/admin-operations';
 import { Cluster } from '../../client/cluster';
 import { coordinatorHandlers } from './api/coordinator-service';
-import { CoordinatorLocator } from './api/locator';
-import { coordinatorProto } from './api/proto';
+import { CoordinatorLocator } from '../common/cluster/coordinator-locator';
+import { coordinatorProto } from '../common/grpc/coordinator-proto';
 import type { CoordinatorConfig } from './config';
 import { Coordinator } from './coordinator';
 import { serveMetrics, type MetricsServer } from '../common/metrics';
@@ -24,7 +25,7 @@ import { coordinatorMetrics } from './metrics';
 import { OFFSETS_TOPIC } from './offsets-codec';
 import { TideOffsetsLog } from './offsets-log';
 import { ShardOwnership } from './shard-ownership';
-import { COORDINATOR_ID } from './shards';
+import { COORDINATOR_ID } from '../common/cluster/coordinator-shards';
 
 export const HEALTH_SERVICE = 'tide.v1.GroupCoordinator';
 /** How long start() waits for brokers (to create and reach `__consumer_offsets`). */
@@ -32,6 +33,8 @@ export const BROKER_WAIT_MS = 120_000;
 
 export interface CoordinatorNodeDeps {
   store: MetadataStore;
+  /** Creates `__consumer_offsets`: the controller over gRPC (ControllerClient), or in process. */
+  internalTopics: InternalTopicCreator;
   clock: Clock;
   logger: Logger;
 }
@@ -74,13 +77,11 @@ export class CoordinatorNode {
       clock: deps.clock,
       logger,
     });
-    const topics = new TopicManager({
+    const topics = new TopicRegistry({
       store: deps.store,
       clusterName: config.clusterName,
       clock: deps.clock,
       logger,
-      defaultReplicationFactor: 1,
-      liveBrokers: registry,
     });
     const partitionCounts = new Map<string, number>();
     let coordinator: Coordinator | undefined;
@@ -102,7 +103,13 @@ export class CoordinatorNode {
       const bootstrap = await brokerAddresses(config, registry, deps.clock, logger);
       const cluster = new Cluster({ bootstrap, clientId: `coordinator-${id}`, logger, clock: deps.clock });
       cleanup.push(async () => cluster.close());
-      const offsetsPartitions = await ensureOffsetsTopic(config, topics, partitionCounts, deps.clock, logger);
+      const offsetsPartitions = await ensureOffsetsTopic(
+        config,
+        { registry: topics, brokers: registry, creator: deps.internalTopics },
+        partitionCounts,
+        deps.clock,
+        logger,
+      );
       const log = new TideOffsetsLog(cluster, deps.clock, logger);
       cleanup.push(() => log.close());
 
@@ -234,7 +241,7 @@ async function brokerAddresses(
  */
 async function ensureOffsetsTopic(
   config: CoordinatorConfig,
-  topics: TopicManager,
+  topics: { registry: TopicRegistry; brokers: BrokerRegistry; creator: InternalTopicCreator },
   known: ReadonlyMap<string, number>,
   clock: Clock,
   logger: Logger,
@@ -244,9 +251,9 @@ async function ensureOffsetsTopic(
     const existing = known.get(OFFSETS_TOPIC);
     if (existing !== undefined) return existing;
     try {
-      const brokers = await topics.liveBrokers();
+      const brokers = await topics.brokers.listBrokers();
       const rf = config.offsetsTopicReplicationFactor || Math.min(3, Math.max(1, brokers.length));
-      const created = await topics.createTopic({
+      const created = await topics.creator.createInternalTopic({
         name: OFFSETS_TOPIC,
         partitions: config.offsetsTopicPartitions,
         replicationFactor: rf,
@@ -255,14 +262,17 @@ async function ensureOffsetsTopic(
           'min.insync.replicas': rf >= 3 ? '2' : '1',
           'segment.bytes': String(config.offsetsTopicSegmentBytes),
         },
-        internal: true,
+        validateOnly: false,
       });
-      logger.info({ partitions: created.partitionCount, replicationFactor: rf }, `created ${OFFSETS_TOPIC}`);
-      return created.partitionCount;
+      logger.info(
+        { partitions: (created.partitions ?? []).length, replicationFactor: rf },
+        `created ${OFFSETS_TOPIC}`,
+      );
+      return (created.partitions ?? []).length;
     } catch (err) {
       const code = (err as TideError).code;
       if (code === 'TOPIC_ALREADY_EXISTS') {
-        const described = await topics.describeTopic(OFFSETS_TOPIC);
+        const described = await topics.registry.describeTopic(OFFSETS_TOPIC);
         return described.partitionCount;
       }
       if (clock.nowMs() > deadline) throw err;

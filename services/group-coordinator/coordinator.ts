@@ -53,7 +53,7 @@ import {
 import type { OffsetsLog, OffsetsLogRecord, PartitionOffsets } from './offsets-log';
 import { parseTpKey, sortedKeys, tpKey } from './partitions';
 import type { AcquiredShard } from './shard-ownership';
-import { partitionOfShard, shardOf, type CoordinatorRecord } from './shards';
+import { partitionOfShard, shardOf, type CoordinatorRecord } from '../common/cluster/coordinator-shards';
 
 export const DEFAULT_TICK_MS = 100;
 const LOAD_RETRY_MAX_MS = 5_000;

@@ -18,7 +18,8 @@
  */
 import { AssertionError } from '../common/assert';
 import { TideError } from '../common/errors';
-import { assignorFor, DEFAULT_ASSIGNOR } from './assignors';
+import { assignorFor } from './assignors';
+import { DEFAULT_ASSIGNOR } from '../common/assignor-names';
 import {
   mayUseProtocol,
   nextGroupState,

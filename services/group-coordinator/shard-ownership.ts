@@ -34,7 +34,7 @@ import {
   encodeCoordinatorRecord,
   encodeShardCount,
   type CoordinatorRecord,
-} from './shards';
+} from '../common/cluster/coordinator-shards';
 
 export const DEFAULT_COORDINATOR_LEASE_TTL_MS = 10_000;
 export const DEFAULT_OWNERSHIP_RETRY_DELAY_MS = 1_000;

@@ -11,9 +11,9 @@ import { fromGrpcError } from '../../services/common/grpc/status';
 import { silentLogger } from '../../services/common/logger';
 import { EtcdMetadataStore } from '../../services/common/metadata/etcd';
 import { MetadataKeys } from '../../services/common/metadata/keys';
-import { BrokerRegistry, type BrokerRegistration } from '../../services/controller/broker-registry';
-import { activeControllerOf, type ActiveController } from '../../services/controller/controller-record';
-import { ControllerClient } from '../../services/controller/remote-controller';
+import { BrokerRegistry, type BrokerRegistration } from '../../services/common/cluster/broker-registry';
+import { activeControllerOf, type ActiveController } from '../../services/common/cluster/controller-record';
+import { ControllerClient } from '../../services/common/cluster/controller-client';
 import { startEtcd, type EtcdProcess } from '../harness/etcd';
 import { startTide, waitFor, type TideProcess } from '../harness/processes';
 

@@ -7,8 +7,8 @@ import { systemClock } from '../../services/common/clock';
 import { silentLogger } from '../../services/common/logger';
 import { EtcdMetadataStore } from '../../services/common/metadata/etcd';
 import { MetadataKeys, decodePartitionState, type PartitionState } from '../../services/common/metadata/keys';
-import { BrokerRegistry, type BrokerRegistration } from '../../services/controller/broker-registry';
-import { ControllerClient } from '../../services/controller/remote-controller';
+import { BrokerRegistry, type BrokerRegistration } from '../../services/common/cluster/broker-registry';
+import { ControllerClient } from '../../services/common/cluster/controller-client';
 import { startEtcd, type EtcdProcess } from '../harness/etcd';
 import { startTide, waitFor, type TideProcess } from '../harness/processes';
 

@@ -13,7 +13,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { Tide } from '../../client';
 import { fromGrpcError } from '../../services/common/grpc/status';
-import { coordinatorProto } from '../../services/group-coordinator/api/proto';
+import { coordinatorProto } from '../../services/common/grpc/coordinator-proto';
 import { TestCluster } from '../harness/cluster';
 import { waitFor, type TideProcess } from '../harness/processes';
 import {

@@ -12,7 +12,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { Tide, TideError, type GroupConsumer } from '../../client';
 import { fromGrpcError } from '../../services/common/grpc/status';
-import { coordinatorProto } from '../../services/group-coordinator/api/proto';
+import { coordinatorProto } from '../../services/common/grpc/coordinator-proto';
 import type { MemberRequest__Input } from '../../services/common/grpc/generated/tide/v1/MemberRequest';
 import { makeTempDir, runCli, startTide, waitFor, type TideProcess } from '../harness/processes';
 

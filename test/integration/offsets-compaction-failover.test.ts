@@ -21,9 +21,9 @@ import * as path from 'path';
 import * as grpc from '@grpc/grpc-js';
 import { Tide } from '../../client';
 import { fromGrpcError } from '../../services/common/grpc/status';
-import { coordinatorProto } from '../../services/group-coordinator/api/proto';
+import { coordinatorProto } from '../../services/common/grpc/coordinator-proto';
 import { OFFSETS_TOPIC, offsetKey } from '../../services/group-coordinator/offsets-codec';
-import { partitionOfShard, shardOf } from '../../services/group-coordinator/shards';
+import { partitionOfShard, shardOf } from '../../services/common/cluster/coordinator-shards';
 import { TestCluster } from '../harness/cluster';
 import { waitFor, type TideProcess } from '../harness/processes';
 

@@ -13,7 +13,7 @@
  */
 import * as net from 'net';
 import { Tide, type ConsumerRecord, type GroupConsumer } from '../../client';
-import { desiredOwner, shardOf } from '../../services/group-coordinator/shards';
+import { desiredOwner, shardOf } from '../../services/common/cluster/coordinator-shards';
 import { TestCluster } from '../harness/cluster';
 import { PodNetwork, freePort } from '../harness/pod-network';
 import { runCli, waitFor, type TideProcess } from '../harness/processes';

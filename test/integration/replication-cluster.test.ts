@@ -27,11 +27,11 @@ import {
 } from '../../services/common/metadata/keys';
 import { tideProto } from '../../services/common/grpc/proto';
 import type { ProduceResponse } from '../../services/common/grpc/generated/tide/v1/ProduceResponse';
-import { ensureClusterId } from '../../services/controller/cluster-id';
-import { BrokerRegistry } from '../../services/controller/broker-registry';
+import { ensureClusterId } from '../../services/common/cluster/cluster-id';
+import { BrokerRegistry } from '../../services/common/cluster/broker-registry';
 import { TopicManager } from '../../services/controller/topic-manager';
-import { topicAdmin } from '../../services/controller/admin-wire';
-import { ProducerIdAllocator } from '../../services/controller/producer-ids';
+import { topicAdmin } from '../../services/controller/topic-admin';
+import { ProducerIdAllocator } from '../../services/common/cluster/producer-ids';
 import { BrokerNode } from '../../services/broker/broker-node';
 import { BROKER_CONFIG_SCHEMA, type BrokerConfig } from '../../services/broker/config';
 import { loadConfig } from '../../services/common/config';
@@ -39,7 +39,7 @@ import type { IsrProposer } from '../../services/broker/partition/partition';
 import { grpcConnector } from '../../services/broker/replication/grpc-session';
 import type { ReplicationConnector } from '../../services/broker/replication/session';
 import { openPartitionLog } from '../../services/broker/log/partition-log';
-import { toLogConfig } from '../../services/controller/topic-config';
+import { toLogConfig } from '../../services/broker/partition/log-config';
 import { decodeRecords } from '../../services/common/records';
 
 jest.setTimeout(60_000);
@@ -120,7 +120,7 @@ async function startBroker(id: number): Promise<BrokerNode> {
     clock: systemClock,
     logger,
     clusterId: 'test-cluster',
-    topicManager: topics,
+    topics,
     topicAdmin: topicAdmin(topics),
     producerIds: new ProducerIdAllocator({ store, clusterName: CLUSTER, logger }),
     controllerId: () => 0,

@@ -8,11 +8,11 @@ import type { PartitionStatus__Input } from '../../common/grpc/generated/tide/v1
 import type { AdminHandlers } from '../../common/grpc/generated/tide/v1/Admin';
 import type { Logger } from '../../common/logger';
 import { TideError } from '../../common/errors';
-import type { TopicAdmin } from '../../common/topic-admin';
+import type { TopicAdmin } from '../../common/cluster/admin-operations';
 import type { MetadataView, PartitionRegistry } from './registry';
-import { unary, type RpcEdge } from './unary';
+import { unary, type RpcEdge } from '../../common/grpc/unary';
 
-export type { CreateTopicSpec, TopicAdmin } from '../../common/topic-admin';
+export type { CreateTopicSpec, TopicAdmin } from '../../common/cluster/admin-operations';
 
 export interface AdminDeps {
   topics: TopicAdmin;

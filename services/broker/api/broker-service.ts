@@ -5,9 +5,10 @@ import type { Logger } from '../../common/logger';
 import { fetchRouted, handleFetchStream } from './fetch';
 import { listOffsets } from './offsets';
 import { handleProduceStream, produceRouted } from './produce';
-import { isLedElsewhere, wantsProxy, type LeaderForwarder } from './forward';
+import { isLedElsewhere, type LeaderForwarder } from './forward';
+import { wantsProxy } from '../../common/grpc/routing-headers';
 import type { MetadataView, PartitionRegistry, ProducerIdSource } from './registry';
-import { unary } from './unary';
+import { unary } from '../../common/grpc/unary';
 import type { BrokerMetrics } from '../metrics';
 import { metadataResponse, watchMetadata } from './watch-metadata';
 

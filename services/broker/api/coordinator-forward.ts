@@ -25,13 +25,13 @@ import type {
   GroupCoordinatorHandlers,
 } from '../../common/grpc/generated/tide/v1/GroupCoordinator';
 import type { ListGroupsResponse } from '../../common/grpc/generated/tide/v1/ListGroupsResponse';
-import { locatorMethods, type CoordinatorLocator } from '../../group-coordinator/api/locator';
-import { coordinatorProto } from '../../group-coordinator/api/proto';
-import type { ShardOwners } from '../../group-coordinator/shard-owners';
-import { validateGroupId, type CoordinatorRecord } from '../../group-coordinator/shards';
-import { forwardedMetadata, isForwarded } from './forward';
+import { locatorMethods, type CoordinatorLocator } from '../../common/cluster/coordinator-locator';
+import { coordinatorProto } from '../../common/grpc/coordinator-proto';
+import type { ShardOwners } from '../../common/cluster/coordinator-owners';
+import { validateGroupId, type CoordinatorRecord } from '../../common/cluster/coordinator-shards';
+import { forwardedMetadata, isForwarded } from '../../common/grpc/routing-headers';
 import { relayMembership } from './membership-relay';
-import { unary, type RpcEdge } from './unary';
+import { unary, type RpcEdge } from '../../common/grpc/unary';
 
 /** Deadline of a relayed unary call whose caller set none. */
 export const DEFAULT_RELAY_TIMEOUT_MS = 30_000;

@@ -15,7 +15,8 @@ import type { Logger } from '../../common/logger';
 import type { Partition, PartitionReadResult } from '../partition/partition';
 import type { PartitionRegistry } from './registry';
 import { toWireRecord } from './records';
-import { isLedElsewhere, wantsProxy, type LeaderForwarder } from './forward';
+import { isLedElsewhere, type LeaderForwarder } from './forward';
+import { wantsProxy } from '../../common/grpc/routing-headers';
 import type { TrafficMetrics } from '../metrics';
 import { byteLimit, requireOffset, requirePartition, requireTopic, waitLimit } from './validate';
 

@@ -20,30 +20,10 @@ import type { ListOffsetsResponse } from '../../common/grpc/generated/tide/v1/Li
 import type { ProduceRequest } from '../../common/grpc/generated/tide/v1/ProduceRequest';
 import type { ProduceResponse } from '../../common/grpc/generated/tide/v1/ProduceResponse';
 import type { MetadataView } from './registry';
+import { forwardedMetadata } from '../../common/grpc/routing-headers';
 
-export const ROUTING_HEADER = 'tide-routing';
-export const FORWARDED_HEADER = 'tide-forwarded';
-/** On a relayed membership stream: the member's own address, for describeGroup's client_host. */
-export const FORWARDED_FOR_HEADER = 'tide-forwarded-for';
 /** Extra time a forwarded call may take beyond the client's own timeout. */
 const FORWARD_MARGIN_MS = 5_000;
-
-/** True when another broker forwarded the call here (it must not be forwarded again). */
-export function isForwarded(metadata: grpc.Metadata): boolean {
-  return metadata.get(FORWARDED_HEADER).length > 0;
-}
-
-/** Metadata of a call this broker forwards. */
-export function forwardedMetadata(): grpc.Metadata {
-  const metadata = new grpc.Metadata();
-  metadata.set(FORWARDED_HEADER, '1');
-  return metadata;
-}
-
-/** True when the caller asked for proxy routing and the request was not forwarded already. */
-export function wantsProxy(metadata: grpc.Metadata | undefined): boolean {
-  return metadata?.get(ROUTING_HEADER)[0] === 'proxy' && !isForwarded(metadata);
-}
 
 /** Errors after which forwarding to the leader can help. */
 export function isLedElsewhere(err: unknown): boolean {

@@ -18,10 +18,10 @@ import type { GroupCoordinatorClient } from '../../common/grpc/generated/tide/v1
 import type { MemberRequest } from '../../common/grpc/generated/tide/v1/MemberRequest';
 import type { MemberResponse } from '../../common/grpc/generated/tide/v1/MemberResponse';
 import type { MemberResponse__Input } from '../../common/grpc/generated/tide/v1/MemberResponse';
-import type { CoordinatorRecord } from '../../group-coordinator/shards';
-import { validateGroupId } from '../../group-coordinator/shards';
-import type { ShardOwners } from '../../group-coordinator/shard-owners';
-import { FORWARDED_FOR_HEADER } from './forward';
+import type { CoordinatorRecord } from '../../common/cluster/coordinator-shards';
+import { validateGroupId } from '../../common/cluster/coordinator-shards';
+import type { ShardOwners } from '../../common/cluster/coordinator-owners';
+import { FORWARDED_FOR_HEADER } from '../../common/grpc/routing-headers';
 
 export interface MembershipRelayDeps {
   owners: ShardOwners;

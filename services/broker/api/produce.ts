@@ -13,7 +13,8 @@ import type { Logger } from '../../common/logger';
 import type { PartitionRegistry } from './registry';
 import { fromWireRecord } from './records';
 import { requirePartition, requireTopic } from './validate';
-import { isLedElsewhere, wantsProxy, type LeaderForwarder } from './forward';
+import { isLedElsewhere, type LeaderForwarder } from './forward';
+import { wantsProxy } from '../../common/grpc/routing-headers';
 import type { TrafficMetrics } from '../metrics';
 
 /** In-flight requests per ProduceStream before the broker stops reading from it. */

@@ -14,9 +14,10 @@
 import type { Clock, Timer } from '../../common/clock';
 import { TideError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
-import type { TopicState, TopicsUpdate } from '../../controller/topic-watcher';
+import type { TopicState, TopicsUpdate } from '../../common/cluster/topic-watcher';
 import { forEachLimited } from '../../common/for-each-limited';
-import { toReplicationConfig } from '../../controller/topic-config';
+import { toReplicationConfig } from '../../common/cluster/topic-config';
+import { toLogConfig } from './log-config';
 import type { LogManager } from '../log/log-manager';
 import type { PartitionRegistry } from '../api/registry';
 import { Partition, type IsrProposer, type PartitionStatus } from './partition';
@@ -138,7 +139,7 @@ export class ReplicaManager implements PartitionRegistry {
     try {
       let partition = existing;
       if (!partition) {
-        const log = await this.deps.logs.getOrCreate(topic.name, state.partition, topic.logConfig);
+        const log = await this.deps.logs.getOrCreate(topic.name, state.partition, toLogConfig(topic.configs));
         if (this.closed) return; // the log manager closes the log
         partition = new Partition(log, {
           brokerId: this.deps.brokerId,
@@ -150,7 +151,7 @@ export class ReplicaManager implements PartitionRegistry {
         });
         this.partitions.set(key, partition);
       } else if (configsChanged) {
-        partition.log.updateConfig(topic.logConfig);
+        partition.log.updateConfig(toLogConfig(topic.configs));
       }
       if (state.leaderEpoch < partition.leaderEpoch) return; // stale
       if (state.leader === this.deps.brokerId) {

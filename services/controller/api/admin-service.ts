@@ -4,21 +4,14 @@
  * controller knows no offsets, so DescribeTopic carries no partition status.
  */
 import type { AdminHandlers } from '../../common/grpc/generated/tide/v1/Admin';
-import type { BrokerInfo__Input } from '../../common/grpc/generated/tide/v1/BrokerInfo';
 import { TideError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
-import { unary } from '../../broker/api/unary';
-import type { TopicAdminOperations } from '../admin-wire';
-
-export interface ClusterDescription {
-  clusterId: string;
-  controllerId: number;
-  brokers: BrokerInfo__Input[];
-}
+import { unary } from '../../common/grpc/unary';
+import type { ClusterDescription, TopicAdmin } from '../../common/cluster/admin-operations';
 
 export interface ControllerAdminDeps {
   /** Topic operations; each throws NOT_CONTROLLER on a standby. */
-  topics: TopicAdminOperations;
+  topics: TopicAdmin;
   describeCluster(): Promise<ClusterDescription>;
   logger: Logger;
 }

@@ -1,5 +1,5 @@
 /**
- * gRPC handlers of `tide.v1.Controller` (AlterPartition, ControlledShutdown): validate the request
+ * gRPC handlers of `tide.v1.Controller` (AlterPartition, ControlledShutdown, CreateInternalTopic): validate the request
  * shape, call the controller, map errors at the edge. A standby answers NOT_CONTROLLER (the
  * controller's operations check leadership themselves).
  */
@@ -7,12 +7,13 @@ import type { ControllerHandlers } from '../../common/grpc/generated/tide/v1/Con
 import type { PartitionInfo__Input } from '../../common/grpc/generated/tide/v1/PartitionInfo';
 import { TideError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
-import { unary } from '../../broker/api/unary';
+import { unary } from '../../common/grpc/unary';
 import type { AlterPartitionProposal } from '../partition-leadership';
-import type { PartitionView } from '../topic-watcher';
+import type { PartitionView } from '../../common/cluster/topic-watcher';
+import type { InternalTopicCreator } from '../../common/cluster/admin-operations';
 
 /** What the Controller service needs from the controller node. */
-export interface ControllerOperations {
+export interface ControllerOperations extends InternalTopicCreator {
   alterPartition(topic: string, partition: number, proposal: AlterPartitionProposal): Promise<PartitionView>;
   controlledShutdown(brokerId: number): Promise<{ remaining: { topic: string; partition: number }[] }>;
 }
@@ -54,6 +55,17 @@ export function controllerHandlers(ops: ControllerOperations, logger: Logger): C
         remaining,
         remaining_partitions: remaining.map((p) => `${p.topic}-${p.partition}`),
       };
+    }),
+    CreateInternalTopic: unary(logger, 'CreateInternalTopic', async (req) => {
+      if (!req.name) throw new TideError('INVALID_REQUEST', 'name (the topic) is required');
+      const topic = await ops.createInternalTopic({
+        name: req.name,
+        partitions: req.partitions,
+        replicationFactor: req.replication_factor,
+        configs: req.configs,
+        validateOnly: false,
+      });
+      return { topic };
     }),
   };
 }

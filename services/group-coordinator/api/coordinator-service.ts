@@ -11,9 +11,9 @@ import type { JoinGroup } from '../../common/grpc/generated/tide/v1/JoinGroup';
 import type { MemberRequest } from '../../common/grpc/generated/tide/v1/MemberRequest';
 import type { MemberResponse__Input } from '../../common/grpc/generated/tide/v1/MemberResponse';
 import type { ResetOffsetsRequest } from '../../common/grpc/generated/tide/v1/ResetOffsetsRequest';
-import { FORWARDED_FOR_HEADER } from '../../broker/api/forward';
-import { unary } from '../../broker/api/unary';
-import { validateTopicName } from '../../controller/topic-name';
+import { FORWARDED_FOR_HEADER } from '../../common/grpc/routing-headers';
+import { unary } from '../../common/grpc/unary';
+import { validateTopicName } from '../../common/cluster/topic-name';
 import type { Coordinator, ResetSpec } from '../coordinator';
 import {
   DEFAULT_REBALANCE_TIMEOUT_MS,
@@ -25,8 +25,8 @@ import {
 } from '../group';
 import type { GroupRuntime, MemberChannel } from '../group-runtime';
 import { fromWire, toWire, tpKey } from '../partitions';
-import { validateGroupId } from '../shards';
-import { locatorMethods, type CoordinatorLocator } from './locator';
+import { validateGroupId } from '../../common/cluster/coordinator-shards';
+import { locatorMethods, type CoordinatorLocator } from '../../common/cluster/coordinator-locator';
 
 export interface CoordinatorServiceDeps {
   coordinator: Coordinator;

@@ -1,5 +1,6 @@
-import { ensureClusterId, readClusterId } from '../../../services/controller/cluster-id';
-import { topicAdmin, toTopicInfo } from '../../../services/controller/admin-wire';
+import { ensureClusterId, readClusterId } from '../../../services/common/cluster/cluster-id';
+import { toTopicInfo } from '../../../services/common/cluster/admin-wire';
+import { topicAdmin } from '../../../services/controller/topic-admin';
 import { TopicManager } from '../../../services/controller/topic-manager';
 import { seededRandom } from '../../../services/controller/placement';
 import { CLUSTER, rejection, setup } from './helpers';

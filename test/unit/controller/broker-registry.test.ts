@@ -1,7 +1,7 @@
 import type { ManualClock } from '../../../services/common/clock';
 import type { EmbeddedMetadataStore } from '../../../services/common/metadata/embedded';
 import { MetadataKeys } from '../../../services/common/metadata/keys';
-import { BrokerRegistry, type BrokersUpdate } from '../../../services/controller/broker-registry';
+import { BrokerRegistry, type BrokersUpdate } from '../../../services/common/cluster/broker-registry';
 import { CLUSTER, flush, rejection, setup } from './helpers';
 
 const TTL_MS = 10_000;

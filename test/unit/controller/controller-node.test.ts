@@ -6,7 +6,7 @@ import {
   type PartitionState,
 } from '../../../services/common/metadata/keys';
 import type { MetadataStore } from '../../../services/common/metadata/store';
-import type { BrokerRegistration } from '../../../services/controller/broker-registry';
+import type { BrokerRegistration } from '../../../services/common/cluster/broker-registry';
 import type { ControllerConfig } from '../../../services/controller/config';
 import { ControllerNode } from '../../../services/controller/controller-node';
 import { CLUSTER, rejection, setup } from './helpers';

@@ -5,7 +5,7 @@ import type { MetadataStore } from '../../../services/common/metadata/store';
 import {
   decodeActiveControllerRecord,
   encodeActiveControllerRecord,
-} from '../../../services/controller/controller-record';
+} from '../../../services/common/cluster/controller-record';
 import { ControllerElection, type ElectionEvent } from '../../../services/controller/election';
 import { TopicManager } from '../../../services/controller/topic-manager';
 import { CLUSTER, flush, rejection, setup } from './helpers';

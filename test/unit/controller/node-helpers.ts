@@ -16,7 +16,7 @@ import type {
   Watch,
   WatchEvent,
 } from '../../../services/common/metadata/store';
-import { BrokerRegistry, type BrokerRegistration } from '../../../services/controller/broker-registry';
+import { BrokerRegistry, type BrokerRegistration } from '../../../services/common/cluster/broker-registry';
 import { CONTROLLER_CONFIG_SCHEMA, type ControllerConfig } from '../../../services/controller/config';
 import type { ControllerNode } from '../../../services/controller/controller-node';
 import { CLUSTER, flush } from './helpers';

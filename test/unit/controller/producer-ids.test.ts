@@ -5,7 +5,7 @@ import { ManualClock } from '../../../services/common/clock';
 import { silentLogger } from '../../../services/common/logger';
 import { EmbeddedMetadataStore } from '../../../services/common/metadata/embedded';
 import { MetadataKeys } from '../../../services/common/metadata/keys';
-import { ProducerIdAllocator } from '../../../services/controller/producer-ids';
+import { ProducerIdAllocator } from '../../../services/common/cluster/producer-ids';
 import { CLUSTER, rejection, setup } from './helpers';
 
 const keys = new MetadataKeys(CLUSTER);

@@ -1,9 +1,9 @@
 import { systemClock, type ManualClock } from '../../../services/common/clock';
 import type { EmbeddedMetadataStore } from '../../../services/common/metadata/embedded';
 import type { MetadataStore } from '../../../services/common/metadata/store';
-import type { BrokerRegistration } from '../../../services/controller/broker-registry';
+import type { BrokerRegistration } from '../../../services/common/cluster/broker-registry';
 import { ControllerNode } from '../../../services/controller/controller-node';
-import { ControllerClient } from '../../../services/controller/remote-controller';
+import { ControllerClient } from '../../../services/common/cluster/controller-client';
 import { CLUSTER, rejection, setup } from './helpers';
 import { ProcessStore, controllerConfig, registerBrokers, settle } from './node-helpers';
 

@@ -10,11 +10,11 @@ import {
   TOPIC_CONFIG_NAMES,
   applyConfigChanges,
   describeConfigs,
-  toLogConfig,
   toReplicationConfig,
   validateTopicConfigs,
-} from '../../../services/controller/topic-config';
-import { validateTopicName } from '../../../services/controller/topic-name';
+} from '../../../services/common/cluster/topic-config';
+import { validateTopicName } from '../../../services/common/cluster/topic-name';
+import { toLogConfig } from '../../../services/broker/partition/log-config';
 
 function errorOf(fn: () => unknown): TideError {
   try {

@@ -2,10 +2,11 @@ import type { ManualClock } from '../../../services/common/clock';
 import type { EmbeddedMetadataStore } from '../../../services/common/metadata/embedded';
 import { MetadataKeys } from '../../../services/common/metadata/keys';
 import type { Compare } from '../../../services/common/metadata/store';
-import type { BrokerInfo } from '../../../services/controller/broker-registry';
+import type { BrokerInfo } from '../../../services/common/cluster/broker-registry';
 import { seededRandom } from '../../../services/controller/placement';
 import { TopicManager, type TopicManagerOptions } from '../../../services/controller/topic-manager';
-import type { TopicsUpdate } from '../../../services/controller/topic-watcher';
+import type { TopicsUpdate } from '../../../services/common/cluster/topic-watcher';
+import { toLogConfig } from '../../../services/broker/partition/log-config';
 import { CLUSTER, flush, rejection, setup } from './helpers';
 
 const BROKERS: BrokerInfo[] = [
@@ -387,9 +388,9 @@ describe('TopicManager', () => {
       ]);
       const created = updates[1].changes[0];
       expect(created.type === 'created' && created.topic.partitions).toHaveLength(3);
-      expect(created.topic.logConfig.segmentBytes).toBe(4096);
+      expect(toLogConfig(created.topic.configs).segmentBytes).toBe(4096);
       const altered = updates[2].changes[0];
-      expect(altered.topic.logConfig.retentionMs).toBe(-1);
+      expect(toLogConfig(altered.topic.configs).retentionMs).toBe(-1);
       expect(updates.map((u) => u.revision)).toEqual(
         [...updates.map((u) => u.revision)].sort((a, b) => a - b),
       );

@@ -21,7 +21,7 @@ import type {
 } from '../../../services/group-coordinator/offsets-log';
 import { tpKey } from '../../../services/group-coordinator/partitions';
 import type { AcquiredShard } from '../../../services/group-coordinator/shard-ownership';
-import { shardOf } from '../../../services/group-coordinator/shards';
+import { shardOf } from '../../../services/common/cluster/coordinator-shards';
 import { TestLease } from './test-lease';
 
 const SHARDS = 4;

@@ -23,7 +23,7 @@ import type {
   PartitionOffsets,
 } from '../../../services/group-coordinator/offsets-log';
 import { tpKey } from '../../../services/group-coordinator/partitions';
-import { shardOf } from '../../../services/group-coordinator/shards';
+import { shardOf } from '../../../services/common/cluster/coordinator-shards';
 import { cleanerFor, compactConfig } from '../log/compaction-helpers';
 import { TempDirs, openLog } from '../log/helpers';
 import { TestLease } from './test-lease';

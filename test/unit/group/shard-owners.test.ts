@@ -8,9 +8,9 @@ import { ManualClock } from '../../../services/common/clock';
 import { TideError } from '../../../services/common/errors';
 import { silentLogger } from '../../../services/common/logger';
 import { EmbeddedMetadataStore } from '../../../services/common/metadata/embedded';
-import { ShardOwners } from '../../../services/group-coordinator/shard-owners';
+import { ShardOwners } from '../../../services/common/cluster/coordinator-owners';
 import { ShardOwnership } from '../../../services/group-coordinator/shard-ownership';
-import { shardOf } from '../../../services/group-coordinator/shards';
+import { shardOf } from '../../../services/common/cluster/coordinator-shards';
 
 const TTL = 5_000;
 const SHARDS = 4;

@@ -9,7 +9,11 @@ import { ManualClock } from '../../../services/common/clock';
 import { silentLogger } from '../../../services/common/logger';
 import { EmbeddedMetadataStore } from '../../../services/common/metadata/embedded';
 import { ShardOwnership, type AcquiredShard } from '../../../services/group-coordinator/shard-ownership';
-import { decodeCoordinatorRecord, desiredOwner, shardOf } from '../../../services/group-coordinator/shards';
+import {
+  decodeCoordinatorRecord,
+  desiredOwner,
+  shardOf,
+} from '../../../services/common/cluster/coordinator-shards';
 
 const TTL = 5_000;
 const SHARDS = 16;

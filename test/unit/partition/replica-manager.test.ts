@@ -6,8 +6,8 @@
 import type { TideError } from '../../../services/common/errors';
 import { ManualClock } from '../../../services/common/clock';
 import { silentLogger } from '../../../services/common/logger';
-import type { TopicState, TopicsUpdate } from '../../../services/controller/topic-watcher';
-import { toLogConfig } from '../../../services/controller/topic-config';
+import type { TopicState, TopicsUpdate } from '../../../services/common/cluster/topic-watcher';
+import { toLogConfig } from '../../../services/broker/partition/log-config';
 import { LogManager } from '../../../services/broker/log/log-manager';
 import type { Partition } from '../../../services/broker/partition/partition';
 import { LeaseFence } from '../../../services/common/lease-fence';
@@ -42,7 +42,7 @@ function topic(name: string, states: PartitionState[], configs: Record<string, s
     replicationFactor: states[0].replicas.length,
     partitionCount: states.length,
     configs,
-    logConfig: toLogConfig(configs),
+    maxMessageBytes: toLogConfig(configs).maxMessageBytes,
     createdAtMs: 0,
     partitions: states.map((s, partition) => ({ partition, ...s })),
   };

@@ -7,6 +7,8 @@ import type { BrokerInfo__Input as _tide_v1_BrokerInfo__Input, BrokerInfo as _ti
 import type { ControlledShutdownRequest__Input as _tide_v1_ControlledShutdownRequest__Input, ControlledShutdownRequest as _tide_v1_ControlledShutdownRequest } from './tide/v1/ControlledShutdownRequest';
 import type { ControlledShutdownResponse__Input as _tide_v1_ControlledShutdownResponse__Input, ControlledShutdownResponse as _tide_v1_ControlledShutdownResponse } from './tide/v1/ControlledShutdownResponse';
 import type { ControllerClient as _tide_v1_ControllerClient, ControllerDefinition as _tide_v1_ControllerDefinition } from './tide/v1/Controller';
+import type { CreateInternalTopicRequest__Input as _tide_v1_CreateInternalTopicRequest__Input, CreateInternalTopicRequest as _tide_v1_CreateInternalTopicRequest } from './tide/v1/CreateInternalTopicRequest';
+import type { CreateInternalTopicResponse__Input as _tide_v1_CreateInternalTopicResponse__Input, CreateInternalTopicResponse as _tide_v1_CreateInternalTopicResponse } from './tide/v1/CreateInternalTopicResponse';
 import type { Error__Input as _tide_v1_Error__Input, Error as _tide_v1_Error } from './tide/v1/Error';
 import type { PartitionInfo__Input as _tide_v1_PartitionInfo__Input, PartitionInfo as _tide_v1_PartitionInfo } from './tide/v1/PartitionInfo';
 import type { PartitionRef__Input as _tide_v1_PartitionRef__Input, PartitionRef as _tide_v1_PartitionRef } from './tide/v1/PartitionRef';
@@ -28,6 +30,8 @@ export interface ProtoGrpcType {
       ControlledShutdownRequest: MessageTypeDefinition<_tide_v1_ControlledShutdownRequest__Input, _tide_v1_ControlledShutdownRequest>
       ControlledShutdownResponse: MessageTypeDefinition<_tide_v1_ControlledShutdownResponse__Input, _tide_v1_ControlledShutdownResponse>
       Controller: SubtypeConstructor<typeof grpc.Client, _tide_v1_ControllerClient> & { service: _tide_v1_ControllerDefinition }
+      CreateInternalTopicRequest: MessageTypeDefinition<_tide_v1_CreateInternalTopicRequest__Input, _tide_v1_CreateInternalTopicRequest>
+      CreateInternalTopicResponse: MessageTypeDefinition<_tide_v1_CreateInternalTopicResponse__Input, _tide_v1_CreateInternalTopicResponse>
       Error: MessageTypeDefinition<_tide_v1_Error__Input, _tide_v1_Error>
       PartitionInfo: MessageTypeDefinition<_tide_v1_PartitionInfo__Input, _tide_v1_PartitionInfo>
       PartitionRef: MessageTypeDefinition<_tide_v1_PartitionRef__Input, _tide_v1_PartitionRef>

@@ -6,6 +6,8 @@ import type { AlterPartitionRequest__Input as _tide_v1_AlterPartitionRequest__In
 import type { AlterPartitionResponse__Input as _tide_v1_AlterPartitionResponse__Input, AlterPartitionResponse as _tide_v1_AlterPartitionResponse } from '../../tide/v1/AlterPartitionResponse';
 import type { ControlledShutdownRequest__Input as _tide_v1_ControlledShutdownRequest__Input, ControlledShutdownRequest as _tide_v1_ControlledShutdownRequest } from '../../tide/v1/ControlledShutdownRequest';
 import type { ControlledShutdownResponse__Input as _tide_v1_ControlledShutdownResponse__Input, ControlledShutdownResponse as _tide_v1_ControlledShutdownResponse } from '../../tide/v1/ControlledShutdownResponse';
+import type { CreateInternalTopicRequest__Input as _tide_v1_CreateInternalTopicRequest__Input, CreateInternalTopicRequest as _tide_v1_CreateInternalTopicRequest } from '../../tide/v1/CreateInternalTopicRequest';
+import type { CreateInternalTopicResponse__Input as _tide_v1_CreateInternalTopicResponse__Input, CreateInternalTopicResponse as _tide_v1_CreateInternalTopicResponse } from '../../tide/v1/CreateInternalTopicResponse';
 
 export interface ControllerClient extends grpc.Client {
   AlterPartition(argument: _tide_v1_AlterPartitionRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_AlterPartitionResponse>): grpc.ClientUnaryCall;
@@ -26,6 +28,15 @@ export interface ControllerClient extends grpc.Client {
   controlledShutdown(argument: _tide_v1_ControlledShutdownRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_ControlledShutdownResponse>): grpc.ClientUnaryCall;
   controlledShutdown(argument: _tide_v1_ControlledShutdownRequest__Input, callback: grpc.requestCallback<_tide_v1_ControlledShutdownResponse>): grpc.ClientUnaryCall;
   
+  CreateInternalTopic(argument: _tide_v1_CreateInternalTopicRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_CreateInternalTopicResponse>): grpc.ClientUnaryCall;
+  CreateInternalTopic(argument: _tide_v1_CreateInternalTopicRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_CreateInternalTopicResponse>): grpc.ClientUnaryCall;
+  CreateInternalTopic(argument: _tide_v1_CreateInternalTopicRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_CreateInternalTopicResponse>): grpc.ClientUnaryCall;
+  CreateInternalTopic(argument: _tide_v1_CreateInternalTopicRequest__Input, callback: grpc.requestCallback<_tide_v1_CreateInternalTopicResponse>): grpc.ClientUnaryCall;
+  createInternalTopic(argument: _tide_v1_CreateInternalTopicRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_CreateInternalTopicResponse>): grpc.ClientUnaryCall;
+  createInternalTopic(argument: _tide_v1_CreateInternalTopicRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_CreateInternalTopicResponse>): grpc.ClientUnaryCall;
+  createInternalTopic(argument: _tide_v1_CreateInternalTopicRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_CreateInternalTopicResponse>): grpc.ClientUnaryCall;
+  createInternalTopic(argument: _tide_v1_CreateInternalTopicRequest__Input, callback: grpc.requestCallback<_tide_v1_CreateInternalTopicResponse>): grpc.ClientUnaryCall;
+  
 }
 
 export interface ControllerHandlers extends grpc.UntypedServiceImplementation {
@@ -33,9 +44,12 @@ export interface ControllerHandlers extends grpc.UntypedServiceImplementation {
   
   ControlledShutdown: grpc.handleUnaryCall<_tide_v1_ControlledShutdownRequest, _tide_v1_ControlledShutdownResponse__Input>;
   
+  CreateInternalTopic: grpc.handleUnaryCall<_tide_v1_CreateInternalTopicRequest, _tide_v1_CreateInternalTopicResponse__Input>;
+  
 }
 
 export interface ControllerDefinition extends grpc.ServiceDefinition {
   AlterPartition: MethodDefinition<_tide_v1_AlterPartitionRequest__Input, _tide_v1_AlterPartitionResponse__Input, _tide_v1_AlterPartitionRequest, _tide_v1_AlterPartitionResponse>
   ControlledShutdown: MethodDefinition<_tide_v1_ControlledShutdownRequest__Input, _tide_v1_ControlledShutdownResponse__Input, _tide_v1_ControlledShutdownRequest, _tide_v1_ControlledShutdownResponse>
+  CreateInternalTopic: MethodDefinition<_tide_v1_CreateInternalTopicRequest__Input, _tide_v1_CreateInternalTopicResponse__Input, _tide_v1_CreateInternalTopicRequest, _tide_v1_CreateInternalTopicResponse>
 }

@@ -5,19 +5,16 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import type { Clock } from '../common/clock';
-import type { Logger } from '../common/logger';
-import { EmbeddedMetadataStore } from '../common/metadata/embedded';
-import { ensureClusterId } from '../controller/cluster-id';
-import { topicAdmin } from '../controller/admin-wire';
-import { ProducerIdAllocator } from '../controller/producer-ids';
-import { TopicManager } from '../controller/topic-manager';
-import { BrokerRegistry } from '../controller/broker-registry';
-import { BrokerNode } from '../broker/broker-node';
-import type { BrokerConfig } from '../broker/config';
-import { loadConfig } from '../common/config';
-import { COORDINATOR_CONFIG_SCHEMA } from '../group-coordinator/config';
-import { CoordinatorNode } from '../group-coordinator/coordinator-node';
+import type { Clock } from '../../services/common/clock';
+import type { Logger } from '../../services/common/logger';
+import { EmbeddedMetadataStore } from '../../services/common/metadata/embedded';
+import { ensureClusterId } from '../../services/common/cluster/cluster-id';
+import { TopicManager, internalTopicCreator, topicAdmin } from '../../services/controller';
+import { ProducerIdAllocator } from '../../services/common/cluster/producer-ids';
+import { BrokerRegistry } from '../../services/common/cluster/broker-registry';
+import { BrokerNode, type BrokerConfig } from '../../services/broker';
+import { loadConfig } from '../../services/common/config';
+import { COORDINATOR_CONFIG_SCHEMA, CoordinatorNode } from '../../services/group-coordinator';
 
 export const METADATA_FILE = 'metadata.json';
 
@@ -70,7 +67,7 @@ export class DevNode {
           clock: deps.clock,
           logger: deps.logger,
           clusterId,
-          topicManager,
+          topics: topicManager,
           topicAdmin: topicAdmin(topicManager),
           producerIds,
           controllerId: () => config.brokerId,
@@ -90,7 +87,12 @@ export class DevNode {
               logLevel: config.logLevel,
             },
           }),
-          { store, clock: deps.clock, logger: deps.logger },
+          {
+            store,
+            clock: deps.clock,
+            logger: deps.logger,
+            internalTopics: internalTopicCreator(topicManager),
+          },
         );
       } catch (err) {
         await broker.stop();

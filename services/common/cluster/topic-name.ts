@@ -7,7 +7,7 @@
  * reject or warn: its Prometheus metrics carry the topic name as a label value, which keeps both.
  * Kafka clients that mirror such topics into JMX may still mix them up.
  */
-import { TideError } from '../common/errors';
+import { TideError } from '../errors';
 
 export const MAX_TOPIC_NAME_LENGTH = 249;
 

@@ -5,18 +5,18 @@
  * metadata-store round trip, and it tells listeners when a shard's owner key changes — a relayed
  * membership stream then ends, and its member finds the new owner.
  */
-import type { Clock } from '../common/clock';
-import { TideError } from '../common/errors';
-import type { Logger } from '../common/logger';
-import { mirrorPrefix, type MirrorUpdate, type PrefixMirror } from '../common/metadata/prefix-mirror';
-import type { MetadataStore } from '../common/metadata/store';
+import type { Clock } from '../clock';
+import { TideError } from '../errors';
+import type { Logger } from '../logger';
+import { mirrorPrefix, type MirrorUpdate, type PrefixMirror } from '../metadata/prefix-mirror';
+import type { MetadataStore } from '../metadata/store';
 import {
   CoordinatorKeys,
   decodeCoordinatorRecord,
   decodeShardCount,
   shardOf,
   type CoordinatorRecord,
-} from './shards';
+} from './coordinator-shards';
 
 export interface ShardOwnersOptions {
   store: MetadataStore;

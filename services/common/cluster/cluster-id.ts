@@ -3,8 +3,8 @@
  * by everyone. Kafka's format: 16 random bytes in base64url (22 characters).
  */
 import { randomBytes } from 'crypto';
-import { MetadataKeys, decodeClusterId } from '../common/metadata/keys';
-import type { MetadataStore } from '../common/metadata/store';
+import { MetadataKeys, decodeClusterId } from '../metadata/keys';
+import type { MetadataStore } from '../metadata/store';
 
 export function randomClusterId(): string {
   return randomBytes(16).toString('base64url');

@@ -3,8 +3,8 @@
  * package definition (coordinator.proto is one of PUBLIC_PROTO_FILES, so reflection lists it).
  */
 import * as grpc from '@grpc/grpc-js';
-import { publicPackageDefinition } from '../../common/grpc/proto';
-import type { ProtoGrpcType } from '../../common/grpc/generated/coordinator';
+import { publicPackageDefinition } from './proto';
+import type { ProtoGrpcType } from './generated/coordinator';
 
 let cached: ProtoGrpcType['tide']['v1'] | undefined;
 

@@ -13,30 +13,31 @@
  * (TOPIC_ALREADY_EXISTS, FENCED_EPOCH): callers refresh metadata, as after any such error.
  */
 import * as grpc from '@grpc/grpc-js';
-import { systemClock, type Clock, type Timer } from '../common/clock';
-import { TideError } from '../common/errors';
-import type { Logger } from '../common/logger';
-import { MetadataKeys } from '../common/metadata/keys';
-import type { MetadataStore, Watch } from '../common/metadata/store';
-import { internalProto, tideProto } from '../common/grpc/proto';
-import { channelOptions } from '../common/grpc/server';
-import { fromGrpcError } from '../common/grpc/status';
-import type { AdminClient } from '../common/grpc/generated/tide/v1/Admin';
-import type { ControllerClient as ControllerGrpcClient } from '../common/grpc/generated/tide/v1/Controller';
-import type { AlterPartitionResponse } from '../common/grpc/generated/tide/v1/AlterPartitionResponse';
-import type { ControlledShutdownResponse } from '../common/grpc/generated/tide/v1/ControlledShutdownResponse';
-import type { CreateTopicResponse } from '../common/grpc/generated/tide/v1/CreateTopicResponse';
-import type { DeleteTopicResponse } from '../common/grpc/generated/tide/v1/DeleteTopicResponse';
-import type { ListTopicsResponse } from '../common/grpc/generated/tide/v1/ListTopicsResponse';
-import type { DescribeTopicResponse } from '../common/grpc/generated/tide/v1/DescribeTopicResponse';
-import type { DescribeConfigsResponse } from '../common/grpc/generated/tide/v1/DescribeConfigsResponse';
-import type { AlterConfigsResponse } from '../common/grpc/generated/tide/v1/AlterConfigsResponse';
-import type { DescribeClusterResponse } from '../common/grpc/generated/tide/v1/DescribeClusterResponse';
-import type { ConfigEntry__Input } from '../common/grpc/generated/tide/v1/ConfigEntry';
-import type { PartitionInfo } from '../common/grpc/generated/tide/v1/PartitionInfo';
-import type { TopicInfo__Input } from '../common/grpc/generated/tide/v1/TopicInfo';
-import type { CreateTopicSpec, TopicAdmin } from '../common/topic-admin';
-import type { ClusterDescription } from './api/admin-service';
+import { systemClock, type Clock, type Timer } from '../clock';
+import { TideError } from '../errors';
+import type { Logger } from '../logger';
+import { MetadataKeys } from '../metadata/keys';
+import type { MetadataStore, Watch } from '../metadata/store';
+import { internalProto, tideProto } from '../grpc/proto';
+import { channelOptions } from '../grpc/server';
+import { fromGrpcError } from '../grpc/status';
+import type { AdminClient } from '../grpc/generated/tide/v1/Admin';
+import type { ControllerClient as ControllerGrpcClient } from '../grpc/generated/tide/v1/Controller';
+import type { AlterPartitionResponse } from '../grpc/generated/tide/v1/AlterPartitionResponse';
+import type { ControlledShutdownResponse } from '../grpc/generated/tide/v1/ControlledShutdownResponse';
+import type { CreateTopicResponse } from '../grpc/generated/tide/v1/CreateTopicResponse';
+import type { CreateInternalTopicResponse } from '../grpc/generated/tide/v1/CreateInternalTopicResponse';
+import type { DeleteTopicResponse } from '../grpc/generated/tide/v1/DeleteTopicResponse';
+import type { ListTopicsResponse } from '../grpc/generated/tide/v1/ListTopicsResponse';
+import type { DescribeTopicResponse } from '../grpc/generated/tide/v1/DescribeTopicResponse';
+import type { DescribeConfigsResponse } from '../grpc/generated/tide/v1/DescribeConfigsResponse';
+import type { AlterConfigsResponse } from '../grpc/generated/tide/v1/AlterConfigsResponse';
+import type { DescribeClusterResponse } from '../grpc/generated/tide/v1/DescribeClusterResponse';
+import type { ConfigEntry__Input } from '../grpc/generated/tide/v1/ConfigEntry';
+import type { PartitionInfo } from '../grpc/generated/tide/v1/PartitionInfo';
+import type { TopicInfo__Input } from '../grpc/generated/tide/v1/TopicInfo';
+import type { CreateTopicSpec, TopicAdmin } from './admin-operations';
+import type { ClusterDescription } from './admin-operations';
 import { activeControllerOf, type ActiveController } from './controller-record';
 import type { PartitionView } from './topic-watcher';
 
@@ -142,6 +143,25 @@ export class ControllerClient implements TopicAdmin {
       ),
     );
     return { remaining: response.remaining.map((p) => ({ topic: p.topic, partition: p.partition })) };
+  }
+
+  /** Creates one of Tide's own topics (internal); TOPIC_ALREADY_EXISTS when it exists. */
+  async createInternalTopic(spec: CreateTopicSpec): Promise<TopicInfo__Input> {
+    const response = await this.call('CreateInternalTopic', (c, options) =>
+      promised<CreateInternalTopicResponse>((cb) =>
+        c.controller.CreateInternalTopic(
+          {
+            name: spec.name,
+            partitions: spec.partitions,
+            replication_factor: spec.replicationFactor,
+            configs: spec.configs,
+          },
+          options,
+          cb,
+        ),
+      ),
+    );
+    return required(response.topic, 'topic');
   }
 
   // ---- TopicAdmin ----

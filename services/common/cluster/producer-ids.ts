@@ -6,11 +6,11 @@
  * for the first block), then hands ids out of the block from memory. Ids of a block that was not
  * used up before a restart are skipped, never reused; ids start at 0 as in Kafka.
  */
-import { AssertionError } from '../common/assert';
-import { TideError } from '../common/errors';
-import type { Logger } from '../common/logger';
-import { MetadataKeys, decodeProducerIdBlock, encodeProducerIdBlock } from '../common/metadata/keys';
-import type { Compare, MetadataStore } from '../common/metadata/store';
+import { AssertionError } from '../assert';
+import { TideError } from '../errors';
+import type { Logger } from '../logger';
+import { MetadataKeys, decodeProducerIdBlock, encodeProducerIdBlock } from '../metadata/keys';
+import type { Compare, MetadataStore } from '../metadata/store';
 
 export const DEFAULT_PRODUCER_ID_BLOCK_SIZE = 1000;
 /** CAS attempts per block before giving up (many allocators racing). */

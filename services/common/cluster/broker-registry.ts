@@ -3,17 +3,12 @@
  * exactly while the broker's process is alive and in touch with the metadata store; the lease
  * lapsing (crash, partition, paused process) removes it, which the controller sees by watching.
  */
-import type { Clock } from '../common/clock';
-import { TideError } from '../common/errors';
-import type { Logger } from '../common/logger';
-import {
-  MetadataKeys,
-  decodeBrokerRecord,
-  encodeBrokerRecord,
-  type BrokerRecord,
-} from '../common/metadata/keys';
-import { mirrorPrefix, type MirrorUpdate } from '../common/metadata/prefix-mirror';
-import type { Lease, MetadataStore, Watch } from '../common/metadata/store';
+import type { Clock } from '../clock';
+import { TideError } from '../errors';
+import type { Logger } from '../logger';
+import { MetadataKeys, decodeBrokerRecord, encodeBrokerRecord, type BrokerRecord } from '../metadata/keys';
+import { mirrorPrefix, type MirrorUpdate } from '../metadata/prefix-mirror';
+import type { Lease, MetadataStore, Watch } from '../metadata/store';
 
 /** A live broker as the cluster sees it. */
 export type BrokerInfo = BrokerRecord;

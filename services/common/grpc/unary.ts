@@ -3,9 +3,9 @@
  * recording each call's latency and result code when metrics are on.
  */
 import type * as grpc from '@grpc/grpc-js';
-import { TideError, toTideError } from '../../common/errors';
-import { toGrpcStatus } from '../../common/grpc/status';
-import type { Logger } from '../../common/logger';
+import { TideError, toTideError } from '../errors';
+import { toGrpcStatus } from './status';
+import type { Logger } from '../logger';
 
 /** Where a handler's outcome is reported: a logger, optionally with an RPC metrics observer. */
 export type RpcEdge =

@@ -3,19 +3,19 @@
  * process with the store can answer it — every broker and every coordinator. Brokers serve these
  * two next to their relay of the rest of the service (services/broker/api/coordinator-forward.ts).
  */
-import { TideError } from '../../common/errors';
-import type { MetadataStore } from '../../common/metadata/store';
-import type { GroupCoordinatorHandlers } from '../../common/grpc/generated/tide/v1/GroupCoordinator';
-import type { DescribeCoordinatorsResponse__Input } from '../../common/grpc/generated/tide/v1/DescribeCoordinatorsResponse';
-import type { FindCoordinatorResponse__Input } from '../../common/grpc/generated/tide/v1/FindCoordinatorResponse';
-import { unary, type RpcEdge } from '../../broker/api/unary';
+import { TideError } from '../errors';
+import type { MetadataStore } from '../metadata/store';
+import type { GroupCoordinatorHandlers } from '../grpc/generated/tide/v1/GroupCoordinator';
+import type { DescribeCoordinatorsResponse__Input } from '../grpc/generated/tide/v1/DescribeCoordinatorsResponse';
+import type { FindCoordinatorResponse__Input } from '../grpc/generated/tide/v1/FindCoordinatorResponse';
+import { unary, type RpcEdge } from '../grpc/unary';
 import {
   CoordinatorKeys,
   decodeCoordinatorRecord,
   decodeShardCount,
   shardOf,
   validateGroupId,
-} from '../shards';
+} from './coordinator-shards';
 
 export class CoordinatorLocator {
   private readonly keys: CoordinatorKeys;

@@ -1,15 +1,15 @@
 /**
  * The topic config table: every key a topic accepts (Kafka's names), its default, its allowed
- * values, and how it turns into the storage engine's LogConfig. docs/configuration.md mirrors this
+ * values and their canonical form (the broker turns them into its storage engine's LogConfig:
+ * services/broker/partition/log-config.ts). docs/configuration.md mirrors this
  * table for users; keep them in step.
  *
  * Values are strings (as on the wire). A valid value is stored in canonical form ("007" → "7",
  * "delete,compact" → "compact,delete", "TRUE" → "true"), so describe shows what takes effect.
- * Writes reject unknown keys; readers (toLogConfig, describeConfigs) tolerate keys they do not know
+ * Writes reject unknown keys; readers (effectiveTopicConfig, describeConfigs) tolerate keys they do not know
  * so a newer controller can add keys without breaking older brokers.
  */
-import { TideError } from '../common/errors';
-import type { FlushPolicy, LogConfig, TimestampType } from '../broker/log/interface';
+import { TideError } from '../errors';
 
 export const DEFAULT_RETENTION_MS = 604_800_000; // 7 days
 export const DEFAULT_RETENTION_BYTES = -1;
@@ -21,9 +21,9 @@ export const DEFAULT_SEGMENT_MS = 604_800_000; // 7 days
 export const DEFAULT_MAX_MESSAGE_BYTES = 1_048_588;
 export const DEFAULT_INDEX_INTERVAL_BYTES = 4096;
 /** fsync before acknowledging, appends sharing an fsync (group commit). See docs/configuration.md. */
-export const DEFAULT_FLUSH_POLICY: FlushPolicy = 'sync';
+export const DEFAULT_FLUSH_POLICY = 'sync';
 export const DEFAULT_FLUSH_MS = 1000;
-export const DEFAULT_MESSAGE_TIMESTAMP_TYPE: TimestampType = 'CreateTime';
+export const DEFAULT_MESSAGE_TIMESTAMP_TYPE = 'CreateTime';
 export const DEFAULT_CLEANUP_POLICY = 'delete';
 export const DEFAULT_DELETE_RETENTION_MS = 86_400_000; // 1 day
 export const DEFAULT_MIN_COMPACTION_LAG_MS = 0;
@@ -311,26 +311,19 @@ function effective(configs: Record<string, string>, name: string): string {
 }
 
 /**
- * The storage engine's config for a topic: explicit values over defaults. Throws INVALID_CONFIG
- * for an invalid value of a known key; ignores keys it does not know (written by a newer version).
+ * The effective value of a known key: the explicit value (in canonical form) over the default.
+ * Throws INVALID_CONFIG for an invalid value.
  */
-export function toLogConfig(configs: Record<string, string>): LogConfig {
-  const num = (name: string): number => Number(effective(configs, name));
-  return {
-    segmentBytes: num('segment.bytes'),
-    segmentMs: num('segment.ms'),
-    retentionMs: num('retention.ms'),
-    retentionBytes: num('retention.bytes'),
-    maxMessageBytes: num('max.message.bytes'),
-    indexIntervalBytes: num('index.interval.bytes'),
-    flushPolicy: effective(configs, 'flush.policy') as FlushPolicy,
-    flushIntervalMs: num('flush.ms'),
-    timestampType: effective(configs, 'message.timestamp.type') as TimestampType,
-    cleanupPolicy: effective(configs, 'cleanup.policy'),
-    deleteRetentionMs: num('delete.retention.ms'),
-    minCompactionLagMs: num('min.compaction.lag.ms'),
-    minCleanableDirtyRatio: num('min.cleanable.dirty.ratio'),
-  };
+export function effectiveTopicConfig(configs: Record<string, string>, name: string): string {
+  return effective(configs, name);
+}
+
+/**
+ * Checks every known key's value (explicit or default) without building anything; ignores keys this
+ * version does not know (written by a newer one). Throws INVALID_CONFIG.
+ */
+export function checkStoredConfigs(configs: Record<string, string>): void {
+  for (const name of TOPIC_CONFIG_NAMES) effective(configs, name);
 }
 
 /** The replication settings the broker's partition layer needs (not part of LogConfig). */

@@ -9,19 +9,18 @@
  * its last good state, and its name is listed in `unreadable` (never reported deleted for it: a
  * broker must not drop data because of a bad record).
  */
-import type { Clock } from '../common/clock';
-import type { Logger } from '../common/logger';
-import type { LogConfig } from '../broker/log/interface';
+import type { Clock } from '../clock';
+import type { Logger } from '../logger';
 import {
   MetadataKeys,
   decodePartitionState,
   decodeTopicRecord,
   type PartitionState,
   type TopicRecord,
-} from '../common/metadata/keys';
-import { mirrorPrefix, type KeyChange, type MirrorUpdate } from '../common/metadata/prefix-mirror';
-import type { MetadataStore, Watch } from '../common/metadata/store';
-import { toLogConfig } from './topic-config';
+} from '../metadata/keys';
+import { mirrorPrefix, type KeyChange, type MirrorUpdate } from '../metadata/prefix-mirror';
+import type { MetadataStore, Watch } from '../metadata/store';
+import { checkStoredConfigs, effectiveTopicConfig } from './topic-config';
 
 /** A partition's state with its index. */
 export interface PartitionView extends PartitionState {
@@ -38,8 +37,8 @@ export interface TopicState {
   partitionCount: number;
   /** Explicitly set configs (canonical); see topic-config.ts for defaults. */
   configs: Record<string, string>;
-  /** Effective storage config (explicit values over defaults). */
-  logConfig: LogConfig;
+  /** Effective max.message.bytes: the largest batch the topic accepts (clients size batches by it). */
+  maxMessageBytes: number;
   createdAtMs: number;
   /** Sorted by partition index. */
   partitions: PartitionView[];
@@ -51,7 +50,7 @@ export type TopicChange =
       type: 'updated';
       topic: TopicState;
       previous: TopicState;
-      /** True when the explicit configs differ (apply topic.logConfig). */
+      /** True when the explicit configs differ (apply the topic's new configs). */
       configsChanged: boolean;
       /** Partitions whose state changed, appeared or disappeared. */
       changedPartitions: number[];
@@ -184,10 +183,9 @@ class TopicView {
     const raw = current.get(topicKey);
     if (!raw) return undefined;
     let record: TopicRecord;
-    let logConfig: LogConfig;
     try {
       record = decodeTopicRecord(raw, topicKey);
-      logConfig = toLogConfig(record.configs);
+      checkStoredConfigs(record.configs);
     } catch (err) {
       this.logger.error({ err, topic: name }, 'topic record unreadable; keeping its last good state');
       return 'unreadable';
@@ -224,7 +222,7 @@ class TopicView {
       replicationFactor: record.replicationFactor,
       partitionCount: record.partitions,
       configs: record.configs,
-      logConfig,
+      maxMessageBytes: Number(effectiveTopicConfig(record.configs, 'max.message.bytes')),
       createdAtMs: record.createdAtMs,
       partitions,
     };

@@ -8,13 +8,9 @@
  * value's `epoch` field repeats it once the elected controller has rewritten its record (0 until
  * then). Readers take the epoch from createRevision, never from the value.
  */
-import { AssertionError } from '../common/assert';
-import {
-  decodeControllerRecord,
-  encodeControllerRecord,
-  type ControllerRecord,
-} from '../common/metadata/keys';
-import type { KeyValue } from '../common/metadata/store';
+import { AssertionError } from '../assert';
+import { decodeControllerRecord, encodeControllerRecord, type ControllerRecord } from '../metadata/keys';
+import type { KeyValue } from '../metadata/store';
 
 /** The active controller as brokers see it. */
 export interface ActiveControllerRecord extends ControllerRecord {

@@ -13,8 +13,8 @@
  * instances), so an instance joining or leaving moves only the shards it gains or loses.
  * Partition of a shard: shard modulo the offsets topic's partition count.
  */
-import { TideError } from '../common/errors';
-import { MetadataKeys } from '../common/metadata/keys';
+import { TideError } from '../errors';
+import { MetadataKeys } from '../metadata/keys';
 
 export const DEFAULT_SHARD_COUNT = 64;
 
