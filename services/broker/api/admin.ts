@@ -9,7 +9,8 @@ import type { AdminHandlers } from '../../common/grpc/generated/tide/v1/Admin';
 import type { Logger } from '../../common/logger';
 import { TideError } from '../../common/errors';
 import type { TopicAdmin } from '../../common/cluster/admin-operations';
-import type { MetadataView, PartitionRegistry } from './registry';
+import type { MetadataView } from './registry';
+import type { PartitionRegistry } from '../partition/partition-registry';
 import { unary, type RpcEdge } from '../../common/grpc/unary';
 
 export type { CreateTopicSpec, TopicAdmin } from '../../common/cluster/admin-operations';

@@ -13,7 +13,7 @@ import { decodeRecords } from '../../common/records';
 import type { Clock } from '../../common/clock';
 import type { Logger } from '../../common/logger';
 import type { Partition, PartitionReadResult } from '../partition/partition';
-import type { PartitionRegistry } from './registry';
+import type { PartitionRegistry } from '../partition/partition-registry';
 import { toWireRecord } from './records';
 import { isLedElsewhere, type LeaderForwarder } from './forward';
 import { wantsProxy } from '../../common/grpc/routing-headers';

@@ -2,7 +2,7 @@
 import type { ListOffsetsRequest } from '../../common/grpc/generated/tide/v1/ListOffsetsRequest';
 import type { ListOffsetsResponse__Input } from '../../common/grpc/generated/tide/v1/ListOffsetsResponse';
 import { TideError } from '../../common/errors';
-import type { PartitionRegistry } from './registry';
+import type { PartitionRegistry } from '../partition/partition-registry';
 import { requirePartition, requireTopic } from './validate';
 
 export async function listOffsets(

@@ -10,7 +10,7 @@ import { toWireError } from '../../common/grpc/status';
 import { encodeBatch } from '../../common/records/codec';
 import type { Clock } from '../../common/clock';
 import type { Logger } from '../../common/logger';
-import type { PartitionRegistry } from './registry';
+import type { PartitionRegistry } from '../partition/partition-registry';
 import { fromWireRecord } from './records';
 import { requirePartition, requireTopic } from './validate';
 import { isLedElsewhere, type LeaderForwarder } from './forward';
