@@ -1,13 +1,11 @@
 /**
- * Tide's error codes: one table maps each code to its gRPC status, whether a client may retry it,
- * and what the user should do. Servers throw `TideError`; the API edge turns it into a gRPC status
+ * Tide's error codes: one table says, for each code, whether a client may retry it and what the
+ * user should do; which gRPC status carries each code lives at the API edge, so the storage
+ * engine and everything else below it stay free of gRPC. Servers throw `TideError`; the API edge turns it into a gRPC status
  * with the trailers `tide-error-code` and `tide-retriable`; clients turn the status back into a
  * `TideError` (see services/common/grpc/status.ts).
  */
-import { status as GrpcStatus } from '@grpc/grpc-js';
-
 export interface ErrorSpec {
-  grpcStatus: GrpcStatus;
   retriable: boolean;
   /** What the caller should do about it. */
   hint: string;
@@ -15,161 +13,133 @@ export interface ErrorSpec {
 
 export const ERROR_CODES = {
   UNKNOWN_TOPIC: {
-    grpcStatus: GrpcStatus.NOT_FOUND,
     retriable: false,
     hint: 'create the topic first (tide topics create)',
   },
   UNKNOWN_PARTITION: {
-    grpcStatus: GrpcStatus.NOT_FOUND,
     retriable: false,
     hint: "use a partition number below the topic's partition count",
   },
   TOPIC_ALREADY_EXISTS: {
-    grpcStatus: GrpcStatus.ALREADY_EXISTS,
     retriable: false,
     hint: 'pick another name or delete the topic first',
   },
   INVALID_TOPIC: {
-    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
     retriable: false,
     hint: 'topic names use [a-zA-Z0-9._-], 1 to 249 characters, not "." or ".."',
   },
   INVALID_PARTITIONS: {
-    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
     retriable: false,
     hint: 'give a partition count of at least 1',
   },
   INVALID_REPLICATION_FACTOR: {
-    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
     retriable: false,
     hint: 'the replication factor must be between 1 and the number of live brokers',
   },
   INVALID_CONFIG: {
-    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
     retriable: false,
     hint: 'see docs/configuration.md for topic config keys and their values',
   },
   INVALID_REQUEST: {
-    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
     retriable: false,
     hint: 'fix the request fields named in the message',
   },
   INVALID_RECORD: {
-    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
     retriable: false,
     hint: 'send well-formed Kafka RecordBatch v2 bytes, or use the portable records field',
   },
   CORRUPT_MESSAGE: {
-    grpcStatus: GrpcStatus.DATA_LOSS,
     retriable: true,
     hint: 'the batch failed its CRC32C check; the client resends it',
   },
   MESSAGE_TOO_LARGE: {
-    grpcStatus: GrpcStatus.INVALID_ARGUMENT,
     retriable: false,
     hint: "split the batch or raise the topic's max.message.bytes",
   },
   REQUEST_TOO_LARGE: {
-    grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED,
     retriable: false,
     hint: "send smaller requests or raise the broker's max request size",
   },
   OFFSET_OUT_OF_RANGE: {
-    grpcStatus: GrpcStatus.OUT_OF_RANGE,
     retriable: false,
     hint: 'seek to an offset between the log start offset and the high watermark',
   },
   NOT_LEADER: {
-    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
     retriable: true,
     hint: 'refresh metadata and send to the current leader',
   },
   LEADER_NOT_AVAILABLE: {
-    grpcStatus: GrpcStatus.UNAVAILABLE,
     retriable: true,
     hint: 'the partition has no leader right now; retry after a metadata refresh',
   },
   FENCED_EPOCH: {
-    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
     retriable: true,
     hint: 'the sender used a stale epoch; refresh metadata and retry',
   },
   NOT_ENOUGH_REPLICAS: {
-    grpcStatus: GrpcStatus.UNAVAILABLE,
     retriable: true,
     hint: 'fewer in-sync replicas than min.insync.replicas; wait for replicas to catch up',
   },
   REQUEST_TIMED_OUT: {
-    grpcStatus: GrpcStatus.DEADLINE_EXCEEDED,
     retriable: true,
     hint: 'the broker could not complete the request in time; retry',
   },
   OUT_OF_ORDER_SEQUENCE: {
-    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
     retriable: false,
     hint: 'the idempotent producer lost a batch; restart the producer (records after the gap were not written)',
   },
   INVALID_PRODUCER_EPOCH: {
-    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
     retriable: false,
     hint: 'a newer producer with the same id exists; close this one',
   },
   UNKNOWN_PRODUCER_ID: {
-    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
     retriable: false,
     hint: 'call InitProducerId to get a producer id',
   },
   KAFKA_STORAGE_ERROR: {
-    grpcStatus: GrpcStatus.INTERNAL,
     retriable: true,
     hint: 'the broker found corrupt or unreadable data on disk; check its log and disk',
   },
   BROKER_NOT_AVAILABLE: {
-    grpcStatus: GrpcStatus.UNAVAILABLE,
     retriable: true,
     hint: 'the broker is unreachable or shutting down; retry against another broker',
   },
   METADATA_UNAVAILABLE: {
-    grpcStatus: GrpcStatus.UNAVAILABLE,
     retriable: true,
     hint: 'the metadata store did not answer; check etcd and retry',
   },
   NOT_CONTROLLER: {
-    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
     retriable: true,
     hint: 'send to the active controller',
   },
   COORDINATOR_NOT_AVAILABLE: {
-    grpcStatus: GrpcStatus.UNAVAILABLE,
     retriable: true,
     hint: "the group's shard has no coordinator right now (it is moving or loading); retry",
   },
   NOT_COORDINATOR: {
-    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
     retriable: true,
     hint: 'find the group coordinator again (FindCoordinator) and send there',
   },
   UNKNOWN_MEMBER_ID: {
-    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
     retriable: false,
     hint: 'the group no longer knows this member (session expired, or replaced); join again as a new member',
   },
   FENCED_MEMBER_EPOCH: {
-    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
     retriable: false,
     hint: "the member's epoch is stale (the group was fenced, e.g. by an offset reset); use the latest assignment's epoch or rejoin",
   },
   ILLEGAL_GENERATION: {
-    grpcStatus: GrpcStatus.FAILED_PRECONDITION,
     retriable: false,
     hint: 'the partition is not assigned to this member in the current generation; commit only owned partitions',
   },
   GROUP_ID_NOT_FOUND: {
-    grpcStatus: GrpcStatus.NOT_FOUND,
     retriable: false,
     hint: 'no such consumer group (no members and no committed offsets); check the name with `tide groups list`',
   },
-  UNKNOWN: { grpcStatus: GrpcStatus.UNKNOWN, retriable: false, hint: 'see the broker log for details' },
+  UNKNOWN: {
+    retriable: false,
+    hint: 'see the broker log for details',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -4,8 +4,44 @@
  * gRPC status back to a TideError. Plain gRPC clients in other languages read the same trailers.
  */
 import * as grpc from '@grpc/grpc-js';
-import { ERROR_CODES, ErrorCode, TideError, isErrorCode, toTideError } from '../errors';
+import { ErrorCode, TideError, isErrorCode, toTideError } from '../errors';
 import type { Error__Input as WireError } from './generated/tide/v1/Error';
+
+/** The gRPC status that carries each Tide code; a new code fails to compile until it has one. */
+export const GRPC_STATUS_OF_CODE: Record<ErrorCode, grpc.status> = {
+  UNKNOWN_TOPIC: grpc.status.NOT_FOUND,
+  UNKNOWN_PARTITION: grpc.status.NOT_FOUND,
+  TOPIC_ALREADY_EXISTS: grpc.status.ALREADY_EXISTS,
+  INVALID_TOPIC: grpc.status.INVALID_ARGUMENT,
+  INVALID_PARTITIONS: grpc.status.INVALID_ARGUMENT,
+  INVALID_REPLICATION_FACTOR: grpc.status.INVALID_ARGUMENT,
+  INVALID_CONFIG: grpc.status.INVALID_ARGUMENT,
+  INVALID_REQUEST: grpc.status.INVALID_ARGUMENT,
+  INVALID_RECORD: grpc.status.INVALID_ARGUMENT,
+  CORRUPT_MESSAGE: grpc.status.DATA_LOSS,
+  MESSAGE_TOO_LARGE: grpc.status.INVALID_ARGUMENT,
+  REQUEST_TOO_LARGE: grpc.status.RESOURCE_EXHAUSTED,
+  OFFSET_OUT_OF_RANGE: grpc.status.OUT_OF_RANGE,
+  NOT_LEADER: grpc.status.FAILED_PRECONDITION,
+  LEADER_NOT_AVAILABLE: grpc.status.UNAVAILABLE,
+  FENCED_EPOCH: grpc.status.FAILED_PRECONDITION,
+  NOT_ENOUGH_REPLICAS: grpc.status.UNAVAILABLE,
+  REQUEST_TIMED_OUT: grpc.status.DEADLINE_EXCEEDED,
+  OUT_OF_ORDER_SEQUENCE: grpc.status.FAILED_PRECONDITION,
+  INVALID_PRODUCER_EPOCH: grpc.status.FAILED_PRECONDITION,
+  UNKNOWN_PRODUCER_ID: grpc.status.FAILED_PRECONDITION,
+  KAFKA_STORAGE_ERROR: grpc.status.INTERNAL,
+  BROKER_NOT_AVAILABLE: grpc.status.UNAVAILABLE,
+  METADATA_UNAVAILABLE: grpc.status.UNAVAILABLE,
+  NOT_CONTROLLER: grpc.status.FAILED_PRECONDITION,
+  COORDINATOR_NOT_AVAILABLE: grpc.status.UNAVAILABLE,
+  NOT_COORDINATOR: grpc.status.FAILED_PRECONDITION,
+  UNKNOWN_MEMBER_ID: grpc.status.FAILED_PRECONDITION,
+  FENCED_MEMBER_EPOCH: grpc.status.FAILED_PRECONDITION,
+  ILLEGAL_GENERATION: grpc.status.FAILED_PRECONDITION,
+  GROUP_ID_NOT_FOUND: grpc.status.NOT_FOUND,
+  UNKNOWN: grpc.status.UNKNOWN,
+};
 
 export const TRAILER_ERROR_CODE = 'tide-error-code';
 export const TRAILER_RETRIABLE = 'tide-retriable';
@@ -17,7 +53,7 @@ export function toGrpcStatus(err: unknown): Partial<grpc.StatusObject> & { code:
   metadata.set(TRAILER_ERROR_CODE, tideError.code);
   metadata.set(TRAILER_RETRIABLE, String(tideError.retriable));
   return {
-    code: ERROR_CODES[tideError.code].grpcStatus,
+    code: GRPC_STATUS_OF_CODE[tideError.code],
     details: `${tideError.code}: ${tideError.message}`,
     metadata,
   };
