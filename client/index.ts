@@ -184,7 +184,7 @@ export { ConnectionPool, channelOptionsFor } from './connection';
 export type { ConnectionOptions } from './connection';
 export { retry, isRetriable, backoffMs } from './retry';
 export type { RetryOptions } from './retry';
-export { partitionForKey, murmur2 } from './partitioner';
+export { partitionForKey, murmur2 } from './producer/partitioner';
 export type {
   BatchMetadata,
   Bytes,
