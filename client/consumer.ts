@@ -13,15 +13,14 @@
  */
 import type { Clock } from '../services/common/clock';
 import { TideError } from '../services/common/errors';
-import { fromWireError } from '../services/common/grpc/status';
 import type { Logger } from '../services/common/logger';
 import type { FetchResponse } from '../services/common/grpc/generated/tide/v1/FetchResponse';
-import type { ListOffsetsResponse } from '../services/common/grpc/generated/tide/v1/ListOffsetsResponse';
 import type { OffsetSpec } from '../services/common/grpc/generated/tide/v1/OffsetSpec';
-import { Cluster, ROUTING_ERRORS, unary, type ClusterOptions } from './cluster';
+import { Cluster, ROUTING_ERRORS, type ClusterOptions } from './cluster';
+import { partitionError } from './net/broker-calls';
 import { checkFetched, nextFetchOffset, splitFetched } from './fetch-decode';
 import { FetchedBatch } from './fetched-batch';
-import { FetchSession } from './fetch-session';
+import type { FetchSession } from './net/fetch-session';
 import { backoffMs, DEFAULT_RETRY, retry, type RetryOptions } from './retry';
 import { tpKey, type ConsumerBatch, type ConsumerRecord, type TopicPartition } from './types';
 
@@ -270,21 +269,15 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
   async fetch(tp: TopicPartition, offset: number, options: FetchOptions = {}): Promise<FetchResult> {
     const maxWaitMs = options.maxWaitMs ?? 0;
     const response = await this.withLeader(tp, (address) =>
-      unary<FetchResponse>((cb) =>
-        this.cluster.pool.broker(address).Fetch(
-          {
-            topic: tp.topic,
-            partition: tp.partition,
-            offset,
-            max_bytes: options.maxBytes ?? this.maxBytes,
-            max_wait_ms: maxWaitMs,
-            min_bytes: options.minBytes ?? 0,
-            format: 'RECORD_FORMAT_BATCHES',
-          },
-          { deadline: this.cluster.deadline(this.cluster.requestTimeoutMs + maxWaitMs) },
-          cb,
-        ),
-      ),
+      this.cluster.calls.fetch(address, {
+        topic: tp.topic,
+        partition: tp.partition,
+        offset,
+        max_bytes: options.maxBytes ?? this.maxBytes,
+        max_wait_ms: maxWaitMs,
+        min_bytes: options.minBytes ?? 0,
+        format: 'RECORD_FORMAT_BATCHES',
+      }),
     );
     const fetched = splitFetched(response.record_batches);
     const { checked, error, stopOffset } = checkFetched(fetched.complete, offset, tp);
@@ -316,18 +309,12 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
           ? 'OFFSET_SPEC_LATEST'
           : 'OFFSET_SPEC_TIMESTAMP';
     const r = await this.withLeader(tp, (address) =>
-      unary<ListOffsetsResponse>((cb) =>
-        this.cluster.pool.broker(address).ListOffsets(
-          {
-            topic: tp.topic,
-            partition: tp.partition,
-            spec: wireSpec,
-            timestamp_ms: typeof spec === 'object' ? spec.timestampMs : 0,
-          },
-          { deadline: this.cluster.deadline() },
-          cb,
-        ),
-      ),
+      this.cluster.calls.listOffsets(address, {
+        topic: tp.topic,
+        partition: tp.partition,
+        spec: wireSpec,
+        timestamp_ms: typeof spec === 'object' ? spec.timestampMs : 0,
+      }),
     );
     return {
       offset: r.offset,
@@ -527,18 +514,17 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
       byKey.set(tpKey(s.topic, s.partition), s);
       return { topic: s.topic, partition: s.partition, offset: s.fetchOffset };
     });
-    let client: ReturnType<Cluster['pool']['broker']>;
+    let session: FetchSession;
     try {
-      client = this.cluster.pool.broker(address, 1);
+      session = this.cluster.calls.fetchStream(address, key, positions, this.maxBytes, {
+        onData: (s, response) => this.onData(s, response),
+        onEnd: (s, error) => this.onSessionEnd(s, error),
+      });
     } catch (err) {
       // The connections are gone (the cluster was closed under this consumer).
       for (const state of states) this.surface(state, err as TideError);
       return;
     }
-    const session = new FetchSession(client, address, key, positions, this.maxBytes, {
-      onData: (s, response) => this.onData(s, response),
-      onEnd: (s, error) => this.onSessionEnd(s, error),
-    });
     if (this.streamsPaused) session.pause();
     this.sessions.set(address, session);
     this.sessionStates.set(session, byKey);
@@ -554,14 +540,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     const state = this.sessionStates.get(session)?.get(tpKey(response.topic, response.partition));
     if (!state || !this.isAssigned(state)) return;
     if (response.error) {
-      const wire = fromWireError(response.error);
-      this.onPartitionError(
-        state,
-        new TideError(wire.code, wire.message, {
-          retriable: wire.retriable,
-          context: { topic: state.topic, partition: state.partition },
-        }),
-      );
+      this.onPartitionError(state, partitionError(response.error, state.topic, state.partition));
       return;
     }
     state.failures = 0;

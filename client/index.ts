@@ -22,7 +22,7 @@ import type { Clock } from '../services/common/clock';
 import type { Logger } from '../services/common/logger';
 import { Admin, type AdminOptions } from './admin';
 import { Cluster, type Routing } from './cluster';
-import type { ConnectionOptions } from './connection';
+import type { ConnectionOptions } from './net/connection';
 import { Consumer, type ConsumerOptions } from './consumer';
 import { CoordinatorClient } from './group/coordinator-client';
 import { GroupAdmin } from './group/group-admin';
@@ -180,8 +180,8 @@ export type {
   Routing,
   TopicMetadata,
 } from './cluster';
-export { ConnectionPool, channelOptionsFor } from './connection';
-export type { ConnectionOptions } from './connection';
+export { ConnectionPool, channelOptionsFor } from './net/connection';
+export type { ConnectionOptions } from './net/connection';
 export { retry, isRetriable, backoffMs } from './retry';
 export type { RetryOptions } from './retry';
 export { partitionForKey, murmur2 } from './producer/partitioner';
@@ -197,6 +197,6 @@ export type {
   RecordRange,
   TopicPartition,
 } from './types';
-export type { AcksOption } from './wire';
+export type { AcksOption } from './net/wire';
 export { TideError, ERROR_CODES } from '../services/common/errors';
 export type { ErrorCode, ErrorContext } from '../services/common/errors';

@@ -23,7 +23,7 @@ import {
   type RecordInput,
 } from '../../services/common/records';
 import type { TopicMetadata } from '../cluster';
-import { BufferPool } from '../buffer-pool';
+import { BufferPool } from '../net/buffer-pool';
 import type { ProducerRecord } from '../types';
 import { ProducerBatch, type SendSink } from './batch';
 import { partitionForKey } from './partitioner';

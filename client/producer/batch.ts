@@ -13,8 +13,8 @@
 import type { BatchBuilder } from '../../services/common/records';
 import type { TideError } from '../../services/common/errors';
 import type { BatchMetadata, RecordMetadata, RecordRange } from '../types';
-import type { InFlightRequest } from '../produce-stream';
-import type { EncodedProduceRequest } from '../wire';
+import type { InFlightRequest } from '../net/produce-stream';
+import type { EncodedProduceRequest } from '../net/wire';
 
 /**
  * The result of a sendBatch() call, stored as ranges (typically one per batch the call's records

@@ -8,7 +8,7 @@ import type { Logger } from '../../services/common/logger';
 import { type CompressionCodec, parseCompression } from '../../services/common/records';
 import type { Bytes } from '../types';
 import { DEFAULT_RETRY, type RetryOptions } from '../retry';
-import type { AcksOption } from '../wire';
+import type { AcksOption } from '../net/wire';
 
 export interface ProducerOptions {
   /** 'none' (fire and forget), 'leader', or 'all' in-sync replicas. Default 'all'. */

@@ -14,8 +14,7 @@
 import type { Clock } from '../../services/common/clock';
 import { TideError } from '../../services/common/errors';
 import type { Logger } from '../../services/common/logger';
-import type { InitProducerIdResponse } from '../../services/common/grpc/generated/tide/v1/InitProducerIdResponse';
-import { Cluster, unary, type ClusterOptions } from '../cluster';
+import { Cluster, type ClusterOptions } from '../cluster';
 import { retry } from '../retry';
 import type { BatchMetadata, ProducerRecord, RecordMetadata } from '../types';
 import { RecordAccumulator } from './accumulator';
@@ -63,12 +62,7 @@ export class Producer {
     const retryOptions = settings.retry;
     this.identity = new ProducerIdentity(() =>
       retry(
-        () =>
-          this.cluster.withControlBroker((address) =>
-            unary<InitProducerIdResponse>((cb) =>
-              this.cluster.pool.broker(address).InitProducerId({}, { deadline: this.cluster.deadline() }, cb),
-            ),
-          ),
+        () => this.cluster.withControlBroker((address) => this.cluster.calls.initProducerId(address)),
         retryOptions,
         { clock: this.clock, random },
       ).then((r): Identity => ({ producerId: r.producer_id, producerEpoch: r.producer_epoch })),

@@ -23,10 +23,10 @@ import type { Logger } from '../../services/common/logger';
 import { NO_SEQUENCE, type BatchBuilder } from '../../services/common/records';
 import type { ProduceResponse } from '../../services/common/grpc/generated/tide/v1/ProduceResponse';
 import { ROUTING_ERRORS, type Cluster } from '../cluster';
-import { BufferPool } from '../buffer-pool';
-import { ProduceStream } from '../produce-stream';
+import { BufferPool } from '../net/buffer-pool';
+import type { ProduceStream } from '../net/produce-stream';
 import { backoffMs, sleep, type RetryOptions } from '../retry';
-import { encodeProduceBody, type AcksOption, type EncodedProduceRequest } from '../wire';
+import { encodeProduceBody, type AcksOption, type EncodedProduceRequest } from '../net/wire';
 import type { RecordAccumulator } from './accumulator';
 import { incrementSequence, type ProducerBatch } from './batch';
 import type { ProducerIdentity } from './identity';
@@ -166,7 +166,7 @@ export class Sender {
   private streamTo(address: string): ProduceStream<ProducerBatch> {
     let stream = this.streams.get(address);
     if (!stream || !stream.alive) {
-      stream = new ProduceStream<ProducerBatch>(this.cluster.pool.broker(address), address, {
+      stream = this.cluster.calls.produceStream<ProducerBatch>(address, {
         onResponse: (batch, response, error) =>
           this.onResult(this.batchState.get(batch)!, batch, response, error),
         onWritten: (batch) => this.onResult(this.batchState.get(batch)!, batch, undefined, undefined),
