@@ -23,7 +23,7 @@ import type { MetadataResponse } from '../services/common/grpc/generated/tide/v1
 import type { TopicInfo } from '../services/common/grpc/generated/tide/v1/TopicInfo';
 import { BrokerCalls, toTideError, unary } from './net/broker-calls';
 import { ConnectionPool, type ConnectionOptions } from './net/connection';
-import { sleep } from './retry';
+import { retry, sleep, type RetryOptions } from './retry';
 import { clientClock } from './timers';
 
 /** Re-exported for callers that made their own calls before the broker-call layer (net/broker-calls.ts). */
@@ -335,6 +335,30 @@ export class Cluster {
       }
       throw e;
     }
+  }
+
+  /**
+   * Runs a request against the leader of (topic, partition) — fetching metadata when the topic is
+   * not cached — retrying retriable failures; a routing error marks the topic's metadata stale first.
+   */
+  withLeader<T>(
+    tp: { topic: string; partition: number },
+    fn: (address: string) => Promise<T>,
+    retryOptions: Partial<RetryOptions>,
+    clock: Clock = this.clock,
+  ): Promise<T> {
+    return retry(
+      async () => {
+        try {
+          return await fn(await this.leaderAddress(tp.topic, tp.partition));
+        } catch (err) {
+          if (ROUTING_ERRORS.has((err as TideError).code)) this.invalidate(tp.topic);
+          throw err;
+        }
+      },
+      retryOptions,
+      { clock },
+    );
   }
 
   /** A deadline `requestTimeoutMs` from now, for grpc-js call options. */
