@@ -15,8 +15,10 @@
  *   await tide.admin().createTopic('events', { partitions: 3 });
  *   await tide.close();
  *
- * Layers (each usable alone): connection.ts (grpc-js channels) → cluster.ts (bootstrap, metadata,
- * routing) → producer.ts / consumer.ts / admin.ts. Errors are TideError with `code` and `retriable`.
+ * Layers (each usable alone): net/connection.ts (grpc-js channels) → net/wire.ts and the streams
+ * (protocol) → net/broker-calls.ts (every request: deadlines, error mapping) → cluster.ts
+ * (bootstrap, metadata, routing) → producer/ / consumer/ / admin.ts / group/
+ * (docs/architecture.md, "The client's layers"). Errors are TideError with `code` and `retriable`.
  */
 import type { Clock } from '../services/common/clock';
 import type { Logger } from '../services/common/logger';
