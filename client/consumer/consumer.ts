@@ -152,24 +152,12 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
 
   /** Stops fetching `tps`; their buffered records are dropped and refetched on resume. */
   pause(tps: TopicPartition[]): void {
-    for (const tp of tps) {
-      const state = this.state(tp);
-      if (state.paused) continue;
-      state.paused = true;
-      state.generation++;
-      state.streamEpoch++;
-      if (state.position !== undefined) state.fetchOffset = state.position;
-    }
+    for (const tp of tps) this.state(tp).pause();
     this.fetcher.scheduleReconcile();
   }
 
   resume(tps: TopicPartition[]): void {
-    for (const tp of tps) {
-      const state = this.state(tp);
-      if (!state.paused) continue;
-      state.paused = false;
-      state.streamEpoch++;
-    }
+    for (const tp of tps) this.state(tp).resume();
     this.fetcher.scheduleReconcile();
   }
 

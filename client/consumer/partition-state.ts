@@ -33,6 +33,22 @@ export class AssignedPartition {
     readonly topic: string,
     readonly partition: number,
   ) {}
+
+  /** Out of its stream; buffered data is void (refetched from `position` on resume). */
+  pause(): void {
+    if (this.paused) return;
+    this.paused = true;
+    this.generation++;
+    this.streamEpoch++;
+    if (this.position !== undefined) this.fetchOffset = this.position;
+  }
+
+  /** Back into its stream, from where it paused. */
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.streamEpoch++;
+  }
 }
 
 /** Fetched data of one partition waiting to be read, or an error to hand to the application. */
