@@ -4,9 +4,9 @@
  * batch's framing and optionally its CRC32C. Used by recovery, index rebuilds, producer-state
  * replay, truncation and timestamp lookups; the read path has its own single-read walk (reader.ts).
  *
- * A batch is accepted when: batch size >= 61, it ends inside the region, magic == 2, the CRC
- * matches (when verifyCrc), lastOffsetDelta >= 0, 0 <= recordCount <= lastOffsetDelta + 1 (fewer
- * records than offsets after compaction), its baseOffset is at or above the previous batch's last
+ * A batch is accepted when its framing passes (services/common/records/framing.ts: batch size >=
+ * 61, it ends inside the region, magic == 2, the CRC matches (when verifyCrc), lastOffsetDelta >=
+ * 0, 0 <= recordCount <= lastOffsetDelta + 1: fewer records than offsets after compaction), its baseOffset is at or above the previous batch's last
  * offset + 1 and its last offset fits the segment's u32 relative offsets. The scan stops at the
  * first batch that is not accepted and reports where and why.
  */
@@ -16,20 +16,17 @@ import { readExactly, readFully } from './fs-util';
 import {
   BATCH_HEADER_BYTES,
   LOG_OVERHEAD_BYTES,
-  MAGIC_V2,
   OFFSET_ATTRIBUTES,
   OFFSET_BASE_OFFSET,
   OFFSET_BASE_SEQUENCE,
-  OFFSET_BATCH_LENGTH,
   OFFSET_LAST_OFFSET_DELTA,
-  OFFSET_MAGIC,
   OFFSET_MAX_TIMESTAMP,
   OFFSET_PARTITION_LEADER_EPOCH,
   OFFSET_PRODUCER_EPOCH,
   OFFSET_PRODUCER_ID,
   OFFSET_RECORD_COUNT,
-  batchCrcIsValid,
 } from '../../common/records/layout';
+import { batchContentFault, batchSizeFault, describeFramingFault } from '../../common/records/framing';
 
 export const DEFAULT_SCAN_CHUNK_BYTES = 1024 * 1024;
 
@@ -107,21 +104,11 @@ export async function scanBatches(
     let at = 0;
     while (at < got) {
       const remaining = to - (pos + at);
-      if (got - at < LOG_OVERHEAD_BYTES) {
-        if (remaining < LOG_OVERHEAD_BYTES) {
-          pos += at;
-          return stop(`torn batch: ${remaining} trailing bytes`);
-        }
-        break;
-      }
-      const sizeBytes = chunk.readInt32BE(at + OFFSET_BATCH_LENGTH) + LOG_OVERHEAD_BYTES;
-      if (sizeBytes < BATCH_HEADER_BYTES || sizeBytes > remaining) {
+      if (got - at < LOG_OVERHEAD_BYTES && remaining >= LOG_OVERHEAD_BYTES) break; // refill from here
+      const sizeBytes = batchSizeFault(chunk, at, remaining);
+      if (typeof sizeBytes !== 'number') {
         pos += at;
-        return stop(
-          sizeBytes < BATCH_HEADER_BYTES
-            ? `batch size ${sizeBytes} below the header size`
-            : `torn batch: size ${sizeBytes} runs past the end (${remaining} bytes left)`,
-        );
+        return stop(describeFramingFault(sizeBytes, 'batch'));
       }
       let buf: Buffer = chunk;
       let bufAt = at;
@@ -157,15 +144,11 @@ function checkBatch(
   minBaseOffset: number,
   options: ScanOptions,
 ): ScannedBatch | string {
-  const magic = buf.readInt8(at + OFFSET_MAGIC);
-  if (magic !== MAGIC_V2) return `magic ${magic}`;
-  if (options.verifyCrc && !batchCrcIsValid(buf, at, sizeBytes)) return 'crc mismatch';
+  const fault = batchContentFault(buf, at, sizeBytes, { crc: options.verifyCrc, offsets: 'sparse' });
+  if (fault) return describeFramingFault(fault, 'batch');
   const baseOffset = Number(buf.readBigInt64BE(at + OFFSET_BASE_OFFSET));
   const lastOffsetDelta = buf.readInt32BE(at + OFFSET_LAST_OFFSET_DELTA);
   const recordCount = buf.readInt32BE(at + OFFSET_RECORD_COUNT);
-  if (lastOffsetDelta < 0) return `negative lastOffsetDelta ${lastOffsetDelta}`;
-  if (recordCount < 0 || recordCount > lastOffsetDelta + 1)
-    return `recordCount ${recordCount} with lastOffsetDelta ${lastOffsetDelta}`;
   if (baseOffset < minBaseOffset || (options.contiguous && baseOffset !== minBaseOffset))
     return `baseOffset ${baseOffset}, expected ${options.contiguous ? '' : 'at least '}${minBaseOffset}`;
   const lastOffset = baseOffset + lastOffsetDelta;

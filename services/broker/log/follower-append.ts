@@ -5,10 +5,10 @@
  * not applied (the leader accepted the batch; a follower must store whatever its leader stores).
  *
  * Rules, for each batch in order:
- *   - framing: at least 12 bytes, size (batchLength + 12) >= 61 and inside the request, magic 2;
- *   - CRC32C matches, else CORRUPT_MESSAGE (retriable: the follower fetches again);
- *   - lastOffsetDelta >= 0 and 0 <= recordCount <= lastOffsetDelta + 1 (compacted batches have
- *     fewer records than offsets);
+ *   - framing (services/common/records/framing.ts): at least 12 bytes, size (batchLength + 12)
+ *     >= 61 and inside the request, magic 2; CRC32C matches, else CORRUPT_MESSAGE (retriable: the
+ *     follower fetches again); lastOffsetDelta >= 0 and 0 <= recordCount <= lastOffsetDelta + 1
+ *     (compacted batches have fewer records than offsets);
  *   - partitionLeaderEpoch >= 0 (a leader stamps every batch) and never below the previous batch's;
  *   - offsets: the first batch starts at the log end offset and each next one right after the
  *     previous one (contiguous); for a compacted log a batch may start later (compaction removed
@@ -17,21 +17,15 @@
  */
 import { TideError, type ErrorCode } from '../../common/errors';
 import {
-  BATCH_HEADER_BYTES,
-  LOG_OVERHEAD_BYTES,
-  MAGIC_V2,
   OFFSET_BASE_OFFSET,
   OFFSET_BASE_SEQUENCE,
-  OFFSET_BATCH_LENGTH,
   OFFSET_LAST_OFFSET_DELTA,
-  OFFSET_MAGIC,
   OFFSET_MAX_TIMESTAMP,
   OFFSET_PARTITION_LEADER_EPOCH,
   OFFSET_PRODUCER_EPOCH,
   OFFSET_PRODUCER_ID,
-  OFFSET_RECORD_COUNT,
-  batchCrcIsValid,
 } from '../../common/records/layout';
+import { batchFramingFault, describeFramingFault } from '../../common/records/framing';
 import type { IncomingBatch } from './validate';
 
 /** One checked batch of a follower append. */
@@ -76,21 +70,10 @@ function checkOne(
   const fail = (code: ErrorCode, why: string): never => {
     throw new TideError(code, `replicated batch ${index} at byte ${at}: ${why}`);
   };
-  const remaining = buf.length - at;
-  if (remaining < LOG_OVERHEAD_BYTES) fail('INVALID_RECORD', `${remaining} trailing bytes are not a batch`);
-  const sizeBytes = buf.readInt32BE(at + OFFSET_BATCH_LENGTH) + LOG_OVERHEAD_BYTES;
-  if (sizeBytes < BATCH_HEADER_BYTES)
-    fail('INVALID_RECORD', `batch size ${sizeBytes} is below the header size`);
-  if (sizeBytes > remaining)
-    fail('INVALID_RECORD', `batch size ${sizeBytes} but only ${remaining} bytes remain`);
-  const magic = buf.readInt8(at + OFFSET_MAGIC);
-  if (magic !== MAGIC_V2) fail('INVALID_RECORD', `magic ${magic}`);
-  if (!batchCrcIsValid(buf, at, sizeBytes)) fail('CORRUPT_MESSAGE', 'CRC32C does not match the content');
+  const framing = batchFramingFault(buf, at, { crc: true, offsets: 'sparse' });
+  if (typeof framing !== 'number') return fail(framing.code, describeFramingFault(framing, 'batch'));
+  const sizeBytes = framing;
   const lastOffsetDelta = buf.readInt32BE(at + OFFSET_LAST_OFFSET_DELTA);
-  const recordCount = buf.readInt32BE(at + OFFSET_RECORD_COUNT);
-  if (lastOffsetDelta < 0 || recordCount < 0 || recordCount > lastOffsetDelta + 1) {
-    fail('INVALID_RECORD', `recordCount ${recordCount} with lastOffsetDelta ${lastOffsetDelta}`);
-  }
   const partitionLeaderEpoch = buf.readInt32BE(at + OFFSET_PARTITION_LEADER_EPOCH);
   if (partitionLeaderEpoch < 0) fail('INVALID_RECORD', 'no partitionLeaderEpoch stamped by the leader');
   if (partitionLeaderEpoch < minEpoch) {

@@ -7,17 +7,14 @@
 import {
   CompressionCodec,
   BATCH_HEADER_BYTES,
-  LOG_OVERHEAD_BYTES,
-  MAGIC_V2,
   OFFSET_ATTRIBUTES,
   OFFSET_BASE_OFFSET,
-  OFFSET_BATCH_LENGTH,
   OFFSET_LAST_OFFSET_DELTA,
-  OFFSET_MAGIC,
   TIMESTAMP_TYPE_BIT,
   batchCrcIsValid,
   compressionOf,
 } from '../../common/records/layout';
+import { batchContentFault, batchSizeFault, describeFramingFault } from '../../common/records/framing';
 import { scanBatches, type ScannedBatch } from './batch-scan';
 import { readExactly, readFully, storageError } from './fs-util';
 import { allocateWithHeadroom } from './headroom';
@@ -41,16 +38,18 @@ interface Header {
 
 /** The framing of the batch at buf[at] (61 bytes must be there), or what is wrong with it. */
 function headerAt(buf: Buffer, at: number, position: number, fileEnd: number): Header | string {
-  const sizeBytes = buf.readInt32BE(at + OFFSET_BATCH_LENGTH) + LOG_OVERHEAD_BYTES;
-  if (sizeBytes < BATCH_HEADER_BYTES) return `corrupt batch: size ${sizeBytes} below the header size`;
-  if (position + sizeBytes > fileEnd)
-    return `corrupt batch: size ${sizeBytes} runs past the end of the data (${fileEnd})`;
-  const magic = buf.readInt8(at + OFFSET_MAGIC);
-  if (magic !== MAGIC_V2) return `corrupt batch: magic ${magic}`;
-  const lastOffsetDelta = buf.readInt32BE(at + OFFSET_LAST_OFFSET_DELTA);
-  if (lastOffsetDelta < 0) return `corrupt batch: lastOffsetDelta ${lastOffsetDelta}`;
+  const sizeBytes = batchSizeFault(buf, at, fileEnd - position);
+  const fault =
+    typeof sizeBytes === 'number'
+      ? batchContentFault(buf, at, sizeBytes, { crc: false, offsets: 'delta' })
+      : sizeBytes;
+  if (fault) return `corrupt batch: ${describeFramingFault(fault, 'batch')}`;
   const baseOffset = Number(buf.readBigInt64BE(at + OFFSET_BASE_OFFSET));
-  return { sizeBytes, baseOffset, lastOffset: baseOffset + lastOffsetDelta };
+  return {
+    sizeBytes: sizeBytes as number,
+    baseOffset,
+    lastOffset: baseOffset + buf.readInt32BE(at + OFFSET_LAST_OFFSET_DELTA),
+  };
 }
 
 /**

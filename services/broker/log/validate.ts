@@ -3,16 +3,14 @@
  * (layout: services/common/records/layout.ts). Reads headers only, plus one CRC32C pass per batch.
  *
  * Rules, in the order they are checked for each batch:
- *   - at least 12 bytes for baseOffset + batchLength, else INVALID_RECORD
- *   - batch size (batchLength + 12) >= 61 and inside the request, else INVALID_RECORD
- *   - size <= maxMessageBytes, else MESSAGE_TOO_LARGE (checked before the CRC: no hashing of
- *     oversized input)
- *   - magic == 2, else INVALID_RECORD
- *   - CRC32C matches, else CORRUPT_MESSAGE (retriable: the client resends)
+ *   - framing (services/common/records/framing.ts): at least 12 bytes for baseOffset +
+ *     batchLength, batch size (batchLength + 12) >= 61 and inside the request, else INVALID_RECORD;
+ *     size <= maxMessageBytes, else MESSAGE_TOO_LARGE (checked before the CRC: no hashing of
+ *     oversized input); magic == 2, else INVALID_RECORD; CRC32C matches, else CORRUPT_MESSAGE
+ *     (retriable: the client resends); lastOffsetDelta >= 0 and recordCount == lastOffsetDelta + 1
+ *     (batches from producers are never compacted, so their offsets are dense), else INVALID_RECORD
  *   - compression codec 0..4, no control bit, no transactional bit (transactions are not supported
  *     yet), else INVALID_RECORD
- *   - lastOffsetDelta >= 0 and recordCount == lastOffsetDelta + 1 (batches from producers are never
- *     compacted, so their offsets are dense), else INVALID_RECORD
  *   - producerId == -1, or producerId >= 0 with producerEpoch >= 0 and baseSequence >= 0, else
  *     INVALID_RECORD
  *   - attribute bit 6 (delete horizon, set only by the cleaner) clear, else INVALID_RECORD
@@ -26,22 +24,18 @@ import {
   BATCH_HEADER_BYTES,
   CONTROL_BIT,
   CompressionCodec,
-  LOG_OVERHEAD_BYTES,
-  MAGIC_V2,
   NO_PRODUCER_ID,
   OFFSET_ATTRIBUTES,
-  OFFSET_BATCH_LENGTH,
   OFFSET_BASE_SEQUENCE,
   OFFSET_LAST_OFFSET_DELTA,
-  OFFSET_MAGIC,
   OFFSET_MAX_TIMESTAMP,
   OFFSET_PRODUCER_EPOCH,
   OFFSET_PRODUCER_ID,
   OFFSET_RECORD_COUNT,
   TRANSACTIONAL_BIT,
-  batchCrcIsValid,
   compressionOf,
 } from '../../common/records/layout';
+import { batchFramingFault, describeFramingFault } from '../../common/records/framing';
 import { decompress } from '../../common/records/compression';
 import { DELETE_HORIZON_BIT } from './cleaner/batch-filter';
 import { RecordCursor } from './cleaner/record-walk';
@@ -89,21 +83,9 @@ function validateOne(
   const fail = (code: ErrorCode, why: string): never => {
     throw new TideError(code, `record batch ${index} at byte ${at}: ${why}`);
   };
-  const remaining = buf.length - at;
-  if (remaining < LOG_OVERHEAD_BYTES) fail('INVALID_RECORD', `${remaining} trailing bytes are not a batch`);
-  const sizeBytes = buf.readInt32BE(at + OFFSET_BATCH_LENGTH) + LOG_OVERHEAD_BYTES;
-  if (sizeBytes < BATCH_HEADER_BYTES)
-    fail(
-      'INVALID_RECORD',
-      `batchLength gives ${sizeBytes} bytes, below the ${BATCH_HEADER_BYTES}-byte header`,
-    );
-  if (sizeBytes > remaining)
-    fail('INVALID_RECORD', `batchLength gives ${sizeBytes} bytes but only ${remaining} remain`);
-  if (sizeBytes > maxMessageBytes)
-    fail('MESSAGE_TOO_LARGE', `${sizeBytes} bytes exceed max.message.bytes ${maxMessageBytes}`);
-  const magic = buf.readInt8(at + OFFSET_MAGIC);
-  if (magic !== MAGIC_V2) fail('INVALID_RECORD', `magic ${magic}, only RecordBatch v2 (magic 2) is accepted`);
-  if (!batchCrcIsValid(buf, at, sizeBytes)) fail('CORRUPT_MESSAGE', 'CRC32C does not match the content');
+  const framing = batchFramingFault(buf, at, { crc: true, offsets: 'dense', maxBytes: maxMessageBytes });
+  if (typeof framing !== 'number') return fail(framing.code, describeFramingFault(framing, 'batch'));
+  const sizeBytes = framing;
   const attributes = buf.readInt16BE(at + OFFSET_ATTRIBUTES);
   if (compressionOf(attributes) > CompressionCodec.Zstd)
     fail('INVALID_RECORD', `unknown compression codec ${compressionOf(attributes)}`);
@@ -111,9 +93,6 @@ function validateOne(
   if (attributes & TRANSACTIONAL_BIT) fail('INVALID_RECORD', 'transactional batches are not supported yet');
   const lastOffsetDelta = buf.readInt32BE(at + OFFSET_LAST_OFFSET_DELTA);
   const recordCount = buf.readInt32BE(at + OFFSET_RECORD_COUNT);
-  if (lastOffsetDelta < 0) fail('INVALID_RECORD', `negative lastOffsetDelta ${lastOffsetDelta}`);
-  if (recordCount !== lastOffsetDelta + 1)
-    fail('INVALID_RECORD', `recordCount ${recordCount} != lastOffsetDelta ${lastOffsetDelta} + 1`);
   const producerId = Number(buf.readBigInt64BE(at + OFFSET_PRODUCER_ID));
   const producerEpoch = buf.readInt16BE(at + OFFSET_PRODUCER_EPOCH);
   const baseSequence = buf.readInt32BE(at + OFFSET_BASE_SEQUENCE);

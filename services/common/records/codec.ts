@@ -24,6 +24,7 @@
 import { assert } from '../assert';
 import { TideError } from '../errors';
 import { compress, decompress } from './compression';
+import { batchContentFault, batchFramingFault, batchSizeFault, describeFramingFault } from './framing';
 import { checkRecordSection, invalidBatch, readRecordSection } from './record-section';
 import {
   BATCH_HEADER_BYTES,
@@ -51,7 +52,6 @@ import {
   OFFSET_RECORDS,
   TIMESTAMP_TYPE_BIT,
   TRANSACTIONAL_BIT,
-  batchSizeAt,
   compressionOf,
   computeBatchCrc,
   readBatchHeader,
@@ -357,13 +357,14 @@ export function openBatch(
   /** The header at `at` when the caller already has it from `iterateBatches` (bounds and magic checked). */
   header: BatchHeader = checkedHeader(buf, at),
 ): { header: BatchHeader; data: Buffer } {
-  const crc = computeBatchCrc(buf, at, header.sizeBytes);
-  if (crc !== header.crc) {
+  const fault = batchContentFault(buf, at, header.sizeBytes, { crc: true, offsets: 'delta' });
+  if (fault) {
     throw new TideError(
-      'CORRUPT_MESSAGE',
-      `batch at byte ${at} (baseOffset ${header.baseOffset}) failed its CRC32C check: ` +
-        `stored 0x${hex32(header.crc)}, computed 0x${hex32(crc)}`,
-      { context: { offset: header.baseOffset } },
+      fault.code,
+      describeFramingFault(fault, `batch at byte ${at} (baseOffset ${header.baseOffset})`),
+      {
+        context: { offset: header.baseOffset },
+      },
     );
   }
   const section = buf.subarray(at + OFFSET_RECORDS, at + header.sizeBytes);
@@ -377,38 +378,14 @@ export function openBatch(
 
 /** Reads and bounds-checks the header at `at`; checks magic but not the CRC. */
 function checkedHeader(buf: Buffer, at: number): BatchHeader {
-  const available = buf.length - at;
-  if (at < 0 || available < BATCH_HEADER_BYTES) {
-    throw new TideError(
-      'INVALID_RECORD',
-      `truncated batch at byte ${at}: a batch header needs ${BATCH_HEADER_BYTES} bytes, ${Math.max(available, 0)} left`,
-    );
-  }
-  const sizeBytes = batchSizeAt(buf, at);
-  if (sizeBytes < BATCH_HEADER_BYTES) {
-    throw new TideError(
-      'INVALID_RECORD',
-      `batch at byte ${at} claims ${sizeBytes} bytes, less than its header`,
-    );
-  }
-  if (sizeBytes > available) {
-    throw new TideError(
-      'INVALID_RECORD',
-      `truncated batch at byte ${at}: it claims ${sizeBytes} bytes, ${available} left`,
-    );
-  }
-  const magic = buf.readInt8(at + OFFSET_MAGIC);
-  if (magic !== MAGIC_V2) {
-    throw new TideError(
-      'INVALID_RECORD',
-      `batch at byte ${at} has magic ${magic}; only RecordBatch v2 (magic 2) is supported`,
-    );
+  const fault =
+    at < 0
+      ? ({ kind: 'short', code: 'INVALID_RECORD', available: 0 } as const)
+      : batchFramingFault(buf, at, { crc: false, offsets: 'unchecked' });
+  if (typeof fault !== 'number') {
+    throw new TideError(fault.code, describeFramingFault(fault, `batch at byte ${at}`));
   }
   return readBatchHeader(buf, at);
-}
-
-function hex32(n: number): string {
-  return n.toString(16).padStart(8, '0');
 }
 
 /**
@@ -437,14 +414,11 @@ export function splitBatches(buf: Buffer): {
   const batches: { at: number; sizeBytes: number }[] = [];
   let at = 0;
   while (buf.length - at >= LOG_OVERHEAD_BYTES) {
-    const sizeBytes = batchSizeAt(buf, at);
-    if (sizeBytes < BATCH_HEADER_BYTES) {
-      throw new TideError(
-        'INVALID_RECORD',
-        `batch at byte ${at} claims ${sizeBytes} bytes, less than its header`,
-      );
+    const sizeBytes = batchSizeFault(buf, at, buf.length - at);
+    if (typeof sizeBytes !== 'number') {
+      if (sizeBytes.kind === 'overrun') break;
+      throw new TideError(sizeBytes.code, describeFramingFault(sizeBytes, `batch at byte ${at}`));
     }
-    if (sizeBytes > buf.length - at) break;
     batches.push({ at, sizeBytes });
     at += sizeBytes;
   }

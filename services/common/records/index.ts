@@ -6,5 +6,6 @@ export * from './layout';
 export * from './varint';
 export * from './compression';
 export * from './codec';
+export * from './framing';
 export * from './record-section';
 export * from './checked-batches';

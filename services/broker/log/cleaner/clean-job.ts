@@ -20,16 +20,13 @@ import * as path from 'node:path';
 import {
   BATCH_HEADER_BYTES,
   CONTROL_BIT,
-  MAGIC_V2,
   OFFSET_ATTRIBUTES,
   OFFSET_BASE_OFFSET,
   OFFSET_LAST_OFFSET_DELTA,
-  OFFSET_MAGIC,
   OFFSET_RECORD_COUNT,
-  batchCrcIsValid,
-  batchSizeAt,
   readBatchHeader,
 } from '../../../common/records/layout';
+import { batchContentFault, batchSizeFault, describeFramingFault } from '../../../common/records/framing';
 import { TideError } from '../../../common/errors';
 import { OffsetIndex } from '../offset-index';
 import { TimeIndex } from '../time-index';
@@ -265,7 +262,7 @@ function buildMap(job: CleanJob, map: OffsetMap, reader: (s: CleanJobSegment) =>
 
 /**
  * Reads one segment file sequentially in ioBufferBytes chunks and hands out whole batches (views,
- * valid until the next call), each checked: framing, magic, CRC32C.
+ * valid until the next call), each checked: framing, magic, CRC32C (common/records/framing.ts).
  */
 class SegmentReader {
   /** True when the batch last returned is the segment's last. */
@@ -301,12 +298,11 @@ class SegmentReader {
     }
     try {
       if (this.chunkLen - this.at < BATCH_HEADER_BYTES) this.fill(position, BATCH_HEADER_BYTES);
-      const size = batchSizeAt(this.chunk, this.at);
-      if (size < BATCH_HEADER_BYTES || position + size > this.segment.sizeBytes)
-        this.corrupt(position, `batch size ${size}`);
+      const size = batchSizeFault(this.chunk, this.at, this.segment.sizeBytes - position);
+      if (typeof size !== 'number') return this.corrupt(position, describeFramingFault(size, 'batch'));
       if (this.chunkLen - this.at < size) this.fill(position, size);
-      if (this.chunk.readInt8(this.at + OFFSET_MAGIC) !== MAGIC_V2) this.corrupt(position, 'magic');
-      if (!batchCrcIsValid(this.chunk, this.at, size)) this.corrupt(position, 'crc mismatch');
+      const fault = batchContentFault(this.chunk, this.at, size, { crc: true, offsets: 'unchecked' });
+      if (fault) this.corrupt(position, describeFramingFault(fault, 'batch'));
       const batch = this.chunk.subarray(this.at, this.at + size);
       this.at += size;
       this.atEnd = this.chunkPos + this.at >= this.segment.sizeBytes;
