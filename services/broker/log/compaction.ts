@@ -20,6 +20,7 @@ import { TideError, toTideError } from '../../common/errors';
 import { writeCleanerCheckpoint, type CleanerCheckpoint } from './cleaner-checkpoint';
 import type { CleanJob, CleanJobResult, CleanedSegment } from './cleaner/clean-job';
 import { cleanableRange, type Cleanable, type SegmentSummary } from './cleaner/planner';
+import type { CleanupPolicy } from './cleanup-policy';
 import type { LogConfig } from './interface';
 import type { ProducerEntry } from './producer-state';
 import type { LogSegment } from './segment';
@@ -35,6 +36,8 @@ export interface CompactionHost {
   logEndOffset(): number;
   recoveryPoint(): number;
   config(): LogConfig;
+  /** config().cleanupPolicy, parsed. */
+  cleanupPolicy(): CleanupPolicy;
   producers(): Iterable<ProducerEntry>;
   isOpen(): boolean;
   /** The running structural operation, if any. */
@@ -61,11 +64,6 @@ export interface PlannedPass {
 interface RunningPass {
   abort(): void;
   done: Promise<unknown>;
-}
-
-/** True when the cleanup policy includes compact. */
-export function isCompacted(config: Pick<LogConfig, 'cleanupPolicy'>): boolean {
-  return config.cleanupPolicy.split(',').includes('compact');
 }
 
 /** The compaction state of one partition log (see the header). */
@@ -117,7 +115,7 @@ export class LogCompaction {
    * the high watermark): what `tide topics describe` shows. 0 for logs that are not compacted.
    */
   dirtyRatio(): number {
-    if (!isCompacted(this.options.host.config())) return 0;
+    if (!this.options.host.cleanupPolicy().compact) return 0;
     return this.cleanable(0, undefined, false).dirtyRatio;
   }
 

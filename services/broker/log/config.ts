@@ -2,6 +2,7 @@
  * Defaults and validation for LogConfig (see interface.ts for what each field means).
  */
 import { TideError } from '../../common/errors';
+import { cleanupPolicyOf } from './cleanup-policy';
 import type { LogConfig } from './interface';
 
 export const KIB = 1024;
@@ -57,14 +58,7 @@ export function validateLogConfig(config: LogConfig): void {
   if (!['CreateTime', 'LogAppendTime'].includes(config.timestampType)) {
     bad('timestampType', `must be CreateTime or LogAppendTime, got ${config.timestampType}`);
   }
-  const policies = typeof config.cleanupPolicy === 'string' ? config.cleanupPolicy.split(',') : [];
-  if (
-    policies.length === 0 ||
-    policies.length > 2 ||
-    new Set(policies).size !== policies.length ||
-    !policies.every((p) => p === 'delete' || p === 'compact')
-  )
-    bad('cleanupPolicy', `must be delete, compact or compact,delete, got ${String(config.cleanupPolicy)}`);
+  cleanupPolicyOf(config);
   int('deleteRetentionMs', 0);
   int('minCompactionLagMs', 0);
   const ratio = config.minCleanableDirtyRatio;

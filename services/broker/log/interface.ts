@@ -33,7 +33,10 @@ export interface LogConfig {
   flushIntervalMs: number;
   /** CreateTime keeps the producer's timestamps; LogAppendTime overwrites them with the broker's. */
   timestampType: TimestampType;
-  /** 'delete' (retention by time/size), 'compact' (keep the latest record per key) or 'compact,delete'. */
+  /**
+   * 'delete' (retention by time/size), 'compact' (keep the latest record per key) or 'compact,delete';
+   * the log parses it once (cleanup-policy.ts).
+   */
   cleanupPolicy: string;
   /** Compacted logs: how long a tombstone stays readable after the cleaning that first kept it (ms). */
   deleteRetentionMs: number;

@@ -31,7 +31,7 @@ import type { Clock } from '../../common/clock';
 import type { Logger } from '../../common/logger';
 import { scanBatches } from './batch-scan';
 import { CLEANER_CHECKPOINT_FILE, readCleanerCheckpoint, type CleanerCheckpoint } from './cleaner-checkpoint';
-import { isCompacted } from './compaction';
+import { cleanupPolicyOf } from './cleanup-policy';
 import { completeInterruptedSwaps } from './segment-swap';
 import { readOffsetCheckpoint, writeOffsetCheckpoint } from './checkpoint';
 import { fsyncDir, unlinkIfExists } from './fs-util';
@@ -78,15 +78,18 @@ export class LogLoader {
   private readonly opened: LogSegment[] = [];
   /** A cleaner checkpoint exists: the log was compacted once, whatever its policy is now. */
   private cleaned = false;
+  /** cleanup.policy includes compact. */
+  private readonly compacted: boolean;
 
   constructor(private readonly options: LogLoaderOptions) {
+    this.compacted = cleanupPolicyOf(options.config).compact;
     this.dir = options.dir;
     this.logger = options.logger;
   }
 
   /** Offsets within a segment follow each other exactly unless compaction removed some. */
   private get contiguous(): boolean {
-    return !isCompacted(this.options.config) && !this.cleaned;
+    return !this.compacted && !this.cleaned;
   }
 
   /** Loads the folder; on failure closes every file it opened and rethrows. */

@@ -58,7 +58,8 @@ import { planRetention } from './retention';
 import { rollReason, type RollReason } from './roll';
 import { LogSegment, type SegmentBatch } from './segment';
 import { validateBatches, type IncomingBatch } from './validate';
-import { LogCompaction, isCompacted } from './compaction';
+import { LogCompaction } from './compaction';
+import { cleanupPolicyOf, type CleanupPolicy } from './cleanup-policy';
 import { validateFollowerBatches } from './follower-append';
 import {
   LEADER_EPOCH_CHECKPOINT_FILE,
@@ -97,6 +98,8 @@ export class SegmentedLog implements PartitionLog {
   readonly stats: LogIoStats = newLogIoStats();
 
   private config: LogConfig;
+  /** config.cleanupPolicy, parsed. */
+  private cleanup: CleanupPolicy;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private segments: LogSegment[];
@@ -157,6 +160,7 @@ export class SegmentedLog implements PartitionLog {
     this.partition = options.partition;
     this.dir = dir;
     this.config = { ...options.config };
+    this.cleanup = cleanupPolicyOf(this.config);
     this.clock = options.clock;
     this.logger = logger;
     this.segments = loaded.segments;
@@ -186,6 +190,7 @@ export class SegmentedLog implements PartitionLog {
         logEndOffset: () => this.nextOffset,
         recoveryPoint: () => this.recoveryPoint,
         config: () => this.config,
+        cleanupPolicy: () => this.cleanup,
         producers: () => this.producers.all(),
         isOpen: () => this.state === 'open',
         exclusive: () => this.exclusive,
@@ -229,6 +234,11 @@ export class SegmentedLog implements PartitionLog {
     return this.config;
   }
 
+  /** The config's cleanup.policy, parsed. */
+  get cleanupPolicy(): CleanupPolicy {
+    return this.cleanup;
+  }
+
   private get active(): LogSegment {
     return this.segments[this.segments.length - 1];
   }
@@ -251,7 +261,7 @@ export class SegmentedLog implements PartitionLog {
       throw new TideError('INVALID_REQUEST', `leaderEpoch ${leaderEpoch} is not an int32 >= -1`);
     }
     const incoming = validateBatches(request, this.config.maxMessageBytes, {
-      requireKeys: isCompacted(this.config),
+      requireKeys: this.cleanup.compact,
     });
     const nowMs = this.clock.nowMs();
     const logAppendTime = this.config.timestampType === 'LogAppendTime';
@@ -329,7 +339,7 @@ export class SegmentedLog implements PartitionLog {
     if (this.state !== 'open') return Promise.reject(this.unavailable());
     if (this.exclusive) return this.exclusive.then(() => this.appendAsFollower(batches));
     try {
-      const contiguous = !this.config.cleanupPolicy.includes('compact');
+      const contiguous = !this.cleanup.compact;
       const incoming = validateFollowerBatches(batches, this.nextOffset, contiguous);
       const producerInfos = incoming.map((b): ProducerBatchInfo | undefined =>
         b.producerId < 0
@@ -634,6 +644,7 @@ export class SegmentedLog implements PartitionLog {
   updateConfig(config: LogConfig): void {
     validateLogConfig(config);
     this.config = { ...config };
+    this.cleanup = cleanupPolicyOf(this.config);
     for (const segment of this.segments) segment.indexIntervalBytes = config.indexIntervalBytes;
   }
 
@@ -665,7 +676,7 @@ export class SegmentedLog implements PartitionLog {
   async applyRetention(nowMs: number, options: RetentionOptions = {}): Promise<number> {
     if (this.state !== 'open') return 0;
     // cleanup.policy=compact alone keeps every segment: only the cleaner removes records.
-    if (!this.config.cleanupPolicy.split(',').includes('delete')) return 0;
+    if (!this.cleanup.delete) return 0;
     return this.runExclusive(async () => {
       if (this.state !== 'open') return 0;
       const summary = this.segments.map((s, i) => ({

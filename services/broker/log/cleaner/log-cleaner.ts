@@ -18,7 +18,6 @@ import { performance } from 'node:perf_hooks';
 import type { Clock, Timer } from '../../../common/clock';
 import { TideError, toTideError } from '../../../common/errors';
 import type { Logger } from '../../../common/logger';
-import { isCompacted } from '../compaction';
 import type { PartitionLog } from '../interface';
 import type { SegmentedLog } from '../partition-log';
 import { CleanAborted, type CleanJobResult, type CleanedSegment } from './clean-job';
@@ -157,7 +156,7 @@ export class LogCleaner {
   dirtyRatios(): Array<{ topic: string; partition: number; dirtyRatio: number }> {
     const out: Array<{ topic: string; partition: number; dirtyRatio: number }> = [];
     for (const log of this.options.logs()) {
-      if (isCompacted(log.currentConfig))
+      if (log.cleanupPolicy.compact)
         out.push({ topic: log.topic, partition: log.partition, dirtyRatio: log.compaction.dirtyRatio() });
     }
     return out;
@@ -205,7 +204,7 @@ export class LogCleaner {
     let best: { log: SegmentedLog; ratio: number } | undefined;
     for (const log of this.options.logs()) {
       const key = keyOf(log);
-      if (visited.has(key) || this.uncleanable.has(key) || !isCompacted(log.currentConfig)) continue;
+      if (visited.has(key) || this.uncleanable.has(key) || !log.cleanupPolicy.compact) continue;
       if (log.compaction.passRunning) continue;
       const c = log.compaction.cleanable(nowMs, this.options.maxOffsetFor?.(log));
       if (c.cleanableCount === 0) continue;
@@ -219,7 +218,7 @@ export class LogCleaner {
   }
 
   private async cleanNow(log: SegmentedLog, force: boolean): Promise<PassSummary | undefined> {
-    if (this.closed || !isCompacted(log.currentConfig)) return undefined;
+    if (this.closed || !log.cleanupPolicy.compact) return undefined;
     const nowMs = this.options.clock.nowMs();
     const planned = log.compaction.plan({
       nowMs,
