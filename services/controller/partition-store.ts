@@ -14,6 +14,7 @@ import {
   type MetadataKeys,
   type PartitionState,
 } from '../common/metadata/keys';
+import { compareHolds } from '../common/metadata/compare';
 import type { Compare, KeyValue, MetadataStore, TxnOp } from '../common/metadata/store';
 
 export const DEFAULT_WRITE_BATCH_SIZE = 64;
@@ -120,7 +121,7 @@ export async function writePartitions(
       continue;
     }
     const byKey = new Map(fenceKeys.map((key, index) => [key, result.gets[index]]));
-    const failed = fence.find((c) => !holds(c, byKey.get(c.key)));
+    const failed = fence.find((c) => !compareHolds(c, byKey.get(c.key)));
     if (failed) {
       throw new TideError(
         'NOT_CONTROLLER',
@@ -151,25 +152,5 @@ function toStoredPartition(
   } catch (err) {
     onUnreadable(kv.key, err);
     return undefined;
-  }
-}
-
-/** Evaluates a compare against a key as etcd would (absent key: revisions 0, value compares false). */
-export function holds(compare: Compare, kv: KeyValue | undefined): boolean {
-  if (compare.target === 'value') {
-    if (!kv) return false;
-    const expected = typeof compare.value === 'string' ? Buffer.from(compare.value) : compare.value;
-    return compare.op === '=' ? kv.value.equals(expected) : !kv.value.equals(expected);
-  }
-  const actual = kv ? kv[compare.target] : 0;
-  switch (compare.op) {
-    case '=':
-      return actual === compare.value;
-    case '!=':
-      return actual !== compare.value;
-    case '<':
-      return actual < compare.value;
-    case '>':
-      return actual > compare.value;
   }
 }

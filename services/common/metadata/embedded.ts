@@ -4,8 +4,9 @@
  * - One global revision; every write batch (put, delete, or a transaction's taken branch that
  *   changes something) takes the next revision, and each key keeps createRevision, modRevision and
  *   version as etcd does. Reads and read-only transactions do not move the revision.
- * - Transactions follow etcd's rules: compares on an absent key see createRevision = modRevision =
- *   version = 0, and a value compare on an absent key is false whatever the operator; ops of the
+ * - Transactions follow etcd's rules: compares (evaluated by compare.ts) on an absent key see
+ *   createRevision = modRevision = version = 0, and a value compare on an absent key is false
+ *   whatever the operator; ops of the
  *   taken branch run in order (a get sees an earlier put of the same branch); a branch may not put a
  *   key twice nor put a key it also deletes (INVALID_REQUEST, etcd's "duplicate key").
  * - Watches replay from an in-memory history of the last `historyRevisionsMax` revisions; watching
@@ -36,6 +37,7 @@ import type {
   Watch,
   WatchEvent,
 } from './store';
+import { compareHolds } from './compare';
 
 /** Revisions of history kept for watches by default. */
 export const DEFAULT_HISTORY_REVISIONS_MAX = 10_000;
@@ -171,7 +173,7 @@ export class EmbeddedMetadataStore implements MetadataStore {
 
   async txn(compares: Compare[], success: TxnOp[], failure: TxnOp[] = []): Promise<TxnResult> {
     this.ensureOpen();
-    const succeeded = compares.every((c) => this.holds(c));
+    const succeeded = compares.every((c) => compareHolds(c, this.kvs.get(c.key)));
     const ops = succeeded ? success : failure;
     this.checkOps(ops);
     const gets: (KeyValue | undefined)[] = [];
@@ -282,27 +284,6 @@ export class EmbeddedMetadataStore implements MetadataStore {
 
   private ensureOpen(): void {
     if (this.closed) throw closedError();
-  }
-
-  private holds(compare: Compare): boolean {
-    const kv = this.kvs.get(compare.key);
-    if (compare.target === 'value') {
-      // etcd: a value compare on a missing key always fails (there is no value to compare).
-      if (!kv) return false;
-      const equal = kv.value.equals(toBuffer(compare.value));
-      return compare.op === '=' ? equal : !equal;
-    }
-    const actual = kv ? kv[compare.target] : 0;
-    switch (compare.op) {
-      case '=':
-        return actual === compare.value;
-      case '!=':
-        return actual !== compare.value;
-      case '<':
-        return actual < compare.value;
-      case '>':
-        return actual > compare.value;
-    }
   }
 
   /** Validates a branch before any of it applies, so a bad branch changes nothing. */
