@@ -15,12 +15,13 @@
  *   00 00 00 05  00 00 10 00   (105 -> position 4096)
  *   00 00 00 82  00 00 20 10   (230 -> position 8208)
  *
- * In memory the entries are held in exactly this form in a growable buffer: writing the file is one
- * write of the used bytes. The index of a rolled segment is written when it is rolled; the active
+ * In memory the entries are held in exactly this form in a growable buffer (segment-index.ts, the
+ * base it shares with the time index): writing the file is one write of the used bytes. The index of a rolled segment is written when it is rolled; the active
  * segment's index only at close (after a crash it is rebuilt by scanning, see log-loader.ts).
  */
 import { assert } from '../../common/assert';
 import { MAX_U32 } from './config';
+import { SegmentIndex } from './segment-index';
 
 export const OFFSET_INDEX_ENTRY_BYTES = 8;
 const INITIAL_CAPACITY_ENTRIES = 64;
@@ -31,12 +32,9 @@ export interface OffsetPosition {
   position: number;
 }
 
-export class OffsetIndex {
-  private buf: Buffer;
-  private count = 0;
-
-  constructor(readonly baseOffset: number) {
-    this.buf = Buffer.alloc(INITIAL_CAPACITY_ENTRIES * OFFSET_INDEX_ENTRY_BYTES);
+export class OffsetIndex extends SegmentIndex<OffsetPosition> {
+  constructor(baseOffset: number) {
+    super(baseOffset, OFFSET_INDEX_ENTRY_BYTES, INITIAL_CAPACITY_ENTRIES);
   }
 
   /**
@@ -45,9 +43,8 @@ export class OffsetIndex {
    * Returns the index, or why it is unusable (the caller rebuilds it by scanning).
    */
   static fromBytes(baseOffset: number, bytes: Buffer, logSizeBytes: number): OffsetIndex | string {
-    if (bytes.length % OFFSET_INDEX_ENTRY_BYTES !== 0)
-      return `size ${bytes.length} is not a multiple of ${OFFSET_INDEX_ENTRY_BYTES}`;
-    const index = new OffsetIndex(baseOffset);
+    const size = SegmentIndex.fileSizeProblem(bytes, OFFSET_INDEX_ENTRY_BYTES);
+    if (size) return size;
     let lastRelative = 0;
     let lastPosition = 0;
     for (let at = 0; at < bytes.length; at += OFFSET_INDEX_ENTRY_BYTES) {
@@ -61,19 +58,12 @@ export class OffsetIndex {
       lastRelative = relative;
       lastPosition = position;
     }
-    index.buf = Buffer.from(bytes);
-    index.count = bytes.length / OFFSET_INDEX_ENTRY_BYTES;
-    return index;
-  }
-
-  get entryCount(): number {
-    return this.count;
+    return new OffsetIndex(baseOffset).adopt(bytes);
   }
 
   /** Adds an entry; offsets and positions must increase (a bug otherwise). */
   append(offset: number, position: number): void {
-    const relative = offset - this.baseOffset;
-    assert(relative >= 0 && relative <= MAX_U32, `offset ${offset} does not fit segment ${this.baseOffset}`);
+    const relative = this.relative(offset);
     assert(position > 0 && position <= MAX_U32, `index position ${position} out of range`);
     if (this.count > 0) {
       const last = this.entry(this.count - 1);
@@ -82,14 +72,7 @@ export class OffsetIndex {
         `index entry ${offset}@${position} after ${last.offset}@${last.position}`,
       );
     }
-    const at = this.count * OFFSET_INDEX_ENTRY_BYTES;
-    if (at + OFFSET_INDEX_ENTRY_BYTES > this.buf.length) {
-      const bigger = Buffer.alloc(
-        Math.max(this.buf.length * 2, INITIAL_CAPACITY_ENTRIES * OFFSET_INDEX_ENTRY_BYTES),
-      );
-      this.buf.copy(bigger, 0, 0, at);
-      this.buf = bigger;
-    }
+    const at = this.nextEntryAt();
     this.buf.writeUInt32BE(relative, at);
     this.buf.writeUInt32BE(position, at + 4);
     this.count++;
@@ -102,13 +85,13 @@ export class OffsetIndex {
 
   /** The last entry with offset <= `offset`; the segment start when there is none. */
   lookup(offset: number): OffsetPosition {
-    const i = this.floorIndex(offset - this.baseOffset);
+    const i = this.lastIndexBelow(offset - this.baseOffset + 1);
     return i < 0 ? { offset: this.baseOffset, position: 0 } : this.entry(i);
   }
 
   /** Drops every entry whose offset is >= `offset`. */
   truncateToOffset(offset: number): void {
-    this.count = this.floorIndex(offset - this.baseOffset - 1) + 1;
+    this.count = this.lastIndexBelow(offset - this.baseOffset) + 1;
   }
 
   /** Drops every entry whose position is >= `position`. */
@@ -120,25 +103,8 @@ export class OffsetIndex {
       this.count--;
   }
 
-  /** The file's bytes (a view: copy before changing the index again if you keep it). */
-  toBytes(): Buffer {
-    return this.buf.subarray(0, this.count * OFFSET_INDEX_ENTRY_BYTES);
-  }
-
-  /** Index of the last entry with relative offset <= `relative`, or -1. */
-  private floorIndex(relative: number): number {
-    let lo = 0;
-    let hi = this.count - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.buf.readUInt32BE(mid * OFFSET_INDEX_ENTRY_BYTES) <= relative) {
-        found = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    return found;
+  /** Relative offset of entry i: the search key. */
+  protected keyAt(i: number): number {
+    return this.buf.readUInt32BE(i * OFFSET_INDEX_ENTRY_BYTES);
   }
 }

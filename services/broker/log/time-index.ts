@@ -18,10 +18,10 @@
  *   00 00 00 00 00 00 03 e8  00 00 00 00
  *   00 00 00 00 00 00 07 d0  00 00 00 82
  *
- * A lookup for time t takes the last entry with T < t: the answer lies after its batch.
+ * A lookup for time t takes the last entry with T < t: the answer lies after its batch. The buffer,
+ * the search and the file checks are shared with the offset index (segment-index.ts).
  */
-import { assert } from '../../common/assert';
-import { MAX_U32 } from './config';
+import { SegmentIndex } from './segment-index';
 
 export const TIME_INDEX_ENTRY_BYTES = 12;
 const INITIAL_CAPACITY_ENTRIES = 32;
@@ -32,12 +32,9 @@ export interface TimestampOffset {
   offset: number;
 }
 
-export class TimeIndex {
-  private buf: Buffer;
-  private count = 0;
-
-  constructor(readonly baseOffset: number) {
-    this.buf = Buffer.alloc(INITIAL_CAPACITY_ENTRIES * TIME_INDEX_ENTRY_BYTES);
+export class TimeIndex extends SegmentIndex<TimestampOffset> {
+  constructor(baseOffset: number) {
+    super(baseOffset, TIME_INDEX_ENTRY_BYTES, INITIAL_CAPACITY_ENTRIES);
   }
 
   /**
@@ -45,9 +42,8 @@ export class TimeIndex {
    * `nextOffsetBound` when it is known. Returns the index or why it is unusable.
    */
   static fromBytes(baseOffset: number, bytes: Buffer, nextOffsetBound?: number): TimeIndex | string {
-    if (bytes.length % TIME_INDEX_ENTRY_BYTES !== 0)
-      return `size ${bytes.length} is not a multiple of ${TIME_INDEX_ENTRY_BYTES}`;
-    const index = new TimeIndex(baseOffset);
+    const size = SegmentIndex.fileSizeProblem(bytes, TIME_INDEX_ENTRY_BYTES);
+    if (size) return size;
     for (let at = 0; at < bytes.length; at += TIME_INDEX_ENTRY_BYTES) {
       const timestampMs = Number(bytes.readBigInt64BE(at));
       const relative = bytes.readUInt32BE(at + 8);
@@ -60,13 +56,7 @@ export class TimeIndex {
       if (nextOffsetBound !== undefined && baseOffset + relative >= nextOffsetBound)
         return `offset ${baseOffset + relative} beyond the segment`;
     }
-    index.buf = Buffer.from(bytes);
-    index.count = bytes.length / TIME_INDEX_ENTRY_BYTES;
-    return index;
-  }
-
-  get entryCount(): number {
-    return this.count;
+    return new TimeIndex(baseOffset).adopt(bytes);
   }
 
   entry(i: number): TimestampOffset {
@@ -77,26 +67,14 @@ export class TimeIndex {
     };
   }
 
-  lastEntry(): TimestampOffset | undefined {
-    return this.count === 0 ? undefined : this.entry(this.count - 1);
-  }
-
   /** Adds (timestampMs, offset) if timestampMs is larger than the last entry's; true if added. */
   maybeAppend(timestampMs: number, offset: number): boolean {
     if (timestampMs < 0) return false;
     const last = this.lastEntry();
     if (last && timestampMs <= last.timestampMs) return false;
-    const relative = offset - this.baseOffset;
-    assert(relative >= 0 && relative <= MAX_U32, `offset ${offset} does not fit segment ${this.baseOffset}`);
+    const relative = this.relative(offset);
     if (last && offset <= last.offset) return false;
-    const at = this.count * TIME_INDEX_ENTRY_BYTES;
-    if (at + TIME_INDEX_ENTRY_BYTES > this.buf.length) {
-      const bigger = Buffer.alloc(
-        Math.max(this.buf.length * 2, INITIAL_CAPACITY_ENTRIES * TIME_INDEX_ENTRY_BYTES),
-      );
-      this.buf.copy(bigger, 0, 0, at);
-      this.buf = bigger;
-    }
+    const at = this.nextEntryAt();
     this.buf.writeBigInt64BE(BigInt(timestampMs), at);
     this.buf.writeUInt32BE(relative, at + 8);
     this.count++;
@@ -105,18 +83,7 @@ export class TimeIndex {
 
   /** The last entry whose timestamp is < timestampMs, or undefined. */
   lastEntryBefore(timestampMs: number): TimestampOffset | undefined {
-    let lo = 0;
-    let hi = this.count - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (Number(this.buf.readBigInt64BE(mid * TIME_INDEX_ENTRY_BYTES)) < timestampMs) {
-        found = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
+    const found = this.lastIndexBelow(timestampMs);
     return found < 0 ? undefined : this.entry(found);
   }
 
@@ -125,8 +92,8 @@ export class TimeIndex {
     while (this.count > 0 && this.entry(this.count - 1).offset >= offset) this.count--;
   }
 
-  /** The file's bytes (a view). */
-  toBytes(): Buffer {
-    return this.buf.subarray(0, this.count * TIME_INDEX_ENTRY_BYTES);
+  /** Timestamp of entry i: the search key. */
+  protected keyAt(i: number): number {
+    return Number(this.buf.readBigInt64BE(i * TIME_INDEX_ENTRY_BYTES));
   }
 }
