@@ -1,0 +1,160 @@
+/**
+ * The state one partition log's parts share: its files (segments, checkpoints, producer snapshots,
+ * the leader-epoch cache), its offsets, its config and the group-commit writer. SegmentedLog
+ * (partition-log.ts) is the facade; the parts that change this state are the append path
+ * (log-append.ts), the read-write gate (read-write-gate.ts) and retention and truncation
+ * (retention-truncation.ts).
+ */
+import * as path from 'node:path';
+import type { Clock } from '../../common/clock';
+import { TideError } from '../../common/errors';
+import type { Logger } from '../../common/logger';
+import { cleanupPolicyOf, type CleanupPolicy } from './cleanup-policy';
+import { validateLogConfig } from './config';
+import type { LogConfig } from './interface';
+import {
+  LEADER_EPOCH_CHECKPOINT_FILE,
+  LeaderEpochCache,
+  writeLeaderEpochCheckpoint,
+} from './leader-epoch-cache';
+import type { LoadedLog } from './log-loader';
+import type { ProducerSnapshotStore } from './producer-snapshot';
+import type { ProducerStateManager } from './producer-state';
+import type { LogSegment } from './segment';
+import { GroupCommitWriter, newLogIoStats, type LogIoStats } from './writer';
+
+export type LogStatus = 'open' | 'closing' | 'closed' | 'failed';
+
+export interface LogStateOptions {
+  topic: string;
+  partition: number;
+  dir: string;
+  config: LogConfig;
+  clock: Clock;
+  logger: Logger;
+  loaded: LoadedLog;
+  epochs: LeaderEpochCache;
+  /** The epoch entries differ from the checkpoint file. */
+  epochsDirty: boolean;
+}
+
+export class PartitionLogState {
+  readonly topic: string;
+  readonly partition: number;
+  readonly dir: string;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** fs calls made by the writer: group commit is visible here. */
+  readonly stats: LogIoStats = newLogIoStats();
+  readonly writer: GroupCommitWriter;
+  readonly producers: ProducerStateManager;
+  readonly snapshots: ProducerSnapshotStore;
+  readonly epochs: LeaderEpochCache;
+  /** The epoch entries differ from the checkpoint file (appends change them in memory only). */
+  epochsDirty: boolean;
+  status: LogStatus = 'open';
+  /** Oldest first; the last is the active segment. */
+  segments: LogSegment[];
+  /** The log end offset: the next offset to assign. */
+  nextOffset: number;
+  /** The offset after the last batch in the files: reads see everything below it. */
+  writtenEndOffset: number;
+  startOffset: number;
+  recoveryPoint: number;
+  private currentConfig: LogConfig;
+  private currentCleanup: CleanupPolicy;
+
+  constructor(options: LogStateOptions) {
+    this.topic = options.topic;
+    this.partition = options.partition;
+    this.dir = options.dir;
+    this.clock = options.clock;
+    this.logger = options.logger;
+    this.currentConfig = { ...options.config };
+    this.currentCleanup = cleanupPolicyOf(this.currentConfig);
+    this.epochs = options.epochs;
+    this.epochsDirty = options.epochsDirty;
+    this.segments = options.loaded.segments;
+    this.startOffset = options.loaded.logStartOffset;
+    this.recoveryPoint = options.loaded.recoveryPoint;
+    this.producers = options.loaded.producers;
+    this.snapshots = options.loaded.snapshots;
+    this.nextOffset = this.active.nextOffset;
+    this.writtenEndOffset = this.nextOffset;
+    this.writer = new GroupCommitWriter({
+      syncEachRound: () => this.currentConfig.flushPolicy === 'sync',
+      stats: this.stats,
+      onFailure: (err) => {
+        this.status = 'failed';
+        this.logger.error({ err }, 'write failed: partition log is offline until reopened');
+      },
+    });
+  }
+
+  get config(): Readonly<LogConfig> {
+    return this.currentConfig;
+  }
+
+  /** config.cleanupPolicy, parsed. */
+  get cleanup(): CleanupPolicy {
+    return this.currentCleanup;
+  }
+
+  /** Validates and takes a new config (throws INVALID_CONFIG, changing nothing). */
+  setConfig(config: LogConfig): void {
+    validateLogConfig(config);
+    this.currentConfig = { ...config };
+    this.currentCleanup = cleanupPolicyOf(this.currentConfig);
+    for (const segment of this.segments) segment.indexIntervalBytes = config.indexIntervalBytes;
+  }
+
+  get active(): LogSegment {
+    return this.segments[this.segments.length - 1];
+  }
+
+  /** Index of the last segment whose base offset is <= offset (0 if none). */
+  floorSegment(offset: number, segments = this.segments): number {
+    let lo = 0;
+    let hi = segments.length - 1;
+    let found = 0;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (segments[mid].baseOffset <= offset) {
+        found = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return found;
+  }
+
+  /** Writes the epoch entries if they changed (inside an exclusive section). */
+  async persistEpochsNow(changed: boolean): Promise<void> {
+    if (!changed && !this.epochsDirty) return;
+    this.epochsDirty = false;
+    await writeLeaderEpochCheckpoint(
+      path.join(this.dir, LEADER_EPOCH_CHECKPOINT_FILE),
+      this.epochs.entries(),
+    );
+  }
+
+  /** Keeps snapshots at segment base offsets and at or above keepFrom. */
+  async pruneSnapshots(keepFrom: number): Promise<void> {
+    const bases = new Set(this.segments.map((s) => s.baseOffset));
+    await this.snapshots.deleteWhere((offset) => offset < keepFrom && !bases.has(offset));
+  }
+
+  /** Marks the log failed: it stays offline until reopened. */
+  fail(err: unknown): void {
+    this.status = 'failed';
+    this.logger.error({ err }, 'partition log is offline until reopened');
+  }
+
+  unavailable(): TideError {
+    const why = this.status === 'failed' ? 'failed after a write error' : 'closed';
+    return new TideError('KAFKA_STORAGE_ERROR', `partition log ${this.topic}-${this.partition} is ${why}`, {
+      context: { topic: this.topic, partition: this.partition },
+    });
+  }
+}
