@@ -30,6 +30,15 @@ module.exports = {
       to: { path: 'node_modules/(@grpc/|etcd3/)', reachable: true },
     },
     {
+      name: 'storage-engine-through-its-index',
+      comment:
+        'The rest of the broker reaches the storage engine only through its public API, services/broker/log/index.ts; ' +
+        'everything else in log/ is internal to it.',
+      severity: 'error',
+      from: { path: '^services/broker/', pathNot: '^services/broker/log/' },
+      to: { path: '^services/broker/log/', pathNot: '^services/broker/log/index\\.ts$' },
+    },
+    {
       name: 'common-imports-no-service',
       comment: 'services/common is what every service shares; it must not depend on any one service.',
       severity: 'error',

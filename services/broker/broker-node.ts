@@ -20,7 +20,7 @@ import { adminHandlers, type TopicAdmin } from './api/admin';
 import type { MetadataView, ProducerIdSource } from './api/registry';
 import { withZeroCopyFetch } from './api/fetch-serializer';
 import { cleanerConfigOf, type BrokerConfig } from './config';
-import { LogManager } from './log/log-manager';
+import { LogManager } from './log';
 import { ReplicaManager } from './partition/replica-manager';
 import { reportReadyWhenCaughtUp } from './readiness';
 import type { IsrProposer } from './partition/partition';

@@ -1,7 +1,7 @@
 /** The broker's configuration schema; see docs/configuration.md for the table users read. */
 import type { ConfigOf, ConfigSchema } from '../common/config';
 import { SERVICE_CONFIG_KEYS } from '../common/service-config-keys';
-import { DEFAULT_CLEANER_CONFIG, type CleanerConfig } from './log/cleaner/log-cleaner';
+import { DEFAULT_CLEANER_CONFIG, type CleanerConfig } from './log';
 
 export const DEFAULT_BROKER_PORT = 9092;
 export const DEFAULT_DATA_DIR = './tide-data';

@@ -7,7 +7,7 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 import type { FetchResponse__Input } from '../../common/grpc/generated/tide/v1/FetchResponse';
-import { headroomOf } from '../log/headroom';
+import { headroomOf } from '../log';
 
 /** Field 5 (record_batches), wire type 2 (length-delimited). */
 const RECORD_BATCHES_TAG = (5 << 3) | 2;

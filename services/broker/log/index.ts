@@ -41,3 +41,4 @@ export {
 } from './cleaner/log-cleaner';
 export type { LogIoStats } from './writer';
 export { LEADER_EPOCH_CHECKPOINT_FILE, NO_EPOCH } from './leader-epoch-cache';
+export { headroomOf } from './headroom';

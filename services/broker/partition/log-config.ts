@@ -3,7 +3,7 @@
  * engine's LogConfig: the one place where the cluster's view of a topic meets the log's settings.
  */
 import { effectiveTopicConfig } from '../../common/cluster/topic-config';
-import type { FlushPolicy, LogConfig, TimestampType } from '../log/interface';
+import type { FlushPolicy, LogConfig, TimestampType } from '../log';
 
 /**
  * The storage engine's config for a topic: explicit values over defaults. Throws INVALID_CONFIG

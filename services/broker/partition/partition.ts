@@ -24,7 +24,7 @@ import type { Clock, Timer } from '../../common/clock';
 import { TideError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import type { PartitionState } from '../../common/metadata/keys';
-import type { AppendResult, EpochEndOffset, PartitionLog, ReadResult } from '../log/interface';
+import type { AppendResult, EpochEndOffset, PartitionLog, ReadResult } from '../log';
 import { AckWaiters } from './ack-waiters';
 import { FollowerState, highWatermarkFor, mayJoinIsr, maximalIsr, outOfSyncReplicas } from './isr';
 import type { ReplicationSettings } from './replication-settings';

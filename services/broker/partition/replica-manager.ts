@@ -18,7 +18,7 @@ import type { TopicState, TopicsUpdate } from '../../common/cluster/topic-watche
 import { forEachLimited } from '../../common/for-each-limited';
 import { toReplicationConfig } from '../../common/cluster/topic-config';
 import { toLogConfig } from './log-config';
-import type { LogManager } from '../log/log-manager';
+import type { LogManager } from '../log';
 import type { PartitionRegistry } from './partition-registry';
 import { Partition, type IsrProposer, type PartitionStatus } from './partition';
 import { replicationSettings, type ReplicationSettings } from './replication-settings';

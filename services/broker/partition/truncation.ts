@@ -14,7 +14,7 @@
  *     min(X, LEO).
  * Truncation therefore only ever follows leader epochs, never the high watermark alone.
  */
-import type { EpochEndOffset } from '../log/interface';
+import type { EpochEndOffset } from '../log';
 
 export function divergenceTruncationOffset(args: {
   /** The leader's answer. */

@@ -89,6 +89,14 @@ describe('architecture boundaries (.dependency-cruiser.cjs)', () => {
       },
     ],
     [
+      'storage-engine-through-its-index',
+      {
+        'services/broker/log/segment.ts': EXPORTS,
+        'services/broker/log/index.ts': `export { value } from './segment';\n`,
+        'services/broker/partition/partition.ts': importing('../log/segment'),
+      },
+    ],
+    [
       'composition-roots-use-service-index',
       {
         'services/broker/config.ts': EXPORTS,
@@ -118,7 +126,8 @@ describe('architecture boundaries (.dependency-cruiser.cjs)', () => {
       'services/common/records/codec.ts': importing('../errors'),
       'services/common/cluster/topic-registry.ts': importing('../records/codec'),
       'services/broker/log/segment.ts': importing('../../common/records/codec'),
-      'services/broker/partition/partition.ts': importing('../log/segment'),
+      'services/broker/log/index.ts': `export { value } from './segment';\n`,
+      'services/broker/partition/partition.ts': importing('../log'),
       'services/broker/index.ts': importing('./partition/partition'),
       'services/group-coordinator/node.ts': importing('../common/cluster/topic-registry'),
       'client/producer.ts': importing('../services/common/records/codec'),
