@@ -1,36 +1,24 @@
 /**
- * The group state machine as an explicit transition table with guards.
+ * The group state machine as an explicit transition table with guards, for the consumer
+ * (incremental, server-side assignment) protocol, the only one Tide serves:
  *
- * One table hosts both group protocols, so Kafka's classic protocol (JoinGroup/SyncGroup with
- * client-side assignment, for the Kafka wire listener to come) can live beside Tide's incremental
- * one: each row names the protocol it applies to. A group's protocol may change only while it is
- * EMPTY.
- *
- *   consumer protocol (incremental, server-side assignment):
  *     EMPTY ──member joined──▶ RECONCILING ──every member holds its target──▶ STABLE
  *     STABLE ──membership / subscription / metadata / offsets reset──▶ RECONCILING (or STABLE when
  *       the target did not change for anyone)
  *     any ──last member gone──▶ EMPTY ──deleted (no offsets left)──▶ DEAD
  *
- *   classic protocol (reserved: rows present, not served yet):
- *     EMPTY|STABLE|COMPLETING_REBALANCE ──join──▶ PREPARING_REBALANCE ──all joined──▶
- *     COMPLETING_REBALANCE ──leader's sync──▶ STABLE; ──last member gone──▶ EMPTY
+ * Kafka's classic protocol (JoinGroup/SyncGroup), when the Kafka wire listener comes, adds its
+ * states, events and rows here.
  *
- * The first row whose `from`, `event`, `protocols` and `guard` match decides the next state; no
- * matching row is a bug (AssertionError), never a silent no-op.
+ * The first row whose `from`, `event` and `guard` match decides the next state; no matching row is
+ * a bug (AssertionError), never a silent no-op.
  */
 import { AssertionError } from '../common/assert';
 
-export const GROUP_STATES = [
-  'EMPTY',
-  'RECONCILING',
-  'STABLE',
-  'DEAD',
-  'PREPARING_REBALANCE',
-  'COMPLETING_REBALANCE',
-] as const;
+export const GROUP_STATES = ['EMPTY', 'RECONCILING', 'STABLE', 'DEAD'] as const;
 export type GroupState = (typeof GROUP_STATES)[number];
 
+/** The group protocol, as groups are described and stored: Tide serves the consumer protocol only. */
 export type GroupProtocol = 'consumer' | 'classic';
 
 export type GroupEvent =
@@ -39,19 +27,10 @@ export type GroupEvent =
   /** A member confirmed a revocation or received partitions. */
   | 'RECONCILED'
   /** The group has neither members nor offsets and is removed. */
-  | 'DELETE'
-  /** Classic protocol: a member sent JoinGroup. */
-  | 'CLASSIC_JOIN'
-  /** Classic protocol: every member rejoined (or the rebalance timeout passed). */
-  | 'CLASSIC_JOIN_COMPLETE'
-  /** Classic protocol: the leader sent the assignment in SyncGroup. */
-  | 'CLASSIC_SYNC_COMPLETE'
-  /** Classic protocol: a member left or expired. */
-  | 'CLASSIC_MEMBER_LEFT';
+  | 'DELETE';
 
 /** What the guards look at. */
 export interface GroupFacts {
-  protocol: GroupProtocol;
   members: number;
   /** Every member owns exactly its target and revokes nothing. */
   converged: boolean;
@@ -62,7 +41,6 @@ export interface GroupFacts {
 export interface Transition {
   from: readonly GroupState[];
   event: GroupEvent;
-  protocols: readonly GroupProtocol[];
   /** When absent the row always applies. */
   guard?: (facts: GroupFacts) => boolean;
   to: GroupState;
@@ -73,83 +51,24 @@ const noMembers = (f: GroupFacts) => f.members === 0;
 const converged = (f: GroupFacts) => f.members > 0 && f.converged;
 
 export const GROUP_TRANSITIONS: readonly Transition[] = [
-  // ---- consumer protocol ----
-  { from: LIVE, event: 'MEMBERSHIP_CHANGED', protocols: ['consumer'], guard: noMembers, to: 'EMPTY' },
-  { from: LIVE, event: 'MEMBERSHIP_CHANGED', protocols: ['consumer'], guard: converged, to: 'STABLE' },
-  { from: LIVE, event: 'MEMBERSHIP_CHANGED', protocols: ['consumer'], to: 'RECONCILING' },
-  {
-    from: ['RECONCILING', 'STABLE'],
-    event: 'RECONCILED',
-    protocols: ['consumer'],
-    guard: converged,
-    to: 'STABLE',
-  },
-  {
-    from: ['RECONCILING', 'STABLE'],
-    event: 'RECONCILED',
-    protocols: ['consumer'],
-    guard: noMembers,
-    to: 'EMPTY',
-  },
-  { from: ['RECONCILING', 'STABLE'], event: 'RECONCILED', protocols: ['consumer'], to: 'RECONCILING' },
-  { from: ['EMPTY'], event: 'RECONCILED', protocols: ['consumer'], guard: noMembers, to: 'EMPTY' },
-  // ---- both protocols ----
-  {
-    from: ['EMPTY'],
-    event: 'DELETE',
-    protocols: ['consumer', 'classic'],
-    guard: (f) => f.members === 0 && f.offsets === 0,
-    to: 'DEAD',
-  },
-  // ---- classic protocol (reserved for the Kafka wire listener) ----
-  {
-    from: ['EMPTY', 'STABLE', 'COMPLETING_REBALANCE', 'PREPARING_REBALANCE'],
-    event: 'CLASSIC_JOIN',
-    protocols: ['classic'],
-    to: 'PREPARING_REBALANCE',
-  },
-  {
-    from: ['PREPARING_REBALANCE'],
-    event: 'CLASSIC_JOIN_COMPLETE',
-    protocols: ['classic'],
-    guard: noMembers,
-    to: 'EMPTY',
-  },
-  {
-    from: ['PREPARING_REBALANCE'],
-    event: 'CLASSIC_JOIN_COMPLETE',
-    protocols: ['classic'],
-    to: 'COMPLETING_REBALANCE',
-  },
-  { from: ['COMPLETING_REBALANCE'], event: 'CLASSIC_SYNC_COMPLETE', protocols: ['classic'], to: 'STABLE' },
-  {
-    from: ['PREPARING_REBALANCE', 'COMPLETING_REBALANCE', 'STABLE'],
-    event: 'CLASSIC_MEMBER_LEFT',
-    protocols: ['classic'],
-    guard: noMembers,
-    to: 'EMPTY',
-  },
-  {
-    from: ['COMPLETING_REBALANCE', 'STABLE', 'PREPARING_REBALANCE'],
-    event: 'CLASSIC_MEMBER_LEFT',
-    protocols: ['classic'],
-    to: 'PREPARING_REBALANCE',
-  },
+  { from: LIVE, event: 'MEMBERSHIP_CHANGED', guard: noMembers, to: 'EMPTY' },
+  { from: LIVE, event: 'MEMBERSHIP_CHANGED', guard: converged, to: 'STABLE' },
+  { from: LIVE, event: 'MEMBERSHIP_CHANGED', to: 'RECONCILING' },
+  { from: ['RECONCILING', 'STABLE'], event: 'RECONCILED', guard: converged, to: 'STABLE' },
+  { from: ['RECONCILING', 'STABLE'], event: 'RECONCILED', guard: noMembers, to: 'EMPTY' },
+  { from: ['RECONCILING', 'STABLE'], event: 'RECONCILED', to: 'RECONCILING' },
+  { from: ['EMPTY'], event: 'RECONCILED', guard: noMembers, to: 'EMPTY' },
+  { from: ['EMPTY'], event: 'DELETE', guard: (f) => f.members === 0 && f.offsets === 0, to: 'DEAD' },
 ];
 
 /** The state after `event`; throws AssertionError when no row allows it (a bug in the caller). */
 export function nextGroupState(state: GroupState, event: GroupEvent, facts: GroupFacts): GroupState {
   for (const row of GROUP_TRANSITIONS) {
-    if (row.event !== event || !row.from.includes(state) || !row.protocols.includes(facts.protocol)) continue;
+    if (row.event !== event || !row.from.includes(state)) continue;
     if (row.guard && !row.guard(facts)) continue;
     return row.to;
   }
   throw new AssertionError(
-    `no group transition from ${state} on ${event} (${facts.protocol} protocol, ${facts.members} members, converged ${facts.converged})`,
+    `no group transition from ${state} on ${event} (${facts.members} members, converged ${facts.converged})`,
   );
-}
-
-/** Whether a group may switch to `protocol`: only while empty (or already on it). */
-export function mayUseProtocol(current: GroupProtocol, members: number, protocol: GroupProtocol): boolean {
-  return current === protocol || members === 0;
 }

@@ -20,13 +20,7 @@ import { AssertionError } from '../common/assert';
 import { TideError } from '../common/errors';
 import { assignorFor } from './assignors';
 import { DEFAULT_ASSIGNOR } from '../common/assignor-names';
-import {
-  mayUseProtocol,
-  nextGroupState,
-  type GroupEvent,
-  type GroupProtocol,
-  type GroupState,
-} from './group-state';
+import { nextGroupState, type GroupEvent, type GroupProtocol, type GroupState } from './group-state';
 import { describeKeys, sortedKeys } from './partitions';
 
 export const DEFAULT_SESSION_TIMEOUT_MS = 45_000;
@@ -231,8 +225,6 @@ export class ConsumerGroup {
     request: JoinRequest,
     nowMs: number,
   ): { memberId: string; memberEpoch: number; heartbeatIntervalMs: number; effects: GroupEffect[] } {
-    if (!mayUseProtocol(this.protocol, this.members.size, 'consumer'))
-      throw new TideError('INVALID_REQUEST', `group ${this.groupId} uses the ${this.protocol} protocol`);
     if (request.assignor) assignorFor(request.assignor); // INVALID_REQUEST for an unknown name
     if (this.members.size === 0) this.assignorName = request.assignor || this.assignorName;
 
@@ -635,7 +627,6 @@ export class ConsumerGroup {
     }
     this.checkOwnership();
     this.currentState = nextGroupState(this.currentState, event, {
-      protocol: this.protocol,
       members: this.members.size,
       converged: this.converged(),
       offsets: this.offsets.size,
