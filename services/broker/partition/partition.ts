@@ -24,6 +24,7 @@ import type { Clock, Timer } from '../../common/clock';
 import { TideError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import type { PartitionState } from '../../common/metadata/keys';
+import type { IsrProposal } from '../../common/cluster/controller-client';
 import type { AppendResult, EpochEndOffset, PartitionLog, ReadResult } from '../log';
 import { AckWaiters } from './ack-waiters';
 import { FollowerState, highWatermarkFor, mayJoinIsr, maximalIsr, outOfSyncReplicas } from './isr';
@@ -46,15 +47,8 @@ export interface ProduceOptions {
   timeoutMs?: number;
 }
 
-/** An ISR change a leader proposes to the controller (the AlterPartition RPC). */
-export interface IsrProposal {
-  brokerId: number;
-  topic: string;
-  partition: number;
-  leaderEpoch: number;
-  partitionEpoch: number;
-  newIsr: number[];
-}
+/** An ISR change a leader proposes to the controller (one type with the controller client's). */
+export type { IsrProposal };
 
 /**
  * The controller's AlterPartition, as the partition layer needs it: resolves with the partition's

@@ -61,8 +61,8 @@ export interface ControllerClientOptions {
   callTimeoutMs?: number;
 }
 
-/** A leader's ISR proposal, as AlterPartition carries it. */
-export interface AlterPartitionCall {
+/** An ISR change a leader proposes to the controller (the AlterPartition RPC). */
+export interface IsrProposal {
   brokerId: number;
   topic: string;
   partition: number;
@@ -115,7 +115,7 @@ export class ControllerClient implements TopicAdmin {
   }
 
   /** Proposes a new ISR; answers the partition's state after the change. */
-  async alterPartition(request: AlterPartitionCall): Promise<PartitionView> {
+  async alterPartition(request: IsrProposal): Promise<PartitionView> {
     const response = await this.call('AlterPartition', (c, options) =>
       promised<AlterPartitionResponse>((cb) =>
         c.controller.AlterPartition(
