@@ -12,6 +12,7 @@ import type { ResetOffsetsResponse } from '../../services/common/grpc/generated/
 import type { ResetTo } from '../../services/common/grpc/generated/tide/v1/ResetTo';
 import type { TopicPartitions } from '../../services/common/grpc/generated/tide/v1/TopicPartitions';
 import { TideError } from '../../services/common/errors';
+import type { ResetTarget } from '../../services/common/reset-target';
 import type { TopicPartition } from '../types';
 import type { GroupCoordinatorClient } from '../../services/common/grpc/generated/tide/v1/GroupCoordinator';
 import type { CoordinatorClient } from './coordinator-client';
@@ -70,11 +71,8 @@ export interface CommittedOffset extends TopicPartition {
   commitTimestampMs: number;
 }
 
-export type ResetTarget =
-  | { to: 'earliest' }
-  | { to: 'latest' }
-  | { to: 'timestamp'; timestampMs: number }
-  | { to: 'offset'; offset: number };
+/** Where ResetOffsets moves a group's offsets (services/common/reset-target.ts, shared with the coordinator). */
+export type { ResetTarget };
 
 export interface ResetOffsetsOptions {
   /** Every partition of these topics... */

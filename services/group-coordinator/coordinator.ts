@@ -39,6 +39,7 @@ import type { Clock, Timer } from '../common/clock';
 import { TideError } from '../common/errors';
 import type { LeaseFence } from '../common/lease-fence';
 import type { Logger } from '../common/logger';
+import type { ResetTarget } from '../common/reset-target';
 import { ConsumerGroup, type CommittedOffset, type GroupSnapshot } from './group';
 import { GroupRuntime, type GroupStorage, type ResetEntry } from './group-runtime';
 import {
@@ -104,12 +105,6 @@ export interface GroupListingView {
   members: number;
   protocol: string;
 }
-
-export type ResetSpec =
-  | { to: 'earliest' }
-  | { to: 'latest' }
-  | { to: 'timestamp'; timestampMs: number }
-  | { to: 'offset'; offset: number };
 
 export interface ResetPlanView {
   topic: string;
@@ -316,7 +311,7 @@ export class Coordinator {
   async resetOffsets(
     groupId: string,
     keys: string[],
-    spec: ResetSpec,
+    spec: ResetTarget,
     dryRun: boolean,
   ): Promise<{ plan: ResetPlanView[]; applied: boolean; generation: number }> {
     for (const key of keys) {
@@ -355,7 +350,7 @@ export class Coordinator {
 
   // ---------------------------------------------------------------- internals
 
-  private async resetTarget(topic: string, partition: number, spec: ResetSpec): Promise<number> {
+  private async resetTarget(topic: string, partition: number, spec: ResetTarget): Promise<number> {
     const bounds = await this.options.offsets.bounds(topic, partition);
     switch (spec.to) {
       case 'earliest':

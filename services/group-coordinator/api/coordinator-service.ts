@@ -14,7 +14,8 @@ import type { ResetOffsetsRequest } from '../../common/grpc/generated/tide/v1/Re
 import { FORWARDED_FOR_HEADER } from '../../common/grpc/routing-headers';
 import { unary } from '../../common/grpc/unary';
 import { validateTopicName } from '../../common/cluster/topic-name';
-import type { Coordinator, ResetSpec } from '../coordinator';
+import type { ResetTarget } from '../../common/reset-target';
+import type { Coordinator } from '../coordinator';
 import {
   DEFAULT_REBALANCE_TIMEOUT_MS,
   DEFAULT_SESSION_TIMEOUT_MS,
@@ -90,7 +91,7 @@ export function parseJoin(
   };
 }
 
-function parseReset(req: ResetOffsetsRequest): ResetSpec {
+function parseReset(req: ResetOffsetsRequest): ResetTarget {
   switch (req.to) {
     case 'RESET_TO_EARLIEST':
       return { to: 'earliest' };
