@@ -3,6 +3,7 @@ import { encodeBatch } from '../../services/common/records';
 import { CompressionCodec } from '../../services/common/records/layout';
 import { DEFAULT_LOG_CONFIG } from '../../services/broker/log/config';
 import type { LogConfig } from '../../services/broker/log/interface';
+import { seededRandom } from '../harness/random';
 
 export const CRASH_TOPIC = 'changelog';
 export const CRASH_PARTITION = 0;
@@ -20,18 +21,6 @@ export function crashConfig(): LogConfig {
     flushPolicy: 'sync',
     minCleanableDirtyRatio: 0,
     deleteRetentionMs: 3_600_000,
-  };
-}
-
-/** mulberry32 */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 
@@ -53,7 +42,7 @@ function batchOf(records: WorkloadRecord[], compression: CompressionCodec): Buff
 
 /** The records of workload batch i (before any cleaning). */
 export function workloadRecords(seed: number): WorkloadRecord[][] {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   return Array.from({ length: WORKLOAD_BATCHES }, (_, i) =>
     Array.from({ length: 1 + Math.floor(random() * 4) }, (_, j) => ({
       key: `key-${Math.floor(random() * KEYS)}`,

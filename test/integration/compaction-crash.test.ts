@@ -30,6 +30,7 @@ import {
   workload,
   workloadRecords,
 } from './compaction-crash-workload';
+import { seededRandom } from '../harness/random';
 
 jest.setTimeout(120_000);
 
@@ -124,18 +125,6 @@ async function verify(dataDir: string, run: ChildRun, what: string): Promise<voi
   }
 }
 
-/** mulberry32, for the seeded kill points. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const STEPS: SwapStep[] = [
   'cleaned-written',
   'swap-renamed',
@@ -148,7 +137,7 @@ describe('SIGKILL inside the swap protocol', () => {
   it.each(STEPS.flatMap((step, i) => [1, 2].map((seed) => ({ step, seed: seed * 10 + i }))))(
     'at $step, seed $seed',
     async ({ step, seed }) => {
-      const occurrence = 1 + Math.floor(prng(seed)() * 6);
+      const occurrence = 1 + Math.floor(seededRandom(seed)() * 6);
       const { dataDir, run } = await runChild(`point-${step}-${seed}`, { mode: 'point', step, occurrence });
       expect({ step, occurrence, signal: run.signal, output: run.output.slice(-500) }).toMatchObject({
         signal: 'SIGKILL',
@@ -165,7 +154,7 @@ describe('SIGKILL at a random moment while cleaning and appending', () => {
   // Seeds 1-3 count from the start of the pass (mostly the key-map phase), 4-8 from its first swap.
   it.each([1, 2, 3, 4, 5, 6, 7, 8])('seed %d', async (seed) => {
     const line = seed <= 3 ? ('cleaning' as const) : ('step cleaned-written' as const);
-    const delayMs = Math.floor(prng(seed)() * (seed <= 3 ? 1000 : 400));
+    const delayMs = Math.floor(seededRandom(seed)() * (seed <= 3 ? 1000 : 400));
     const { dataDir, run } = await runChild(`timed-${seed}`, { mode: 'timer', afterLine: line, ms: delayMs });
     expect(run.output).toMatch(/written \d+/);
     const swapsDone = [...run.output.matchAll(/step indexes-written/g)].length;

@@ -2,7 +2,7 @@ import { ensureClusterId, readClusterId } from '../../../services/common/cluster
 import { toTopicInfo } from '../../../services/common/cluster/admin-wire';
 import { topicAdmin } from '../../../services/controller/topic-admin';
 import { TopicManager } from '../../../services/controller/topic-manager';
-import { seededRandom } from '../../../services/controller/placement';
+import { seededRandom } from '../../harness/random';
 import { CLUSTER, rejection, setup } from './helpers';
 
 describe('cluster id', () => {

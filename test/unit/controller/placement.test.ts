@@ -4,9 +4,9 @@ import {
   isRackAware,
   preferredLeader,
   rackAlternatedBrokers,
-  seededRandom,
   type PlacementBroker,
 } from '../../../services/controller/placement';
+import { seededRandom } from '../../harness/random';
 
 const plain = (...ids: number[]): PlacementBroker[] => ids.map((id) => ({ id }));
 const racked = (racks: Record<number, string>): PlacementBroker[] =>

@@ -3,7 +3,7 @@ import type { EmbeddedMetadataStore } from '../../../services/common/metadata/em
 import { MetadataKeys } from '../../../services/common/metadata/keys';
 import type { Compare } from '../../../services/common/metadata/store';
 import type { BrokerInfo } from '../../../services/common/cluster/broker-registry';
-import { seededRandom } from '../../../services/controller/placement';
+import { seededRandom } from '../../harness/random';
 import { TopicManager, type TopicManagerOptions } from '../../../services/controller/topic-manager';
 import type { TopicsUpdate } from '../../../services/common/cluster/topic-watcher';
 import { toLogConfig } from '../../../services/broker/partition/log-config';

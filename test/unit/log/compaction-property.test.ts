@@ -16,7 +16,8 @@ import { ManualClock } from '../../../services/common/clock';
 import { CompressionCodec } from '../../../services/common/records/layout';
 import type { SegmentedLog } from '../../../services/broker/log/partition-log';
 import { cleanerFor, compactConfig, fold, keyedBatch, readRecords, type KV } from './compaction-helpers';
-import { TempDirs, forgetCleanShutdown, openLog, prng } from './helpers';
+import { seededRandom } from '../../harness/random';
+import { TempDirs, forgetCleanShutdown, openLog } from './helpers';
 
 const dirs = new TempDirs();
 afterEach(() => dirs.cleanup());
@@ -43,7 +44,7 @@ describe('compaction matches the model', () => {
   });
 
   it.each(seeds)('seed %d', async (seed) => {
-    const random = prng(seed);
+    const random = seededRandom(seed);
     const pick = (n: number): number => Math.floor(random() * n);
     const clock = new ManualClock();
     const dataDir = await dirs.make();

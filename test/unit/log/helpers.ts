@@ -71,18 +71,6 @@ export async function listPartitionFiles(dataDir: string): Promise<string[]> {
   return (await fs.readdir(partitionDir(dataDir))).sort();
 }
 
-/** mulberry32: small, seedable, good enough for picking damage positions. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Reads everything from `from` to the log end batch by batch; returns the whole bytes read. */
 export async function readAll(
   log: SegmentedLog,

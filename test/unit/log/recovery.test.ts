@@ -29,10 +29,10 @@ import {
   listPartitionFiles,
   openLog,
   partitionDir,
-  prng,
   readAll,
   testConfig,
 } from './helpers';
+import { seededRandom } from '../../harness/random';
 
 const dirs = new TempDirs();
 const open: SegmentedLog[] = [];
@@ -91,7 +91,7 @@ describe('crash recovery of the active segment', () => {
   it.each([...fixedSeeds, timeSeed].map((seed) => ({ seed, mode: seed % 2 === 0 ? 'cut' : 'flip' })))(
     'seed $seed: $mode',
     async ({ seed, mode }) => {
-      const rnd = prng(seed);
+      const rnd = seededRandom(seed);
       const dataDir = await dirs.make();
       const log = await track(openLog(dataDir, CONFIG));
       const producerBatches: Array<{ seq: number; records: number; baseOffset: number }> = [];

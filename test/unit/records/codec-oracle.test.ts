@@ -16,8 +16,8 @@ import {
   KafkajsInput,
   kafkajsDecode,
   kafkajsEncode,
-  seededRandom,
 } from './kafkajs-oracle';
+import { seededRandom } from '../../harness/random';
 
 const NOW_MS = 1_700_000_000_000;
 const FIELDS = {

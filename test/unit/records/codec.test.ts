@@ -24,7 +24,8 @@ import {
 } from '../../../services/common/records';
 import { crc32c } from '@node-rs/crc32';
 import { GOLDEN_HEX, GOLDEN_OPTIONS, GOLDEN_RECORDS } from './fixtures/golden-batch';
-import { kafkajsCrc32c, seededRandom } from './kafkajs-oracle';
+import { seededRandom } from '../../harness/random';
+import { kafkajsCrc32c } from './kafkajs-oracle';
 
 const NOW_MS = 1_700_000_000_000;
 const CODECS = [CompressionCodec.None, CompressionCodec.Gzip, CompressionCodec.Snappy];

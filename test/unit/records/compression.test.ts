@@ -8,7 +8,7 @@ import {
   decompress,
   parseCompression,
 } from '../../../services/common/records';
-import { seededRandom } from './kafkajs-oracle';
+import { seededRandom } from '../../harness/random';
 
 function sample(bytes: number, seed = 7): Buffer {
   const random = seededRandom(seed);

@@ -13,7 +13,8 @@ import {
   writeVarlong,
   writeVarlongBig,
 } from '../../../services/common/records/varint';
-import { kafkajsVarint, kafkajsVarlong, seededRandom } from './kafkajs-oracle';
+import { seededRandom } from '../../harness/random';
+import { kafkajsVarint, kafkajsVarlong } from './kafkajs-oracle';
 
 function encodeVarint(value: number): Buffer {
   const buf = Buffer.alloc(16);
