@@ -32,7 +32,7 @@ export function brokerCommand(): Command {
           const config = loadConfig(BROKER_CONFIG_SCHEMA, {
             file: opts.config,
             env: process.env,
-            ignoreEnv: ['TIDE_BOOTSTRAP', 'TIDE_TEST_LOG_LEVEL'],
+            ignoreEnv: ['TIDE_BOOTSTRAP'],
             flags: {
               brokerId: opts.id,
               port: opts.port,

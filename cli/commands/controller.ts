@@ -48,7 +48,7 @@ export function controllerCommand(): Command {
         const config = loadConfig(CONTROLLER_CONFIG_SCHEMA, {
           file: opts.config,
           env: process.env,
-          ignoreEnv: ['TIDE_BOOTSTRAP', 'TIDE_TEST_LOG_LEVEL', 'TIDE_CONFIG'],
+          ignoreEnv: ['TIDE_BOOTSTRAP', 'TIDE_CONFIG'],
           flags: {
             controllerId: opts.id,
             port: opts.port,

@@ -69,7 +69,7 @@ export function coordinatorCommand(): Command {
         const config = loadConfig(COORDINATOR_CONFIG_SCHEMA, {
           file: opts.config,
           env: process.env,
-          ignoreEnv: ['TIDE_BOOTSTRAP', 'TIDE_TEST_LOG_LEVEL', 'TIDE_CONFIG'],
+          ignoreEnv: ['TIDE_BOOTSTRAP', 'TIDE_CONFIG'],
           flags: {
             coordinatorId: opts.id,
             port: opts.port,

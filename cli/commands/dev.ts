@@ -21,7 +21,7 @@ export function devCommand(): Command {
         const config = loadConfig(BROKER_CONFIG_SCHEMA, {
           file: opts.config,
           env: process.env,
-          ignoreEnv: ['TIDE_BOOTSTRAP', 'TIDE_TEST_LOG_LEVEL'],
+          ignoreEnv: ['TIDE_BOOTSTRAP'],
           flags: { dataDir: path.resolve(opts.data), port: opts.port, host: opts.host },
         });
         const logger = createLogger({ level: config.logLevel });

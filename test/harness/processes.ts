@@ -45,9 +45,10 @@ export function startTide(
       'dist/ is missing: integration tests run the built CLI; use `npm test` (it builds first)',
     );
   }
+  // Children log at warn unless the run sets TIDE_LOG_LEVEL (e.g. TIDE_LOG_LEVEL=debug npx jest ...).
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: REPO_ROOT,
-    env: { ...process.env, TIDE_LOG_LEVEL: process.env.TIDE_TEST_LOG_LEVEL ?? 'warn', ...options.env },
+    env: { ...process.env, TIDE_LOG_LEVEL: process.env.TIDE_LOG_LEVEL ?? 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   live.add(child);
