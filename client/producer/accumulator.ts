@@ -252,8 +252,8 @@ export class RecordAccumulator {
       Math.max(MIN_BATCH_CAPACITY_BYTES, Math.ceil(state.lastBatchBytes * 1.25)),
     );
     const nowMs = this.clock.nowMs();
-    // Offered to the builder as its storage, for a codec that accepts one (`buffer`); the builder
-    // of services/common/records does not yet, and then this buffer is returned unused at build.
+    // The builder builds into a pooled buffer (fresh large ones page-fault on every batch); the built
+    // batch may share it, so it goes back to the pool only when the batch is done with.
     const buffer = this.builderBuffers.acquire(this.builderBuffers.bufferBytes);
     const options: BatchBuilderOptions & { buffer?: Buffer } = {
       compression: this.compression,

@@ -34,7 +34,7 @@ export function redisArgs(port: number, dir: string, fsync: AppendFsync): string
   ]; // prettier-ignore
 }
 
-/** A started redis-server, for this target and for redis-benchmark (bench/peers/native-redis.ts). */
+/** A started redis-server, for this target and for redis-benchmark (bench/peers/native.ts). */
 export async function startRedisServer(fsync: AppendFsync): Promise<{ server: ServerProcess; port: number }> {
   const [port] = await freePorts(1);
   const dir = makeTempDir('redis-peers-');

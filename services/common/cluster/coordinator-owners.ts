@@ -1,7 +1,7 @@
 /**
  * A read-only, watched view of who owns which coordinator shard, for processes that route group
  * requests to coordinators without being one (brokers relaying the GroupCoordinator service). It
- * mirrors the `/coordinators/` prefix (shards.ts documents the keys), so locating a group costs no
+ * mirrors the `/coordinators/` prefix (coordinator-shards.ts documents the keys), so locating a group costs no
  * metadata-store round trip, and it tells listeners when a shard's owner key changes — a relayed
  * membership stream then ends, and its member finds the new owner.
  */

@@ -8,7 +8,8 @@
  *   /tide/<cluster>/topics/<topic>           TopicRecord (JSON)
  *   /tide/<cluster>/partitions/<topic>/<p>   PartitionState (JSON), p = 0..partitions-1
  *   /tide/<cluster>/producer-ids             ProducerIdBlockRecord (JSON): the next unallocated id
- *   /tide/<cluster>/coordinators/...         reserved for the group coordinators
+ *   /tide/<cluster>/coordinators/...         the group coordinators' shards and instances (keys and
+ *                                            values in services/common/cluster/coordinator-shards.ts)
  *
  * Values are JSON objects. Decoders validate every field and throw a TideError naming the key and
  * the field instead of letting a bad value crash a watcher; unknown fields are ignored, so a newer
