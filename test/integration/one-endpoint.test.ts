@@ -10,6 +10,10 @@
  * and never holds a connection to anything but broker 0: broker 0 forwards the partition requests
  * to their leaders and relays the group calls to the coordinator. The CLI does the same, and, on a
  * network where every broker is reachable but the coordinator is not, detects that and relays.
+ *
+ * Each test may run alone or in any order: what a test needs from another (the topic with its 330
+ * records and group g-far's offsets, the CLI's group g-cli) it gets by awaiting that test's
+ * scenario, which runs once (`once`) whichever test asks first.
  */
 import * as net from 'net';
 import { Tide, type ConsumerRecord, type GroupConsumer } from '../../client';
@@ -91,6 +95,12 @@ afterAll(async () => {
   await network?.close();
 });
 
+/** Runs `fn` once; later calls share its outcome (and its failure). */
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let run: Promise<void> | undefined;
+  return () => (run ??= fn());
+}
+
 /** Runs `member` until told to stop, recording every record it hands out. */
 function drain(member: GroupConsumer, into: ConsumerRecord[]): Promise<void> {
   return (async () => {
@@ -106,7 +116,8 @@ test('the other brokers and the coordinator are unreachable from here', async ()
   }
 });
 
-test('produce, consume in a group, resume from committed offsets, describe and list: all through broker 0', async () => {
+/** Creates TOPIC, fills it (330 records) and leaves group GROUP with its offsets committed. */
+const groupScenario = once(async () => {
   await tide.admin().createTopic(TOPIC, { partitions: PARTITIONS, replicationFactor: 1 });
   const meta = await tide.admin().metadata([TOPIC]);
   expect(new Set(meta.topics[0].partitions.map((p) => p.leader))).toEqual(new Set([0, 1, 2]));
@@ -178,7 +189,9 @@ test('produce, consume in a group, resume from committed offsets, describe and l
   expect(tide.coordinators().openAddresses()).toEqual([]);
 });
 
-test('the CLI consumes in a group and describes it through broker 0', async () => {
+/** Group g-cli, made by the CLI: 330 records consumed and committed. */
+const cliGroupScenario = once(async () => {
+  await groupScenario();
   const consumed = await runCli(
     ['consume', TOPIC, '--group', 'g-cli', '--from-beginning', '-n', '330', '--bootstrap', bootstrap],
     { timeoutMs: 60_000 },
@@ -191,7 +204,16 @@ test('the CLI consumes in a group and describes it through broker 0', async () =
   expect(d.partitions.reduce((sum, p) => sum + Math.max(0, p.committedOffset), 0)).toBe(330);
 });
 
+test('produce, consume in a group, resume from committed offsets, describe and list: all through broker 0', async () => {
+  await groupScenario();
+});
+
+test('the CLI consumes in a group and describes it through broker 0', async () => {
+  await cliGroupScenario();
+});
+
 test('with every broker reachable but not the coordinator, auto routing relays the group calls', async () => {
+  await cliGroupScenario(); // groups g-far and g-cli exist, the topic holds 330 records
   // A network that routes the hidden broker addresses but not the coordinator's.
   const partial = await PodNetwork.start(
     new Map([...hidden].filter(([advertised]) => advertised !== coordinator.address)),
@@ -217,6 +239,7 @@ test('with every broker reachable but not the coordinator, auto routing relays t
 });
 
 test("a relayed member follows its group's coordinator: a graceful move, then a hung coordinator", async () => {
+  await groupScenario(); // the topic holds 330 records
   // A group whose shard c1 takes from c0 when it starts, and gives back when it stops answering.
   const group = Array.from({ length: 200 }, (_, i) => `g-move-${i}`).find(
     (g) => desiredOwner(shardOf(g, 8), ['c0', 'c1']) === 'c1',
@@ -260,4 +283,7 @@ test("a relayed member follows its group's coordinator: a graceful move, then a 
   await member.close();
   await loop;
   expect(tide.coordinators().openAddresses()).toEqual([]);
+  // The hung c1 goes, so that tests running after this one meet the cluster they would meet first.
+  await second.stop('SIGKILL');
+  second = undefined;
 });
