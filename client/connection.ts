@@ -17,7 +17,11 @@ import type { AdminClient } from '../services/common/grpc/generated/tide/v1/Admi
 export interface ConnectionOptions {
   /** HTTP/2 flow-control window per stream and connection. Default 16 MiB. */
   flowControlWindowBytes?: number;
-  /** Largest message sent or received. Default 64 MiB. */
+  /**
+   * Largest message sent. Default 64 MiB. Received messages have no limit: a fetch response is
+   * bounded by the request's max bytes plus one whole batch, which the broker accepted, so a
+   * receive limit could only make acknowledged records unreadable.
+   */
   maxMessageBytes?: number;
   /** Ping interval on connections with active calls. Default 30 s. */
   keepaliveMs?: number;
@@ -49,7 +53,7 @@ export function channelOptionsFor(options: ConnectionOptions = {}): grpc.Channel
   return {
     'grpc-node.flow_control_window': options.flowControlWindowBytes ?? DEFAULT_FLOW_CONTROL_WINDOW_BYTES,
     'grpc.max_send_message_length': maxMessageBytes,
-    'grpc.max_receive_message_length': maxMessageBytes,
+    'grpc.max_receive_message_length': -1,
     'grpc.keepalive_time_ms': options.keepaliveMs ?? DEFAULT_KEEPALIVE_MS,
     'grpc.keepalive_timeout_ms': options.keepaliveTimeoutMs ?? DEFAULT_KEEPALIVE_TIMEOUT_MS,
     'grpc.use_local_subchannel_pool': 1,

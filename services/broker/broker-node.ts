@@ -2,6 +2,7 @@
  * A running broker: its logs, the partitions it hosts, its registration in the cluster, and its
  * gRPC server. The composition of those parts lives here; the logic lives in the parts.
  */
+import { connectionLimitsOf } from '../common/service-config-keys';
 import { EventEmitter } from 'events';
 import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
@@ -200,6 +201,7 @@ export class BrokerNode {
       server = await startServer({
         host: config.host,
         port: config.port,
+        connections: connectionLimitsOf(config),
         maxMessageBytes: config.maxRequestBytes,
         healthServices: ['tide.v1.Broker', 'tide.v1.Admin'],
         register: (s) => {

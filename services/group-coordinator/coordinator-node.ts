@@ -4,6 +4,7 @@
  * view it assigns from. The composition lives here; the logic lives in the parts. Used by
  * `tide coordinator` (etcd) and by `tide dev` (embedded store, in-process).
  */
+import { connectionLimitsOf } from '../common/service-config-keys';
 import { randomBytes } from 'crypto';
 import * as os from 'os';
 import type { Clock } from '../common/clock';
@@ -131,6 +132,7 @@ export class CoordinatorNode {
       const server = await startServer({
         host: config.host,
         port: config.port,
+        connections: connectionLimitsOf(config),
         healthServices: [HEALTH_SERVICE],
         register: (s) =>
           s.addService(

@@ -8,6 +8,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { TideError } from '../../common/errors';
+import { echo } from '../../common/echo';
 import { tideProto } from '../../common/grpc/proto';
 import { ClientCache } from '../../common/grpc/client-cache';
 import { channelOptions } from '../../common/grpc/server';
@@ -42,7 +43,7 @@ export class LeaderForwarder {
   leaderAddress(topic: string, partition: number): string {
     const [info] = this.metadata.topics([topic]);
     if (!info)
-      throw new TideError('UNKNOWN_TOPIC', `topic "${topic}" does not exist`, {
+      throw new TideError('UNKNOWN_TOPIC', `topic ${echo(topic)} does not exist`, {
         context: { topic, partition },
       });
     const leader = info.partitions?.find((p) => p.partition === partition)?.leader ?? -1;
