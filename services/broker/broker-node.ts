@@ -20,7 +20,7 @@ import { serveMetrics, type MetricsServer } from '../common/metrics';
 import { adminHandlers, type TopicAdmin } from './api/admin';
 import type { MetadataView, ProducerIdSource } from './api/registry';
 import { withZeroCopyFetch } from './api/fetch-serializer';
-import { cleanerConfigOf, type BrokerConfig } from './config';
+import { cleanerConfigOf, fetchStreamLimitsOf, type BrokerConfig } from './config';
 import { LogManager } from './log/log-manager';
 import { ReplicaManager } from './partition/replica-manager';
 import { reportReadyWhenCaughtUp } from './readiness';
@@ -213,6 +213,7 @@ export class BrokerNode {
               metadata,
               forwarder,
               metrics,
+              streamLimits: fetchStreamLimitsOf(config),
               producerIds: deps.producerIds,
               clock: deps.clock,
               logger,

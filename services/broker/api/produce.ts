@@ -12,7 +12,9 @@ import type { Clock } from '../../common/clock';
 import type { Logger } from '../../common/logger';
 import type { PartitionRegistry } from '../partition/partition-registry';
 import { fromWireRecord } from './records';
-import { requirePartition, requireTopic } from './validate';
+import { requireEnum, requirePartition, requireTopic } from './validate';
+import { Acks } from '../../common/grpc/generated/tide/v1/Acks';
+import { echo } from '../../common/echo';
 import { isLedElsewhere, type LeaderForwarder } from './forward';
 import { wantsProxy } from '../../common/grpc/routing-headers';
 import type { TrafficMetrics } from '../metrics';
@@ -34,9 +36,12 @@ export function produce(deps: ProduceDeps, request: ProduceRequest): Promise<Pro
   try {
     const topic = requireTopic(request.topic);
     const partitionId = requirePartition(request.partition);
+    const wireAcks = requireEnum('acks', request.acks, Acks);
+    if (!Number.isInteger(request.timeout_ms) || request.timeout_ms < 0)
+      throw new TideError('INVALID_REQUEST', `timeout_ms must be >= 0, got ${echo(request.timeout_ms)}`);
     const batches = batchesOf(request, deps.clock);
     const partition = deps.partitions.leaderFor(topic, partitionId);
-    const acks = request.acks === 'ACKS_NONE' ? 'none' : request.acks === 'ACKS_LEADER' ? 'leader' : 'all';
+    const acks = wireAcks === 'ACKS_NONE' ? 'none' : wireAcks === 'ACKS_LEADER' ? 'leader' : 'all';
     return partition.append(batches, { acks, timeoutMs: request.timeout_ms }).then((result) => {
       if (!result.duplicate)
         deps.metrics?.produced(topic, result.lastOffset - result.baseOffset + 1, batches.length);
