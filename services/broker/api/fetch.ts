@@ -265,7 +265,14 @@ async function streamPartition(
         let response: FetchResponse__Input;
         try {
           response = await deps.forwarder.fetch(
-            { topic, partition: partitionId, offset, max_bytes: maxBytes, max_wait_ms: PROXY_FETCH_WAIT_MS, format },
+            {
+              topic,
+              partition: partitionId,
+              offset,
+              max_bytes: maxBytes,
+              max_wait_ms: PROXY_FETCH_WAIT_MS,
+              format,
+            },
             PROXY_FETCH_WAIT_MS,
           );
         } catch (fetchErr) {
@@ -341,10 +348,7 @@ function readAhead(
   return read;
 }
 
-function drained(
-  call: FetchStreamCall,
-  signal: AbortSignal,
-): Promise<void> {
+function drained(call: FetchStreamCall, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       call.off('drain', done);

@@ -10,7 +10,10 @@ export function requireTopic(topic: string): string {
 
 export function requirePartition(partition: number): number {
   if (!Number.isInteger(partition) || partition < 0) {
-    throw new TideError('INVALID_REQUEST', `partition must be a non-negative integer, got ${echo(partition)}`);
+    throw new TideError(
+      'INVALID_REQUEST',
+      `partition must be a non-negative integer, got ${echo(partition)}`,
+    );
   }
   return partition;
 }
@@ -58,9 +61,6 @@ export function waitLimit(name: string, value: number, maxMs: number): number {
 export function requireEnum<T extends string>(name: string, value: T | number, known: Record<string, T>): T {
   const names = Object.values(known) as string[];
   if (typeof value !== 'string' || !names.includes(value))
-    throw new TideError(
-      'INVALID_REQUEST',
-      `${name} ${echo(value)} is not one of ${names.join(', ')}`,
-    );
+    throw new TideError('INVALID_REQUEST', `${name} ${echo(value)} is not one of ${names.join(', ')}`);
   return value as T;
 }
