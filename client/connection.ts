@@ -38,6 +38,8 @@ export interface ConnectionOptions {
    * for partitions it does not lead (the Cluster sets this for bootstrap routing).
    */
   proxyRouting?: () => boolean;
+  /** Metadata sent on every call (Tide's own services use it for the internal token). */
+  callMetadata?: Readonly<Record<string, string>>;
   /** Extra grpc-js channel options; they win over the ones above. */
   channelOptions?: grpc.ChannelOptions;
 }
@@ -84,17 +86,20 @@ export class ConnectionPool {
     this.credentials = options.credentials ?? grpc.credentials.createInsecure();
     this.channelsPerBroker = Math.max(1, options.channelsPerBroker ?? 1);
     const proxyRouting = options.proxyRouting;
-    this.interceptors = proxyRouting
-      ? [
-          (callOptions, nextCall) =>
-            new grpc.InterceptingCall(nextCall(callOptions), {
-              start(metadata, listener, next) {
-                if (proxyRouting()) metadata.set(ROUTING_HEADER, 'proxy');
-                next(metadata, listener);
-              },
-            }),
-        ]
-      : [];
+    const extra = Object.entries(options.callMetadata ?? {});
+    this.interceptors =
+      proxyRouting || extra.length > 0
+        ? [
+            (callOptions, nextCall) =>
+              new grpc.InterceptingCall(nextCall(callOptions), {
+                start(metadata, listener, next) {
+                  if (proxyRouting?.()) metadata.set(ROUTING_HEADER, 'proxy');
+                  for (const [key, value] of extra) metadata.set(key, value);
+                  next(metadata, listener);
+                },
+              }),
+          ]
+        : [];
   }
 
   /** The Broker client of `address`; `lane` picks a pool member (e.g. a partition number). */

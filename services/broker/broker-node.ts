@@ -2,6 +2,7 @@
  * A running broker: its logs, the partitions it hosts, its registration in the cluster, and its
  * gRPC server. The composition of those parts lives here; the logic lives in the parts.
  */
+import { ensureInternalToken } from '../common/cluster/internal-token';
 import { connectionLimitsOf } from '../common/service-config-keys';
 import { EventEmitter } from 'events';
 import type { Clock } from '../common/clock';
@@ -169,6 +170,7 @@ export class BrokerNode {
     };
 
     const forwarder = new LeaderForwarder(metadata);
+    const internalToken = await ensureInternalToken(deps.store, config.clusterName);
     const metrics = new BrokerMetrics(() => replicas.status());
     changes.on('change', () => metrics.observePartitions(replicas.status()));
     const metricsServer =
@@ -214,6 +216,10 @@ export class BrokerNode {
               forwarder,
               metrics,
               streamLimits: fetchStreamLimitsOf(config),
+              internalTopics: {
+                isInternal: (topic) => replicas.currentTopics().get(topic)?.internal === true,
+                token: internalToken,
+              },
               producerIds: deps.producerIds,
               clock: deps.clock,
               logger,

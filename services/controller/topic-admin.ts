@@ -6,12 +6,14 @@
 import type { InternalTopicCreator, TopicAdmin } from '../common/cluster/admin-operations';
 import { toTopicInfo, toWireConfigEntries } from '../common/cluster/admin-wire';
 import type { TopicManager } from './topic-manager';
+import { refuseReservedName } from '../common/cluster/topic-name';
 
 /** The Admin API's topic operations over a TopicManager, in wire shapes. */
 export function topicAdmin(manager: TopicManager): TopicAdmin {
   const liveIds = async (): Promise<Set<number>> => new Set((await manager.liveBrokers()).map((b) => b.id));
   return {
     async createTopic(spec) {
+      refuseReservedName(spec.name);
       const created = await manager.createTopic({
         name: spec.name,
         partitions: spec.partitions,

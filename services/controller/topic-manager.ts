@@ -12,7 +12,12 @@
  */
 import { randomBytes } from 'crypto';
 import { TideError } from '../common/errors';
-import { encodePartitionState, encodeTopicRecord, type TopicRecord } from '../common/metadata/keys';
+import {
+  decodeTopicRecord,
+  encodePartitionState,
+  encodeTopicRecord,
+  type TopicRecord,
+} from '../common/metadata/keys';
 import type { Compare, TxnOp } from '../common/metadata/store';
 import type { BrokerInfo } from '../common/cluster/broker-registry';
 import {
@@ -192,6 +197,12 @@ export class TopicManager extends TopicRegistry {
   async deleteTopic(name: string, options: WriteOptions = {}): Promise<void> {
     validateTopicName(name);
     const topicKey = this.keys.topic(name);
+    const existing = await this.store.get(topicKey);
+    // Kafka refuses to delete __consumer_offsets too: every committed offset lives there.
+    if (existing && decodeTopicRecord(existing.value, topicKey).internal)
+      throw new TideError('INTERNAL_TOPIC', `${name} is an internal topic and cannot be deleted`, {
+        context: { topic: name },
+      });
     const result = await this.store.txn(
       this.compares([{ key: topicKey, target: 'createRevision', op: '>', value: 0 }], options),
       [

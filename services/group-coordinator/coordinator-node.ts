@@ -4,6 +4,8 @@
  * view it assigns from. The composition lives here; the logic lives in the parts. Used by
  * `tide coordinator` (etcd) and by `tide dev` (embedded store, in-process).
  */
+import { ensureInternalToken } from '../common/cluster/internal-token';
+import { INTERNAL_TOKEN_HEADER } from '../common/grpc/routing-headers';
 import { connectionLimitsOf } from '../common/service-config-keys';
 import { randomBytes } from 'crypto';
 import * as os from 'os';
@@ -102,7 +104,15 @@ export class CoordinatorNode {
     const cleanup: (() => Promise<unknown>)[] = [() => topicWatch.cancel()];
     try {
       const bootstrap = await brokerAddresses(config, registry, deps.clock, logger);
-      const cluster = new Cluster({ bootstrap, clientId: `coordinator-${id}`, logger, clock: deps.clock });
+      // Writes to __consumer_offsets carry the internal token: brokers refuse them from clients.
+      const internalToken = await ensureInternalToken(deps.store, config.clusterName);
+      const cluster = new Cluster({
+        bootstrap,
+        clientId: `coordinator-${id}`,
+        logger,
+        clock: deps.clock,
+        connection: { callMetadata: { [INTERNAL_TOKEN_HEADER]: internalToken } },
+      });
       cleanup.push(async () => cluster.close());
       const offsetsPartitions = await ensureOffsetsTopic(
         config,
@@ -237,7 +247,8 @@ async function brokerAddresses(
 
 /**
  * Creates `__consumer_offsets` (internal, compacted) when it does not exist, and answers its
- * partition count. Replication factor min(3, live brokers) unless configured; with 3 replicas
+ * partition count. Replication factor offsetsTopicReplicationFactor (3; the controller answers a
+ * retriable NOT_ENOUGH_REPLICAS until that many brokers are registered, and this waits); with 3 replicas
  * min.insync.replicas is 2, so an acknowledged commit survives the loss of a broker. Its
  * segment.bytes is offsetsTopicSegmentBytes (an existing topic keeps its own).
  */
@@ -253,8 +264,7 @@ async function ensureOffsetsTopic(
     const existing = known.get(OFFSETS_TOPIC);
     if (existing !== undefined) return existing;
     try {
-      const brokers = await topics.brokers.listBrokers();
-      const rf = config.offsetsTopicReplicationFactor || Math.min(3, Math.max(1, brokers.length));
+      const rf = config.offsetsTopicReplicationFactor;
       const created = await topics.creator.createInternalTopic({
         name: OFFSETS_TOPIC,
         partitions: config.offsetsTopicPartitions,

@@ -5,7 +5,7 @@ import type { Logger } from '../../common/logger';
 import { DEFAULT_FETCH_STREAM_LIMITS, fetchRouted, handleFetchStream, type FetchStreamLimits } from './fetch';
 import { ConnectionBudgets } from './byte-budget';
 import { listOffsets } from './offsets';
-import { handleProduceStream, produceRouted } from './produce';
+import { handleProduceStream, produceRouted, type InternalTopicGuard } from './produce';
 import { isLedElsewhere, type LeaderForwarder } from './forward';
 import { wantsProxy } from '../../common/grpc/routing-headers';
 import type { MetadataView, ProducerIdSource } from './registry';
@@ -21,6 +21,8 @@ export interface BrokerServiceDeps {
   /** Proxy routing (forward.ts); absent: requests for partitions led elsewhere fail NOT_LEADER. */
   forwarder?: LeaderForwarder;
   metrics?: BrokerMetrics;
+  /** Refuses client writes to internal topics (INTERNAL_TOPIC). */
+  internalTopics?: InternalTopicGuard;
   /** FetchStream bounds (positions, bytes per stream and per connection); defaults when absent. */
   streamLimits?: FetchStreamLimits;
   clock: Clock;

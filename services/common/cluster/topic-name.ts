@@ -12,6 +12,20 @@ import { echo } from '../echo';
 
 export const MAX_TOPIC_NAME_LENGTH = 249;
 
+/**
+ * Names only Tide's own services create (as internal topics): the public CreateTopic refuses them,
+ * so no client can make a writable `__consumer_offsets` before the coordinator creates it.
+ */
+export const RESERVED_TOPIC_NAMES: readonly string[] = ['__consumer_offsets', '__transaction_state'];
+
+/** Throws INTERNAL_TOPIC when `name` is reserved for an internal topic. */
+export function refuseReservedName(name: string): void {
+  if (RESERVED_TOPIC_NAMES.includes(name))
+    throw new TideError('INTERNAL_TOPIC', `topic name ${name} is reserved for Tide's internal topic`, {
+      context: { topic: name },
+    });
+}
+
 const LEGAL = /^[a-zA-Z0-9._-]+$/;
 
 /** Throws INVALID_TOPIC, naming the rule the name breaks. */
