@@ -256,6 +256,31 @@ export class TopicManager extends TopicRegistry {
     }
   }
 
+  /**
+   * Raises an internal topic's target replication factor (never lowers it). The reconciler then
+   * adds replicas to its partitions as live brokers allow (internal-replicas.ts). Returns whether
+   * the record changed.
+   */
+  async raiseReplicationFactor(
+    name: string,
+    replicationFactor: number,
+    options: WriteOptions = {},
+  ): Promise<boolean> {
+    const { kv, record } = await this.readTopic(name);
+    if (!record.internal || record.replicationFactor >= replicationFactor) return false;
+    const result = await this.store.txn(
+      this.compares([{ key: kv.key, target: 'modRevision', op: '=', value: kv.modRevision }], options),
+      [{ type: 'put', key: kv.key, value: encodeTopicRecord({ ...record, replicationFactor }) }],
+      [],
+    );
+    if (result.succeeded)
+      this.logger.info(
+        { topic: name, from: record.replicationFactor, to: replicationFactor },
+        'internal topic replication factor raised; replicas are added as brokers allow',
+      );
+    return result.succeeded;
+  }
+
   /** The live brokers, as the constructor's `liveBrokers` gives them. */
   liveBrokers(): Promise<BrokerInfo[]> {
     const source = this.options.liveBrokers;

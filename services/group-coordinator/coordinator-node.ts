@@ -260,22 +260,27 @@ async function ensureOffsetsTopic(
   logger: Logger,
 ): Promise<number> {
   const deadline = clock.nowMs() + BROKER_WAIT_MS;
-  for (;;) {
+  const rf = config.offsetsTopicReplicationFactor;
+  const spec = {
+    name: OFFSETS_TOPIC,
+    partitions: config.offsetsTopicPartitions,
+    replicationFactor: rf,
+    configs: {
+      'cleanup.policy': 'compact',
+      'min.insync.replicas': rf >= 3 ? '2' : '1',
+      'segment.bytes': String(config.offsetsTopicSegmentBytes),
+    },
+    validateOnly: false,
+  };
+  for (let waiting = false; ;) {
     const existing = known.get(OFFSETS_TOPIC);
-    if (existing !== undefined) return existing;
+    if (existing !== undefined) {
+      // Tells the controller the replication factor wanted, so it can grow a topic created smaller.
+      void topics.creator.createInternalTopic(spec).catch(() => undefined);
+      return existing;
+    }
     try {
-      const rf = config.offsetsTopicReplicationFactor;
-      const created = await topics.creator.createInternalTopic({
-        name: OFFSETS_TOPIC,
-        partitions: config.offsetsTopicPartitions,
-        replicationFactor: rf,
-        configs: {
-          'cleanup.policy': 'compact',
-          'min.insync.replicas': rf >= 3 ? '2' : '1',
-          'segment.bytes': String(config.offsetsTopicSegmentBytes),
-        },
-        validateOnly: false,
-      });
+      const created = await topics.creator.createInternalTopic(spec);
       logger.info(
         { partitions: (created.partitions ?? []).length, replicationFactor: rf },
         `created ${OFFSETS_TOPIC}`,
@@ -288,7 +293,11 @@ async function ensureOffsetsTopic(
         return described.partitionCount;
       }
       if (clock.nowMs() > deadline) throw err;
-      logger.info({ err }, `cannot create ${OFFSETS_TOPIC} yet; retrying`);
+      if (code === 'NOT_ENOUGH_REPLICAS') {
+        if (!waiting)
+          logger.info({ replicationFactor: rf }, `waiting for ${rf} brokers to create ${OFFSETS_TOPIC}`);
+        waiting = true;
+      } else logger.info({ err }, `cannot create ${OFFSETS_TOPIC} yet; retrying`);
       await new Promise<void>((resolve) => clock.setTimeout(resolve, 500));
     }
   }
