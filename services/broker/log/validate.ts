@@ -18,7 +18,8 @@
  *   - producerId == -1, or producerId >= 0 with producerEpoch >= 0 and baseSequence >= 0, else
  *     INVALID_RECORD
  *   - attribute bit 6 (delete horizon, set only by the cleaner) clear, else INVALID_RECORD
- *   - the records section decompresses with the batch's codec, and holds exactly recordCount
+ *   - the records section decompresses with the batch's codec, to at most
+ *     decompressedLimitBytes (64 MiB, or 64 times the batch's size when larger), and holds exactly recordCount
  *     records, each inside its length, with offset deltas increasing up to lastOffsetDelta and
  *     key, value and header lengths inside the record (checkRecordSection), else INVALID_RECORD
  *   - with requireKeys (compacted topics only): every record has a key, else INVALID_RECORD
@@ -151,6 +152,19 @@ function validateOne(
   };
 }
 
+/** Floor of the decompressed size a batch may reach (64 MiB), whatever its compressed size. */
+export const DECOMPRESSED_RECORDS_MIN_LIMIT_BYTES = 64 * 1024 * 1024;
+/** A batch may decompress to this many times its size, above the floor. */
+export const DECOMPRESSION_RATIO_MAX = 64;
+
+/**
+ * How far the broker decompresses a batch to check it: a compression bomb (a 1 MiB gzip batch of
+ * zeros claims a gigabyte) is INVALID_RECORD instead of a broker out of memory.
+ */
+export function decompressedLimitBytes(sizeBytes: number): number {
+  return Math.max(DECOMPRESSED_RECORDS_MIN_LIMIT_BYTES, sizeBytes * DECOMPRESSION_RATIO_MAX);
+}
+
 /**
  * The batch's records section, decompressed and checked record by record exactly as a consumer
  * checks a fetched batch; any failure is INVALID_RECORD.
@@ -163,7 +177,11 @@ function checkedRecords(
   fail: (code: ErrorCode, why: string) => never,
 ): Buffer {
   try {
-    const records = decompress(codec, buf.subarray(at + BATCH_HEADER_BYTES, at + sizeBytes));
+    const records = decompress(
+      codec,
+      buf.subarray(at + BATCH_HEADER_BYTES, at + sizeBytes),
+      decompressedLimitBytes(sizeBytes),
+    );
     checkRecordSection(records, readBatchHeader(buf, at), at);
     return records;
   } catch (err) {
