@@ -271,13 +271,24 @@ describe('connections', () => {
   beforeAll(async () => {
     limitedDir = makeTempDir();
     limited = await startTide(['dev', '--data', limitedDir, '--port', '0'], {
-      env: { TIDE_CONNECTION_IDLE_TIMEOUT_MS: '1000', TIDE_MAX_CONNECTIONS_PER_PEER: '3' },
+      env: {
+        TIDE_CONNECTION_IDLE_TIMEOUT_MS: '1000',
+        TIDE_MAX_CONNECTIONS_PER_PEER: '3',
+        TIDE_MAX_STREAMS_PER_CONNECTION: '2',
+      },
     });
   });
   afterAll(async () => {
     await limited?.stop();
     fs.rmSync(limitedDir, { recursive: true, force: true });
   });
+
+  /** An Admin client sharing the channel of `client`. */
+  function admin2(client: grpc.Client): grpc.Client {
+    return new (tideProto().Admin)(limited.address, grpc.credentials.createInsecure(), {
+      channelOverride: client.getChannel(),
+    });
+  }
 
   function channel(): grpc.Client {
     // A local subchannel pool: each client is its own TCP connection.
@@ -323,6 +334,43 @@ describe('connections', () => {
       expect(results).toContain('ok');
     } finally {
       for (const c of clients) c.close();
+    }
+  });
+
+  test('calls past the per-connection stream cap wait for a free stream', async () => {
+    const client = new (tideProto().Broker)(limited.address, grpc.credentials.createInsecure(), {
+      'grpc.use_local_subchannel_pool': 1,
+    });
+    const streams: grpc.ClientReadableStream<unknown>[] = [];
+    try {
+      await call(admin2(client), 'CreateTopic', { name: 'capped', partitions: 2 }).catch(() => undefined);
+      for (const partition of [0, 1]) {
+        const stream = client.FetchStream({
+          positions: [{ topic: 'capped', partition, offset: 0 }],
+        } as never);
+        stream.on('error', () => undefined);
+        streams.push(stream);
+      }
+      await waitFor(
+        async () => client.getChannel().getConnectivityState(false) === grpc.connectivityState.READY,
+        {
+          what: 'the connection',
+        },
+      );
+      // Both streams are open and idle; a third call on the connection gets no stream.
+      const third = await failure(
+        new Promise((resolve, reject) =>
+          client.Metadata({}, { deadline: Date.now() + 2_000 }, (err, res) =>
+            err ? reject(err) : resolve(res),
+          ),
+        ),
+      );
+      expect(third.code).toBe(grpc.status.DEADLINE_EXCEEDED);
+      streams.shift()!.cancel();
+      await call(client, 'Metadata', {});
+    } finally {
+      for (const stream of streams) stream.cancel();
+      client.close();
     }
   });
 });
