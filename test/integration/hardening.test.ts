@@ -10,6 +10,7 @@ import { Tide } from '../../client';
 import { tideProto } from '../../services/common/grpc/proto';
 import { encodeBatch, writeBatchCrc } from '../../services/common/records';
 import { makeTempDir, startTide, waitFor, type TideProcess } from '../harness/processes';
+import { TestCluster } from '../harness/cluster';
 
 jest.setTimeout(120_000);
 
@@ -373,4 +374,60 @@ describe('connections', () => {
       client.close();
     }
   });
+});
+
+test('a 16 MiB batch is replicated: acks=all completes and a follower can serve it after failover', async () => {
+  const cluster = await TestCluster.start({ brokers: 2, controllers: 1 });
+  try {
+    const client = new (tideProto().Admin)(cluster.broker(0).address, grpc.credentials.createInsecure(), BIG);
+    await call(client, 'CreateTopic', {
+      name: 'huge-replicated',
+      partitions: 1,
+      replication_factor: 2,
+      configs: { 'max.message.bytes': String(32 * 1024 * 1024), 'min.insync.replicas': '2' },
+    });
+    client.close();
+    const tide = new Tide({
+      bootstrap: cluster.bootstrap(),
+      connection: { maxMessageBytes: 64 * 1024 * 1024 },
+    });
+    try {
+      const meta = await tide.admin().metadata(['huge-replicated']);
+      const leader = meta.topics[0].partitions[0].leader;
+      const leaderAddress = cluster.broker(leader).address;
+      const raw = new (tideProto().Broker)(leaderAddress, grpc.credentials.createInsecure(), BIG);
+      const batch = encodeBatch([{ key: null, value: Buffer.alloc(16 * 1024 * 1024 - 256, 3) }]);
+      // The follower must fetch a response larger than its broker's 16 MiB request limit.
+      await call(raw, 'Produce', {
+        topic: 'huge-replicated',
+        partition: 0,
+        acks: 'ACKS_ALL',
+        timeout_ms: 60_000,
+        record_batches: batch,
+      });
+      raw.close();
+      await cluster.broker(leader).stop('SIGKILL');
+      const follower = cluster.broker(1 - leader).address;
+      const survivor = new (tideProto().Broker)(follower, grpc.credentials.createInsecure(), BIG);
+      try {
+        const read = await waitFor(
+          () =>
+            call(survivor, 'Fetch', {
+              topic: 'huge-replicated',
+              partition: 0,
+              offset: 0,
+              format: 'RECORD_FORMAT_BATCHES',
+            }).then((r) => r as { record_batches: Buffer }),
+          { what: 'the follower leading and serving the batch', timeoutMs: 60_000 },
+        );
+        expect(read.record_batches.length).toBe(batch.length);
+      } finally {
+        survivor.close();
+      }
+    } finally {
+      await tide.close();
+    }
+  } finally {
+    await cluster.stop();
+  }
 });
