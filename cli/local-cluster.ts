@@ -160,8 +160,8 @@ export async function clusterUp(options: UpOptions): Promise<ClusterState> {
     save();
     await waitForLine(etcdLog, /ready to serve client requests/, etcdPid);
 
-    const tide = (args: string[], logFile: string) =>
-      spawnDetached(process.execPath, [options.cli, ...args], logFile, { TIDE_LOG_LEVEL: 'info' });
+    const tide = (args: string[], logFile: string, env: NodeJS.ProcessEnv = {}) =>
+      spawnDetached(process.execPath, [options.cli, ...args], logFile, { TIDE_LOG_LEVEL: 'info', ...env });
     const starting: Promise<void>[] = [];
     for (let id = 0; id < options.controllers; id++) {
       const logFile = path.join(dir, `controller-${id}.log`);
@@ -199,6 +199,8 @@ export async function clusterUp(options: UpOptions): Promise<ClusterState> {
       const pid = tide(
         ['coordinator', '--id', `coordinator-${id}`, '--port', '0', '--etcd', etcdEndpoint],
         logFile,
+        // __consumer_offsets waits for this many brokers: all of them, up to Kafka's 3.
+        { TIDE_OFFSETS_TOPIC_REPLICATION_FACTOR: String(Math.min(3, options.brokers)) },
       );
       const entry: ClusterProcess = { role: 'coordinator', id, pid, address: '', logFile };
       state.processes.push(entry);

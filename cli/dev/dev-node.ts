@@ -85,6 +85,8 @@ export class DevNode {
               clusterName: config.clusterName,
               bootstrap: broker.address,
               logLevel: config.logLevel,
+              // One broker: Kafka's dev default (offsets.topic.replication.factor=1).
+              offsetsTopicReplicationFactor: 1,
             },
           }),
           {

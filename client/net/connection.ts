@@ -17,7 +17,11 @@ import type { AdminClient } from '../../services/common/grpc/generated/tide/v1/A
 export interface ConnectionOptions {
   /** HTTP/2 flow-control window per stream and connection. Default 16 MiB. */
   flowControlWindowBytes?: number;
-  /** Largest message sent or received. Default 64 MiB. */
+  /**
+   * Largest message sent. Default 64 MiB. Received messages have no limit: a fetch response is
+   * bounded by the request's max bytes plus one whole batch, which the broker accepted, so a
+   * receive limit could only make acknowledged records unreadable.
+   */
   maxMessageBytes?: number;
   /** Ping interval on connections with active calls. Default 30 s. */
   keepaliveMs?: number;
@@ -34,6 +38,8 @@ export interface ConnectionOptions {
    * for partitions it does not lead (the Cluster sets this for bootstrap routing).
    */
   proxyRouting?: () => boolean;
+  /** Metadata sent on every call (Tide's own services use it for the internal token). */
+  callMetadata?: Readonly<Record<string, string>>;
   /** Extra grpc-js channel options; they win over the ones above. */
   channelOptions?: grpc.ChannelOptions;
 }
@@ -49,7 +55,7 @@ export function channelOptionsFor(options: ConnectionOptions = {}): grpc.Channel
   return {
     'grpc-node.flow_control_window': options.flowControlWindowBytes ?? DEFAULT_FLOW_CONTROL_WINDOW_BYTES,
     'grpc.max_send_message_length': maxMessageBytes,
-    'grpc.max_receive_message_length': maxMessageBytes,
+    'grpc.max_receive_message_length': -1,
     'grpc.keepalive_time_ms': options.keepaliveMs ?? DEFAULT_KEEPALIVE_MS,
     'grpc.keepalive_timeout_ms': options.keepaliveTimeoutMs ?? DEFAULT_KEEPALIVE_TIMEOUT_MS,
     'grpc.use_local_subchannel_pool': 1,
@@ -80,17 +86,20 @@ export class ConnectionPool {
     this.credentials = options.credentials ?? grpc.credentials.createInsecure();
     this.channelsPerBroker = Math.max(1, options.channelsPerBroker ?? 1);
     const proxyRouting = options.proxyRouting;
-    this.interceptors = proxyRouting
-      ? [
-          (callOptions, nextCall) =>
-            new grpc.InterceptingCall(nextCall(callOptions), {
-              start(metadata, listener, next) {
-                if (proxyRouting()) metadata.set(ROUTING_HEADER, 'proxy');
-                next(metadata, listener);
-              },
-            }),
-        ]
-      : [];
+    const extra = Object.entries(options.callMetadata ?? {});
+    this.interceptors =
+      proxyRouting || extra.length > 0
+        ? [
+            (callOptions, nextCall) =>
+              new grpc.InterceptingCall(nextCall(callOptions), {
+                start(metadata, listener, next) {
+                  if (proxyRouting?.()) metadata.set(ROUTING_HEADER, 'proxy');
+                  for (const [key, value] of extra) metadata.set(key, value);
+                  next(metadata, listener);
+                },
+              }),
+          ]
+        : [];
   }
 
   /** The Broker client of `address`; `lane` picks a pool member (e.g. a partition number). */

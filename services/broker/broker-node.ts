@@ -2,6 +2,8 @@
  * A running broker: its logs, the partitions it hosts, its registration in the cluster, and its
  * gRPC server. The composition of those parts lives here; the logic lives in the parts.
  */
+import { ensureInternalToken } from '../common/cluster/internal-token';
+import { connectionLimitsOf } from '../common/service-config-keys';
 import { EventEmitter } from 'events';
 import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
@@ -19,7 +21,7 @@ import { serveMetrics, type MetricsServer } from '../common/metrics';
 import { adminHandlers, type TopicAdmin } from './api/admin';
 import type { MetadataView, ProducerIdSource } from './api/registry';
 import { withZeroCopyFetch } from './api/fetch-serializer';
-import { cleanerConfigOf, type BrokerConfig } from './config';
+import { cleanerConfigOf, fetchStreamLimitsOf, type BrokerConfig } from './config';
 import { LogManager } from './log';
 import { ReplicaManager } from './partition/replica-manager';
 import { reportReadyWhenCaughtUp } from './readiness';
@@ -168,6 +170,7 @@ export class BrokerNode {
     };
 
     const forwarder = new LeaderForwarder(metadata);
+    const internalToken = await ensureInternalToken(deps.store, config.clusterName);
     const metrics = new BrokerMetrics(() => replicas.status());
     changes.on('change', () => metrics.observePartitions(replicas.status()));
     const metricsServer =
@@ -200,6 +203,7 @@ export class BrokerNode {
       server = await startServer({
         host: config.host,
         port: config.port,
+        connections: connectionLimitsOf(config),
         maxMessageBytes: config.maxRequestBytes,
         healthServices: ['tide.v1.Broker', 'tide.v1.Admin'],
         register: (s) => {
@@ -211,6 +215,11 @@ export class BrokerNode {
               metadata,
               forwarder,
               metrics,
+              streamLimits: fetchStreamLimitsOf(config),
+              internalTopics: {
+                isInternal: (topic) => replicas.currentTopics().get(topic)?.internal === true,
+                token: internalToken,
+              },
               producerIds: deps.producerIds,
               clock: deps.clock,
               logger,

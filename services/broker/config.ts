@@ -2,6 +2,7 @@
 import type { ConfigOf, ConfigSchema } from '../common/config';
 import { SERVICE_CONFIG_KEYS } from '../common/service-config-keys';
 import { DEFAULT_CLEANER_CONFIG, type CleanerConfig } from './log';
+import { DEFAULT_FETCH_STREAM_LIMITS, type FetchStreamLimits } from './api/fetch';
 
 export const DEFAULT_BROKER_PORT = 9092;
 export const DEFAULT_DATA_DIR = './tide-data';
@@ -60,6 +61,24 @@ export const BROKER_CONFIG_SCHEMA = {
     default: DEFAULT_MAX_REQUEST_BYTES,
     min: 1024,
     doc: 'Largest request accepted, bytes.',
+  },
+  fetchStreamMaxPositions: {
+    type: 'int',
+    default: DEFAULT_FETCH_STREAM_LIMITS.maxPositions,
+    min: 1,
+    doc: 'Partitions one FetchStream may name; a request naming more (or one partition twice) fails INVALID_REQUEST.',
+  },
+  fetchStreamBufferBytes: {
+    type: 'int',
+    default: DEFAULT_FETCH_STREAM_LIMITS.streamBufferBytes,
+    min: 1024 * 1024,
+    doc: 'Bytes one FetchStream may hold in reads and unsent responses; its partitions wait (backpressure) beyond it.',
+  },
+  fetchConnectionBufferBytes: {
+    type: 'int',
+    default: DEFAULT_FETCH_STREAM_LIMITS.connectionBufferBytes,
+    min: 1024 * 1024,
+    doc: 'Bytes all FetchStreams of one client connection may hold together.',
   },
   defaultReplicationFactor: {
     type: 'int',
@@ -123,6 +142,15 @@ export const BROKER_CONFIG_SCHEMA = {
 } satisfies ConfigSchema;
 
 export type BrokerConfig = ConfigOf<typeof BROKER_CONFIG_SCHEMA>;
+
+/** The FetchStream bounds of a broker's configuration. */
+export function fetchStreamLimitsOf(config: BrokerConfig): FetchStreamLimits {
+  return {
+    maxPositions: config.fetchStreamMaxPositions,
+    streamBufferBytes: config.fetchStreamBufferBytes,
+    connectionBufferBytes: config.fetchConnectionBufferBytes,
+  };
+}
 
 /** The broker-wide log cleaner settings of a broker's configuration. */
 export function cleanerConfigOf(config: BrokerConfig): Partial<CleanerConfig> {

@@ -60,6 +60,10 @@ export const ERROR_CODES = {
     retriable: false,
     hint: "send smaller requests or raise the broker's max request size",
   },
+  INTERNAL_TOPIC: {
+    retriable: false,
+    hint: "internal topics (e.g. __consumer_offsets) are written and deleted only by Tide's own services; use the groups API (tide groups) to change committed offsets",
+  },
   OFFSET_OUT_OF_RANGE: {
     retriable: false,
     hint: 'seek to an offset between the log start offset and the high watermark',

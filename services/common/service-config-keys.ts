@@ -1,5 +1,6 @@
 /** Config keys every Tide service (broker, controller, coordinator) has, with the same meaning. */
 import type { ConfigSchema } from './config';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './grpc/server';
 
 export const SERVICE_CONFIG_KEYS = {
   host: { type: 'string', default: '127.0.0.1', doc: 'Address the gRPC server binds.' },
@@ -21,4 +22,51 @@ export const SERVICE_CONFIG_KEYS = {
     max: 65535,
     doc: 'HTTP port of the Prometheus endpoint /metrics; -1 = off, 0 = any free port.',
   },
+  connectionIdleTimeoutMs: {
+    type: 'int',
+    default: DEFAULT_CONNECTION_LIMITS.idleTimeoutMs,
+    min: 0,
+    doc: 'A client connection with no call for this long is closed (Kafka connections.max.idle.ms); 0 = never.',
+  },
+  keepaliveTimeMs: {
+    type: 'int',
+    default: DEFAULT_CONNECTION_LIMITS.keepaliveTimeMs,
+    min: 0,
+    doc: 'The server pings a connection silent for this long, and closes it when the ping goes unanswered for keepaliveTimeoutMs; 0 = no pings.',
+  },
+  keepaliveTimeoutMs: {
+    type: 'int',
+    default: DEFAULT_CONNECTION_LIMITS.keepaliveTimeoutMs,
+    min: 1,
+    doc: 'How long a keepalive ping may go unanswered before the connection is closed.',
+  },
+  maxStreamsPerConnection: {
+    type: 'int',
+    default: DEFAULT_CONNECTION_LIMITS.maxStreamsPerConnection,
+    min: 0,
+    doc: 'Concurrent calls (HTTP/2 streams) per client connection; 0 = no limit.',
+  },
+  maxConnectionsPerPeer: {
+    type: 'int',
+    default: DEFAULT_CONNECTION_LIMITS.maxConnectionsPerPeer,
+    min: 0,
+    doc: 'Open connections per client IP address; a connection past the cap is closed at once; 0 = no limit.',
+  },
 } satisfies ConfigSchema;
+
+/** The gRPC server's connection handling from a service's config. */
+export function connectionLimitsOf(config: {
+  connectionIdleTimeoutMs: number;
+  keepaliveTimeMs: number;
+  keepaliveTimeoutMs: number;
+  maxStreamsPerConnection: number;
+  maxConnectionsPerPeer: number;
+}): ConnectionLimits {
+  return {
+    idleTimeoutMs: config.connectionIdleTimeoutMs,
+    keepaliveTimeMs: config.keepaliveTimeMs,
+    keepaliveTimeoutMs: config.keepaliveTimeoutMs,
+    maxStreamsPerConnection: config.maxStreamsPerConnection,
+    maxConnectionsPerPeer: config.maxConnectionsPerPeer,
+  };
+}

@@ -5,8 +5,10 @@
  * its epoch (see election.ts). This file composes the parts and holds the RPC operations that
  * read, decide (partition-leadership.ts) and write (partition-store.ts).
  */
+import { connectionLimitsOf } from '../common/service-config-keys';
 import type { Clock } from '../common/clock';
 import { TideError } from '../common/errors';
+import { echo } from '../common/echo';
 import type { Logger } from '../common/logger';
 import { MetadataKeys } from '../common/metadata/keys';
 import type { MetadataStore } from '../common/metadata/store';
@@ -151,6 +153,7 @@ export class ControllerNode {
     const server = await startServer({
       host: config.host,
       port: config.port,
+      connections: connectionLimitsOf(config),
       healthServices: ['tide.v1.Controller', 'tide.v1.Admin'],
       register: (s) => {
         s.addService(
@@ -443,7 +446,7 @@ export class ControllerNode {
       ? new TideError('UNKNOWN_PARTITION', `topic ${topic} has no partition ${partition}`, {
           context: { topic, partition },
         })
-      : new TideError('UNKNOWN_TOPIC', `topic ${topic} does not exist`, { context: { topic } });
+      : new TideError('UNKNOWN_TOPIC', `topic ${echo(topic)} does not exist`, { context: { topic } });
   }
 }
 

@@ -39,7 +39,9 @@ export type LeadershipChange =
   /** The preferred replica (replicas[0]) took leadership back. */
   | 'preferred-leader'
   /** Leadership or ISR membership moved away from a broker that is shutting down. */
-  | 'controlled-shutdown';
+  | 'controlled-shutdown'
+  /** An internal topic's partition gained replicas up to its replication factor (internal-replicas.ts). */
+  | 'replicas-grown';
 
 export interface LeadershipDecision {
   change: LeadershipChange;

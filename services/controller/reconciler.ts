@@ -19,7 +19,8 @@
 import type { Clock, Timer } from '../common/clock';
 import { TideError } from '../common/errors';
 import type { Logger } from '../common/logger';
-import { decodeTopicRecord, type MetadataKeys } from '../common/metadata/keys';
+import { decodeTopicRecord, type MetadataKeys, type PartitionState } from '../common/metadata/keys';
+import { growReplicas } from './internal-replicas';
 import type { Compare, MetadataStore, Watch } from '../common/metadata/store';
 import type { BrokerRegistry } from '../common/cluster/broker-registry';
 import {
@@ -194,7 +195,12 @@ export class Reconciler {
     if (!topic) return false;
     const options = this.electionOptions(topic.configs);
     const liveness = this.liveness();
-    return topic.partitions.some((p) => reconcilePartition(p, liveness, options).change !== 'unchanged');
+    return topic.partitions.some(
+      (p) =>
+        reconcilePartition(p, liveness, options).change !== 'unchanged' ||
+        (topic.internal &&
+          growReplicas(p, topic.replicationFactor, liveness, { bumpEpoch: true }) !== undefined),
+    );
   }
 
   private async drain(): Promise<void> {
@@ -225,7 +231,8 @@ export class Reconciler {
 
   private async pass(request: PassRequest, generation: number): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      const topics = await this.readTopicConfigs(request.topics);
+      const targets = new Map<string, number>();
+      const topics = await this.readTopicConfigs(request.topics, targets);
       const partitions = await readPartitions(
         this.options.store,
         this.options.keys,
@@ -234,6 +241,7 @@ export class Reconciler {
       );
       if (generation !== this.generation) return;
       const liveness = this.liveness();
+      const load = replicaLoad(partitions.map((p) => p.state));
       const writes: (PartitionWrite & { decision: LeadershipDecision })[] = [];
       for (const stored of partitions) {
         const configs = topics.get(stored.topic);
@@ -244,6 +252,15 @@ export class Reconciler {
           if (preferred.change !== 'unchanged')
             decision =
               decision.change === 'unchanged' ? preferred : { ...preferred, change: decision.change };
+        }
+        const target = targets.get(stored.topic);
+        if (target !== undefined) {
+          const unchanged = decision.change === 'unchanged';
+          const grown = growReplicas(decision.state, target, liveness, { bumpEpoch: unchanged, load });
+          if (grown) {
+            decision = { change: unchanged ? 'replicas-grown' : decision.change, state: grown };
+            for (const id of grown.replicas) load.set(id, (load.get(id) ?? 0) + 1);
+          }
         }
         if (decision.change !== 'unchanged') writes.push({ current: stored, next: decision.state, decision });
       }
@@ -317,12 +334,22 @@ export class Reconciler {
         stats.preferredLeaderElections++;
         this.logger.info(fields, 'leadership moved back to the preferred replica');
         break;
+      case 'replicas-grown':
+        this.logger.info(
+          { ...fields, replicas: after.replicas, previousReplicas: before.replicas },
+          'internal topic partition grown towards its replication factor',
+        );
+        break;
       default:
         this.logger.info(fields, 'partition state changed');
     }
   }
 
-  private async readTopicConfigs(topics?: Set<string>): Promise<Map<string, Record<string, string>>> {
+  /** Topic configs by name; `targets` gets each internal topic's replication factor. */
+  private async readTopicConfigs(
+    topics: Set<string> | undefined,
+    targets: Map<string, number>,
+  ): Promise<Map<string, Record<string, string>>> {
     const out = new Map<string, Record<string, string>>();
     const kvs = topics
       ? (
@@ -333,7 +360,9 @@ export class Reconciler {
       const parsed = this.options.keys.parse(kv.key);
       if (parsed?.kind !== 'topic') continue;
       try {
-        out.set(parsed.topic, decodeTopicRecord(kv.value, kv.key).configs);
+        const record = decodeTopicRecord(kv.value, kv.key);
+        out.set(parsed.topic, record.configs);
+        if (record.internal) targets.set(parsed.topic, record.replicationFactor);
       } catch (err) {
         // Decide with default configs (unclean election off): the safe choice.
         this.logger.error({ err, topic: parsed.topic }, 'topic record unreadable; using default configs');
@@ -373,6 +402,13 @@ export class Reconciler {
     this.idleWaiters = [];
     for (const resolve of waiters) resolve();
   }
+}
+
+/** How many partitions each broker holds a replica of. */
+function replicaLoad(states: readonly PartitionState[]): Map<number, number> {
+  const load = new Map<number, number>();
+  for (const state of states) for (const id of state.replicas) load.set(id, (load.get(id) ?? 0) + 1);
+  return load;
 }
 
 /** A fresh stats object with every counter at 0. */

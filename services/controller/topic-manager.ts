@@ -12,7 +12,12 @@
  */
 import { randomBytes } from 'crypto';
 import { TideError } from '../common/errors';
-import { encodePartitionState, encodeTopicRecord, type TopicRecord } from '../common/metadata/keys';
+import {
+  decodeTopicRecord,
+  encodePartitionState,
+  encodeTopicRecord,
+  type TopicRecord,
+} from '../common/metadata/keys';
 import type { Compare, TxnOp } from '../common/metadata/store';
 import type { BrokerInfo } from '../common/cluster/broker-registry';
 import {
@@ -192,6 +197,12 @@ export class TopicManager extends TopicRegistry {
   async deleteTopic(name: string, options: WriteOptions = {}): Promise<void> {
     validateTopicName(name);
     const topicKey = this.keys.topic(name);
+    const existing = await this.store.get(topicKey);
+    // Kafka refuses to delete __consumer_offsets too: every committed offset lives there.
+    if (existing && decodeTopicRecord(existing.value, topicKey).internal)
+      throw new TideError('INTERNAL_TOPIC', `${name} is an internal topic and cannot be deleted`, {
+        context: { topic: name },
+      });
     const result = await this.store.txn(
       this.compares([{ key: topicKey, target: 'createRevision', op: '>', value: 0 }], options),
       [
@@ -243,6 +254,31 @@ export class TopicManager extends TopicRegistry {
         );
       }
     }
+  }
+
+  /**
+   * Raises an internal topic's target replication factor (never lowers it). The reconciler then
+   * adds replicas to its partitions as live brokers allow (internal-replicas.ts). Returns whether
+   * the record changed.
+   */
+  async raiseReplicationFactor(
+    name: string,
+    replicationFactor: number,
+    options: WriteOptions = {},
+  ): Promise<boolean> {
+    const { kv, record } = await this.readTopic(name);
+    if (!record.internal || record.replicationFactor >= replicationFactor) return false;
+    const result = await this.store.txn(
+      this.compares([{ key: kv.key, target: 'modRevision', op: '=', value: kv.modRevision }], options),
+      [{ type: 'put', key: kv.key, value: encodeTopicRecord({ ...record, replicationFactor }) }],
+      [],
+    );
+    if (result.succeeded)
+      this.logger.info(
+        { topic: name, from: record.replicationFactor, to: replicationFactor },
+        'internal topic replication factor raised; replicas are added as brokers allow',
+      );
+    return result.succeeded;
   }
 
   /** The live brokers, as the constructor's `liveBrokers` gives them. */

@@ -9,6 +9,8 @@ import { DEFAULT_COORDINATOR_LEASE_TTL_MS } from './shard-ownership';
 
 export const DEFAULT_COORDINATOR_PORT = 9094;
 export const DEFAULT_OFFSETS_TOPIC_PARTITIONS = 16;
+/** Kafka's offsets.topic.replication.factor default: an acknowledged commit survives a broker loss. */
+export const DEFAULT_OFFSETS_TOPIC_REPLICATION_FACTOR = 3;
 /**
  * segment.bytes of __consumer_offsets (Kafka's offsets.topic.segment.bytes): far below the broker's
  * 1 GiB default because the cleaner never touches the active segment, so a partition's commits are
@@ -76,10 +78,10 @@ export const COORDINATOR_CONFIG_SCHEMA = {
   },
   offsetsTopicReplicationFactor: {
     type: 'int',
-    default: 0,
-    min: 0,
+    default: DEFAULT_OFFSETS_TOPIC_REPLICATION_FACTOR,
+    min: 1,
     max: 16,
-    doc: 'Replication factor of __consumer_offsets when a coordinator creates it; 0 = min(3, live brokers).',
+    doc: 'Replication factor of __consumer_offsets (Kafka offsets.topic.replication.factor; 1 in tide dev). The controller creates it only once this many brokers are registered (the coordinator waits), and grows a copy created smaller when brokers arrive.',
   },
   offsetsTopicSegmentBytes: {
     type: 'int',

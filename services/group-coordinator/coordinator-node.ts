@@ -4,6 +4,9 @@
  * view it assigns from. The composition lives here; the logic lives in the parts. Used by
  * `tide coordinator` (etcd) and by `tide dev` (embedded store, in-process).
  */
+import { ensureInternalToken } from '../common/cluster/internal-token';
+import { INTERNAL_TOKEN_HEADER } from '../common/grpc/routing-headers';
+import { connectionLimitsOf } from '../common/service-config-keys';
 import { randomBytes } from 'crypto';
 import * as os from 'os';
 import type { Clock } from '../common/clock';
@@ -101,7 +104,15 @@ export class CoordinatorNode {
     const cleanup: (() => Promise<unknown>)[] = [() => topicWatch.cancel()];
     try {
       const bootstrap = await brokerAddresses(config, registry, deps.clock, logger);
-      const cluster = new Cluster({ bootstrap, clientId: `coordinator-${id}`, logger, clock: deps.clock });
+      // Writes to __consumer_offsets carry the internal token: brokers refuse them from clients.
+      const internalToken = await ensureInternalToken(deps.store, config.clusterName);
+      const cluster = new Cluster({
+        bootstrap,
+        clientId: `coordinator-${id}`,
+        logger,
+        clock: deps.clock,
+        connection: { callMetadata: { [INTERNAL_TOKEN_HEADER]: internalToken } },
+      });
       cleanup.push(async () => cluster.close());
       const offsetsPartitions = await ensureOffsetsTopic(
         config,
@@ -131,6 +142,7 @@ export class CoordinatorNode {
       const server = await startServer({
         host: config.host,
         port: config.port,
+        connections: connectionLimitsOf(config),
         healthServices: [HEALTH_SERVICE],
         register: (s) =>
           s.addService(
@@ -235,7 +247,8 @@ async function brokerAddresses(
 
 /**
  * Creates `__consumer_offsets` (internal, compacted) when it does not exist, and answers its
- * partition count. Replication factor min(3, live brokers) unless configured; with 3 replicas
+ * partition count. Replication factor offsetsTopicReplicationFactor (3; the controller answers a
+ * retriable NOT_ENOUGH_REPLICAS until that many brokers are registered, and this waits); with 3 replicas
  * min.insync.replicas is 2, so an acknowledged commit survives the loss of a broker. Its
  * segment.bytes is offsetsTopicSegmentBytes (an existing topic keeps its own).
  */
@@ -247,23 +260,27 @@ async function ensureOffsetsTopic(
   logger: Logger,
 ): Promise<number> {
   const deadline = clock.nowMs() + BROKER_WAIT_MS;
-  for (;;) {
+  const rf = config.offsetsTopicReplicationFactor;
+  const spec = {
+    name: OFFSETS_TOPIC,
+    partitions: config.offsetsTopicPartitions,
+    replicationFactor: rf,
+    configs: {
+      'cleanup.policy': 'compact',
+      'min.insync.replicas': rf >= 3 ? '2' : '1',
+      'segment.bytes': String(config.offsetsTopicSegmentBytes),
+    },
+    validateOnly: false,
+  };
+  for (let waiting = false; ;) {
     const existing = known.get(OFFSETS_TOPIC);
-    if (existing !== undefined) return existing;
+    if (existing !== undefined) {
+      // Tells the controller the replication factor wanted, so it can grow a topic created smaller.
+      void topics.creator.createInternalTopic(spec).catch(() => undefined);
+      return existing;
+    }
     try {
-      const brokers = await topics.brokers.listBrokers();
-      const rf = config.offsetsTopicReplicationFactor || Math.min(3, Math.max(1, brokers.length));
-      const created = await topics.creator.createInternalTopic({
-        name: OFFSETS_TOPIC,
-        partitions: config.offsetsTopicPartitions,
-        replicationFactor: rf,
-        configs: {
-          'cleanup.policy': 'compact',
-          'min.insync.replicas': rf >= 3 ? '2' : '1',
-          'segment.bytes': String(config.offsetsTopicSegmentBytes),
-        },
-        validateOnly: false,
-      });
+      const created = await topics.creator.createInternalTopic(spec);
       logger.info(
         { partitions: (created.partitions ?? []).length, replicationFactor: rf },
         `created ${OFFSETS_TOPIC}`,
@@ -276,7 +293,11 @@ async function ensureOffsetsTopic(
         return described.partitionCount;
       }
       if (clock.nowMs() > deadline) throw err;
-      logger.info({ err }, `cannot create ${OFFSETS_TOPIC} yet; retrying`);
+      if (code === 'NOT_ENOUGH_REPLICAS') {
+        if (!waiting)
+          logger.info({ replicationFactor: rf }, `waiting for ${rf} brokers to create ${OFFSETS_TOPIC}`);
+        waiting = true;
+      } else logger.info({ err }, `cannot create ${OFFSETS_TOPIC} yet; retrying`);
       await new Promise<void>((resolve) => clock.setTimeout(resolve, 500));
     }
   }

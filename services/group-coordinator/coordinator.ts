@@ -37,6 +37,7 @@
 import { randomUUID } from 'crypto';
 import type { Clock, Timer } from '../common/clock';
 import { TideError } from '../common/errors';
+import { echo } from '../common/echo';
 import type { LeaseFence } from '../common/lease-fence';
 import type { Logger } from '../common/logger';
 import type { ResetTarget } from '../common/reset-target';
@@ -318,7 +319,7 @@ export class Coordinator {
       const { topic, partition } = parseTpKey(key);
       const count = this.options.partitionCount(topic);
       if (count === undefined)
-        throw new TideError('UNKNOWN_TOPIC', `topic ${topic} does not exist`, { context: { topic } });
+        throw new TideError('UNKNOWN_TOPIC', `topic ${echo(topic)} does not exist`, { context: { topic } });
       if (partition >= count)
         throw new TideError('UNKNOWN_PARTITION', `topic ${topic} has ${count} partitions`, {
           context: { topic, partition },

@@ -92,8 +92,16 @@ export class TestCluster {
         ...['--lease-ttl-ms', String(this.options.leaseTtlMs)],
         ...(options.args ?? []),
       ],
-      // A first coordinator also waits for __consumer_offsets to be created and led.
-      { env: { ...this.options.env, ...options.env }, readyTimeoutMs: 60_000 },
+      // A first coordinator also waits for __consumer_offsets to be created and led, with as many
+      // replicas as the cluster has brokers (up to Kafka's default of 3).
+      {
+        env: {
+          TIDE_OFFSETS_TOPIC_REPLICATION_FACTOR: String(Math.min(3, this.options.brokers)),
+          ...this.options.env,
+          ...options.env,
+        },
+        readyTimeoutMs: 60_000,
+      },
     );
     this.coordinators.set(id, process);
     return process;

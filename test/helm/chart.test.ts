@@ -331,6 +331,8 @@ describe('default values', () => {
     expect(c.args).toEqual(['coordinator', '--port', '9094', '--etcd', etcd]);
     expect(c.ports[0]).toEqual({ name: 'grpc', containerPort: 9094, protocol: 'TCP' });
     expect(c.readinessProbe.grpc).toEqual({ port: 9094, service: '' });
+    // __consumer_offsets waits for every broker, up to Kafka's 3.
+    expect(envMap(c.env).TIDE_OFFSETS_TOPIC_REPLICATION_FACTOR).toBe('3');
   });
 
   test('etcd: 3 members that find each other by stable names, with the flags Tide needs', () => {

@@ -8,6 +8,7 @@ import type { FetchResponse__Input } from '../../common/grpc/generated/tide/v1/F
 import type { FetchStreamRequest } from '../../common/grpc/generated/tide/v1/FetchStreamRequest';
 import type { RecordFormat } from '../../common/grpc/generated/tide/v1/RecordFormat';
 import { TideError } from '../../common/errors';
+import { echo } from '../../common/echo';
 import { toWireError } from '../../common/grpc/status';
 import { decodeRecords } from '../../common/records';
 import type { Clock } from '../../common/clock';
@@ -18,11 +19,42 @@ import { toWireRecord } from './records';
 import { isLedElsewhere, type LeaderForwarder } from './forward';
 import { wantsProxy } from '../../common/grpc/routing-headers';
 import type { TrafficMetrics } from '../metrics';
-import { byteLimit, requireOffset, requirePartition, requireTopic, waitLimit } from './validate';
+import {
+  byteLimit,
+  requireEnum,
+  requireOffset,
+  requirePartition,
+  requireStreamOffset,
+  requireTopic,
+  waitLimit,
+} from './validate';
+import { RecordFormat as RecordFormats } from '../../common/grpc/generated/tide/v1/RecordFormat';
+import { toGrpcStatus } from '../../common/grpc/status';
+import { ByteBudget, ConnectionBudgets } from './byte-budget';
 
 export const DEFAULT_FETCH_MAX_BYTES = 1024 * 1024;
 export const FETCH_MAX_BYTES_LIMIT = 32 * 1024 * 1024;
 export const FETCH_MAX_WAIT_MS_LIMIT = 60_000;
+/** Positions one FetchStream may name (Kafka bounds fetch sessions too). */
+export const DEFAULT_FETCH_STREAM_MAX_POSITIONS = 1_000;
+/** Bytes one FetchStream may hold in reads and unsent responses. */
+export const DEFAULT_FETCH_STREAM_BUFFER_BYTES = 64 * 1024 * 1024;
+/** Bytes all FetchStreams of one client connection may hold together. */
+export const DEFAULT_FETCH_CONNECTION_BUFFER_BYTES = 128 * 1024 * 1024;
+
+/** The bounds of FetchStream sessions (broker config keys fetchStream*). */
+export interface FetchStreamLimits {
+  maxPositions: number;
+  streamBufferBytes: number;
+  connectionBufferBytes: number;
+}
+
+export const DEFAULT_FETCH_STREAM_LIMITS: FetchStreamLimits = {
+  maxPositions: DEFAULT_FETCH_STREAM_MAX_POSITIONS,
+  streamBufferBytes: DEFAULT_FETCH_STREAM_BUFFER_BYTES,
+  connectionBufferBytes: DEFAULT_FETCH_CONNECTION_BUFFER_BYTES,
+};
+
 /** How long a FetchStream partition loop parks before re-checking (it is woken on new data). */
 const STREAM_IDLE_WAIT_MS = 30_000;
 
@@ -31,6 +63,10 @@ export interface FetchDeps {
   /** Proxy routing: forwards reads of partitions led elsewhere (see forward.ts). */
   forwarder?: LeaderForwarder;
   metrics?: TrafficMetrics;
+  /** FetchStream bounds; DEFAULT_FETCH_STREAM_LIMITS when absent. */
+  streamLimits?: FetchStreamLimits;
+  /** Per-connection byte budgets of FetchStream, shared by every stream of this broker. */
+  connectionBudgets?: ConnectionBudgets;
   clock: Clock;
   logger: Logger;
 }
@@ -42,6 +78,7 @@ export async function fetch(deps: FetchDeps, request: FetchRequest): Promise<Fet
   const maxBytes = byteLimit('max_bytes', request.max_bytes, DEFAULT_FETCH_MAX_BYTES, FETCH_MAX_BYTES_LIMIT);
   const maxWaitMs = waitLimit('max_wait_ms', request.max_wait_ms, FETCH_MAX_WAIT_MS_LIMIT);
   const minBytes = Math.max(1, request.min_bytes);
+  const format = requireEnum('format', request.format, RecordFormats);
   const partition = deps.partitions.leaderFor(topic, partitionId);
 
   const deadline = deps.clock.nowMs() + maxWaitMs;
@@ -53,7 +90,7 @@ export async function fetch(deps: FetchDeps, request: FetchRequest): Promise<Fet
     if (partition.highWatermark <= waitFrom) break;
   }
   deps.metrics?.fetched(topic, result.batches.length);
-  return toFetchResponse(partition, offset, result, request.format);
+  return toFetchResponse(partition, offset, result, format);
 }
 
 function toFetchResponse(
@@ -77,45 +114,104 @@ function toFetchResponse(
   return response;
 }
 
-/** Serves one FetchStream call: one loop per requested partition until the client cancels. */
-export function handleFetchStream(
-  deps: FetchDeps,
-  call: grpc.ServerWritableStream<FetchStreamRequest, FetchResponse__Input>,
-): void {
-  const request = call.request;
-  const abort = new AbortController();
-  call.on('cancelled', () => abort.abort());
-  call.on('close', () => abort.abort());
-  call.on('error', () => abort.abort());
+/** The checked fields of a FetchStreamRequest. */
+interface StreamRequest {
+  positions: { topic: string; partition: number; offset: number }[];
+  maxBytes: number;
+  format: RecordFormat;
+}
 
-  let maxBytes: number;
-  try {
-    maxBytes = byteLimit('max_bytes', request.max_bytes, DEFAULT_FETCH_MAX_BYTES, FETCH_MAX_BYTES_LIMIT);
-    if (request.positions.length === 0)
-      throw new TideError('INVALID_REQUEST', 'positions must name at least one partition');
-    for (const position of request.positions) {
-      requireTopic(position.topic);
-      requirePartition(position.partition);
-      requireOffset(position.offset);
+/**
+ * Checks a FetchStreamRequest whole before anything starts: every position well formed, none
+ * named twice, at most `maxPositions`. Throws INVALID_REQUEST.
+ */
+export function checkStreamRequest(request: FetchStreamRequest, maxPositions: number): StreamRequest {
+  const maxBytes = byteLimit('max_bytes', request.max_bytes, DEFAULT_FETCH_MAX_BYTES, FETCH_MAX_BYTES_LIMIT);
+  const format = requireEnum('format', request.format, RecordFormats);
+  if (request.positions.length === 0)
+    throw new TideError('INVALID_REQUEST', 'positions must name at least one partition');
+  if (request.positions.length > maxPositions)
+    throw new TideError(
+      'INVALID_REQUEST',
+      `${request.positions.length} positions exceed the limit of ${maxPositions} per FetchStream; open more streams`,
+    );
+  const seen = new Set<string>();
+  const positions = request.positions.map((position, i) => {
+    const topic = requireTopic(position.topic);
+    const partition = requirePartition(position.partition);
+    const offset = requireStreamOffset(position.offset);
+    const key = `${partition}:${topic}`;
+    if (seen.has(key))
+      throw new TideError(
+        'INVALID_REQUEST',
+        `position ${i} names partition ${partition} of topic ${echo(topic)} again; name each partition once`,
+      );
+    seen.add(key);
+    return { topic, partition, offset };
+  });
+  return { positions, maxBytes, format };
+}
+
+/** The stream's and its connection's budgets, reserved and released together. */
+class StreamBudget {
+  constructor(
+    private readonly stream: ByteBudget,
+    private readonly connection: ByteBudget,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  /** Reserves up to `bytes` in both; resolves with the amount to release (0 when aborted). */
+  async acquire(bytes: number): Promise<number> {
+    const fromStream = await this.stream.acquire(bytes, this.signal);
+    if (fromStream === 0) return 0;
+    const fromConnection = await this.connection.acquire(fromStream, this.signal);
+    if (fromConnection < fromStream) {
+      this.stream.release(fromStream);
+      this.connection.release(fromConnection);
+      return 0;
     }
-  } catch (err) {
-    call.destroy(err as Error);
-    return;
+    return fromStream;
   }
 
+  release(bytes: number): void {
+    this.stream.release(bytes);
+    this.connection.release(bytes);
+  }
+}
+
+type FetchStreamCall = grpc.ServerWritableStream<FetchStreamRequest, FetchResponse__Input>;
+
+/**
+ * Serves one FetchStream call: one loop per requested partition until the client cancels. An
+ * invalid request ends the call at once with INVALID_ARGUMENT (INVALID_REQUEST).
+ */
+export function handleFetchStream(deps: FetchDeps, call: FetchStreamCall): void {
+  const limits = deps.streamLimits ?? DEFAULT_FETCH_STREAM_LIMITS;
+  let request: StreamRequest;
+  try {
+    request = checkStreamRequest(call.request, limits.maxPositions);
+  } catch (err) {
+    call.emit('error', toGrpcStatus(err));
+    return;
+  }
+  const abort = new AbortController();
+  const connection = (deps.connectionBudgets ?? new ConnectionBudgets(limits.connectionBufferBytes)).open(
+    call.getPeer(),
+  );
+  const stop = () => {
+    abort.abort();
+    connection.done();
+  };
+  call.on('cancelled', stop);
+  call.on('close', stop);
+  call.on('error', stop);
+  const budget = new StreamBudget(new ByteBudget(limits.streamBufferBytes), connection.budget, abort.signal);
+
   const loops = request.positions.map((position) =>
-    streamPartition(
-      deps,
-      call,
-      position.topic,
-      position.partition,
-      position.offset,
-      maxBytes,
-      request.format,
-      abort.signal,
-    ),
+    streamPartition(deps, call, position, request, budget, abort.signal),
   );
   void Promise.all(loops).then(() => {
+    connection.done();
     if (!abort.signal.aborted) call.end();
   });
 }
@@ -135,17 +231,27 @@ export function fetchRouted(
 /** How long a proxied FetchStream partition long-polls the leader per round. */
 const PROXY_FETCH_WAIT_MS = 1_000;
 
+/** A read whose bytes are reserved in the budget until its response has been sent. */
+interface BudgetedRead {
+  result: PartitionReadResult;
+  reserved: number;
+}
+
 async function streamPartition(
   deps: FetchDeps,
-  call: grpc.ServerWritableStream<FetchStreamRequest, FetchResponse__Input>,
-  topic: string,
-  partitionId: number,
-  startOffset: number,
-  maxBytes: number,
-  format: RecordFormat,
+  call: FetchStreamCall,
+  position: { topic: string; partition: number; offset: number },
+  request: StreamRequest,
+  budget: StreamBudget,
   signal: AbortSignal,
 ): Promise<void> {
-  let offset = startOffset;
+  const { topic, partition: partitionId } = position;
+  const { maxBytes, format } = request;
+  let offset = position.offset;
+  // Sends a response and gives its reservation back once grpc-js has handed it to HTTP/2.
+  const send = async (response: FetchResponse__Input, reserved: number) => {
+    if (!call.write(response, () => budget.release(reserved))) await drained(call, signal);
+  };
   try {
     let partition: Partition;
     try {
@@ -154,39 +260,50 @@ async function streamPartition(
       if (!deps.forwarder || !wantsProxy(call.metadata) || !isLedElsewhere(err)) throw err;
       // Led elsewhere and the client can only reach us: relay long polls of the leader.
       while (!signal.aborted) {
-        const response = await deps.forwarder.fetch(
-          {
-            topic,
-            partition: partitionId,
-            offset,
-            max_bytes: maxBytes,
-            max_wait_ms: PROXY_FETCH_WAIT_MS,
-            format,
-          },
-          PROXY_FETCH_WAIT_MS,
-        );
-        if (signal.aborted) return;
-        if (response.next_offset === offset) continue;
-        offset = response.next_offset;
-        if (!call.write(response)) await drained(call, signal);
+        const reserved = await budget.acquire(maxBytes);
+        if (signal.aborted) return budget.release(reserved);
+        let response: FetchResponse__Input;
+        try {
+          response = await deps.forwarder.fetch(
+            {
+              topic,
+              partition: partitionId,
+              offset,
+              max_bytes: maxBytes,
+              max_wait_ms: PROXY_FETCH_WAIT_MS,
+              format,
+            },
+            PROXY_FETCH_WAIT_MS,
+          );
+        } catch (fetchErr) {
+          budget.release(reserved);
+          throw fetchErr;
+        }
+        if (signal.aborted || response.next_offset === offset) {
+          budget.release(reserved);
+          continue;
+        }
+        offset = Number(response.next_offset);
+        await send(response, reserved);
       }
       return;
     }
-    let next = readAhead(partition, offset, maxBytes);
+    let next = readAhead(partition, offset, maxBytes, budget, signal);
     while (!signal.aborted) {
-      const result = await next;
-      if (signal.aborted) return;
+      const { result, reserved } = await next;
+      if (signal.aborted) return budget.release(reserved);
       if (result.batches.length === 0) {
+        budget.release(reserved);
         await partition.waitForData(offset, STREAM_IDLE_WAIT_MS, signal);
-        next = readAhead(partition, offset, maxBytes);
+        next = readAhead(partition, offset, maxBytes, budget, signal);
         continue;
       }
       deps.metrics?.fetched(topic, result.batches.length);
       const response = toFetchResponse(partition, offset, result, format);
       offset = result.nextOffset;
       // The next read runs on the fs threadpool while this response is serialised and sent.
-      next = readAhead(partition, offset, maxBytes);
-      if (!call.write(response)) await drained(call, signal);
+      next = readAhead(partition, offset, maxBytes, budget, signal);
+      await send(response, reserved);
     }
   } catch (err) {
     if (signal.aborted) return;
@@ -196,17 +313,42 @@ async function streamPartition(
   }
 }
 
-/** Starts a read whose failure is seen when it is awaited, not as an unhandled rejection. */
-function readAhead(partition: Partition, offset: number, maxBytes: number): Promise<PartitionReadResult> {
-  const read = partition.read(offset, maxBytes);
+const NOTHING_READ: PartitionReadResult = {
+  batches: Buffer.alloc(0),
+  highWatermark: 0,
+  logStartOffset: 0,
+  nextOffset: 0,
+};
+
+/**
+ * Reserves the read's bytes, then starts it; a failure is seen when the promise is awaited, not as
+ * an unhandled rejection. Aborted before the reservation: an empty result with nothing reserved.
+ */
+function readAhead(
+  partition: Partition,
+  offset: number,
+  maxBytes: number,
+  budget: StreamBudget,
+  signal: AbortSignal,
+): Promise<BudgetedRead> {
+  const read = (async () => {
+    const reserved = await budget.acquire(maxBytes);
+    if (signal.aborted) {
+      budget.release(reserved);
+      return { result: NOTHING_READ, reserved: 0 };
+    }
+    try {
+      return { result: await partition.read(offset, maxBytes), reserved };
+    } catch (err) {
+      budget.release(reserved);
+      throw err;
+    }
+  })();
   read.catch(() => undefined); // awaited by the loop, unless the stream ends first
   return read;
 }
 
-function drained(
-  call: grpc.ServerWritableStream<FetchStreamRequest, FetchResponse__Input>,
-  signal: AbortSignal,
-): Promise<void> {
+function drained(call: FetchStreamCall, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       call.off('drain', done);

@@ -8,6 +8,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { TideError } from '../../common/errors';
+import { echo } from '../../common/echo';
 import { tideProto } from '../../common/grpc/proto';
 import { ClientCache } from '../../common/grpc/client-cache';
 import { channelOptions } from '../../common/grpc/server';
@@ -20,7 +21,7 @@ import type { ListOffsetsResponse } from '../../common/grpc/generated/tide/v1/Li
 import type { ProduceRequest } from '../../common/grpc/generated/tide/v1/ProduceRequest';
 import type { ProduceResponse } from '../../common/grpc/generated/tide/v1/ProduceResponse';
 import type { MetadataView } from './registry';
-import { forwardedMetadata } from '../../common/grpc/routing-headers';
+import { forwardedMetadata, INTERNAL_TOKEN_HEADER } from '../../common/grpc/routing-headers';
 
 /** Extra time a forwarded call may take beyond the client's own timeout. */
 const FORWARD_MARGIN_MS = 5_000;
@@ -42,7 +43,7 @@ export class LeaderForwarder {
   leaderAddress(topic: string, partition: number): string {
     const [info] = this.metadata.topics([topic]);
     if (!info)
-      throw new TideError('UNKNOWN_TOPIC', `topic "${topic}" does not exist`, {
+      throw new TideError('UNKNOWN_TOPIC', `topic ${echo(topic)} does not exist`, {
         context: { topic, partition },
       });
     const leader = info.partitions?.find((p) => p.partition === partition)?.leader ?? -1;
@@ -59,7 +60,8 @@ export class LeaderForwarder {
     return `${broker.host}:${broker.port}`;
   }
 
-  produce(request: ProduceRequest, timeoutMs: number): Promise<ProduceResponse> {
+  /** `internalToken`: passed on when the original call carried it (a coordinator's write). */
+  produce(request: ProduceRequest, timeoutMs: number, internalToken?: string): Promise<ProduceResponse> {
     const key = `${request.topic}\u0000${request.partition}`;
     const previous = this.produceChains.get(key) ?? Promise.resolve();
     const next = previous
@@ -69,7 +71,10 @@ export class LeaderForwarder {
           request.topic,
           request.partition,
           timeoutMs,
-          (client, metadata, options, cb) => client.Produce(request, metadata, options, cb),
+          (client, metadata, options, cb) => {
+            if (internalToken !== undefined) metadata.set(INTERNAL_TOKEN_HEADER, internalToken);
+            client.Produce(request, metadata, options, cb);
+          },
         ),
       );
     this.produceChains.set(key, next);

@@ -2,6 +2,7 @@
 import type { ListOffsetsRequest } from '../../common/grpc/generated/tide/v1/ListOffsetsRequest';
 import type { ListOffsetsResponse__Input } from '../../common/grpc/generated/tide/v1/ListOffsetsResponse';
 import { TideError } from '../../common/errors';
+import { echo } from '../../common/echo';
 import type { PartitionRegistry } from '../partition/partition-registry';
 import { requirePartition, requireTopic } from './validate';
 
@@ -37,6 +38,6 @@ export async function listOffsets(
       return { ...base, offset: found.offset, timestamp_ms: found.timestampMs };
     }
     default:
-      throw new TideError('INVALID_REQUEST', `unknown offset spec ${String(request.spec)}`);
+      throw new TideError('INVALID_REQUEST', `unknown offset spec ${echo(request.spec)}`);
   }
 }

@@ -12,16 +12,28 @@ import type { Clock } from '../../common/clock';
 import type { Logger } from '../../common/logger';
 import type { PartitionRegistry } from '../partition/partition-registry';
 import { fromWireRecord } from './records';
-import { requirePartition, requireTopic } from './validate';
+import { requireEnum, requirePartition, requireTopic } from './validate';
+import { Acks } from '../../common/grpc/generated/tide/v1/Acks';
+import { echo } from '../../common/echo';
 import { isLedElsewhere, type LeaderForwarder } from './forward';
-import { wantsProxy } from '../../common/grpc/routing-headers';
+import { INTERNAL_TOKEN_HEADER, wantsProxy } from '../../common/grpc/routing-headers';
+import { timingSafeEqual } from 'crypto';
 import type { TrafficMetrics } from '../metrics';
 
 /** In-flight requests per ProduceStream before the broker stops reading from it. */
 export const PRODUCE_STREAM_MAX_IN_FLIGHT = 64;
 
+/** Which topics are internal, and the token that lets Tide's own services write them. */
+export interface InternalTopicGuard {
+  isInternal(topic: string): boolean;
+  /** The cluster's internal token (services/common/cluster/internal-token.ts). */
+  token: string;
+}
+
 export interface ProduceDeps {
   partitions: PartitionRegistry;
+  /** Refuses client writes to internal topics; absent (unit tests): every topic is writable. */
+  internalTopics?: InternalTopicGuard;
   /** Proxy routing: forwards requests for partitions led elsewhere (see forward.ts). */
   forwarder?: LeaderForwarder;
   metrics?: TrafficMetrics;
@@ -30,13 +42,21 @@ export interface ProduceDeps {
 }
 
 /** Starts the append synchronously (fixing the order), and resolves with the response. */
-export function produce(deps: ProduceDeps, request: ProduceRequest): Promise<ProduceResponse__Input> {
+export function produce(
+  deps: ProduceDeps,
+  request: ProduceRequest,
+  metadata?: grpc.Metadata,
+): Promise<ProduceResponse__Input> {
   try {
     const topic = requireTopic(request.topic);
+    refuseClientWrite(deps.internalTopics, topic, metadata);
     const partitionId = requirePartition(request.partition);
+    const wireAcks = requireEnum('acks', request.acks, Acks);
+    if (!Number.isInteger(request.timeout_ms) || request.timeout_ms < 0)
+      throw new TideError('INVALID_REQUEST', `timeout_ms must be >= 0, got ${echo(request.timeout_ms)}`);
     const batches = batchesOf(request, deps.clock);
     const partition = deps.partitions.leaderFor(topic, partitionId);
-    const acks = request.acks === 'ACKS_NONE' ? 'none' : request.acks === 'ACKS_LEADER' ? 'leader' : 'all';
+    const acks = wireAcks === 'ACKS_NONE' ? 'none' : wireAcks === 'ACKS_LEADER' ? 'leader' : 'all';
     return partition.append(batches, { acks, timeoutMs: request.timeout_ms }).then((result) => {
       if (!result.duplicate)
         deps.metrics?.produced(topic, result.lastOffset - result.baseOffset + 1, batches.length);
@@ -53,6 +73,34 @@ export function produce(deps: ProduceDeps, request: ProduceRequest): Promise<Pro
   } catch (err) {
     return Promise.reject(err);
   }
+}
+
+/** The internal token a call carries, if any. */
+function tokenOf(metadata: grpc.Metadata | undefined): string | undefined {
+  const value = metadata?.get(INTERNAL_TOKEN_HEADER)[0];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Throws INTERNAL_TOPIC for a write to an internal topic that does not carry the internal token. */
+function refuseClientWrite(
+  guard: InternalTopicGuard | undefined,
+  topic: string,
+  metadata: grpc.Metadata | undefined,
+): void {
+  if (!guard?.isInternal(topic)) return;
+  const token = tokenOf(metadata);
+  if (token !== undefined && safeEqual(token, guard.token)) return;
+  throw new TideError(
+    'INTERNAL_TOPIC',
+    `${topic} is an internal topic: only Tide's group coordinator writes it`,
+    { context: { topic } },
+  );
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 function batchesOf(request: ProduceRequest, clock: Clock): Buffer {
@@ -74,9 +122,9 @@ export function produceRouted(
   request: ProduceRequest,
   metadata: grpc.Metadata,
 ): Promise<ProduceResponse__Input> {
-  return produce(deps, request).catch((err: unknown) => {
+  return produce(deps, request, metadata).catch((err: unknown) => {
     if (!deps.forwarder || !wantsProxy(metadata) || !isLedElsewhere(err)) throw err;
-    return deps.forwarder.produce(request, request.timeout_ms || 30_000);
+    return deps.forwarder.produce(request, request.timeout_ms || 30_000, tokenOf(metadata));
   });
 }
 

@@ -10,7 +10,7 @@
  * over: remove it by hand once that broker is gone. Within one process, a second LogManager on the
  * same dir is refused through a process-wide set (a lock file cannot tell two owners in one pid).
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { TideError } from '../../common/errors';
@@ -26,13 +26,25 @@ interface LockOwner {
   acquiredAtMs: number;
 }
 
+/**
+ * False for a pid that is gone or a zombie (state Z in /proc/<pid>/stat: SIGKILLed, not yet reaped
+ * by its parent), which holds nothing. The same check as services/common/process-alive.ts, kept
+ * here because the storage engine imports nothing of common beyond records, errors and the like.
+ */
 function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return true; // no /proc (not Linux): kill(pid, 0) is all there is
+  }
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state !== 'Z' && state !== 'X';
 }
 
 export class DataDirLock {

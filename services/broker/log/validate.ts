@@ -1,6 +1,8 @@
 /**
  * Checks the RecordBatch v2 bytes of one append request before anything is assigned or written
- * (layout: services/common/records/layout.ts). Reads headers only, plus one CRC32C pass per batch.
+ * (layout: services/common/records/layout.ts): the header, one CRC32C pass, then the records
+ * section, decompressed, with the same structural check consumers run on every fetched batch
+ * (services/common/records/record-section.ts), so nothing the broker acknowledges can fail a read.
  *
  * Rules, in the order they are checked for each batch:
  *   - framing (services/common/records/framing.ts): at least 12 bytes for baseOffset +
@@ -14,9 +16,11 @@
  *   - producerId == -1, or producerId >= 0 with producerEpoch >= 0 and baseSequence >= 0, else
  *     INVALID_RECORD
  *   - attribute bit 6 (delete horizon, set only by the cleaner) clear, else INVALID_RECORD
- *   - with requireKeys (compacted topics only): every record has a key, else INVALID_RECORD. This
- *     is the one check that reads records (decompressing them if needed); other topics keep the
- *     header-only fast path.
+ *   - the records section decompresses with the batch's codec, to at most
+ *     decompressedLimitBytes (64 MiB, or 64 times the batch's size when larger), and holds exactly recordCount
+ *     records, each inside its length, with offset deltas increasing up to lastOffsetDelta and
+ *     key, value and header lengths inside the record (checkRecordSection), else INVALID_RECORD
+ *   - with requireKeys (compacted topics only): every record has a key, else INVALID_RECORD
  * and the request must be nothing but whole batches back to back, at least one.
  */
 import { TideError, type ErrorCode } from '../../common/errors';
@@ -34,9 +38,11 @@ import {
   OFFSET_RECORD_COUNT,
   TRANSACTIONAL_BIT,
   compressionOf,
+  readBatchHeader,
 } from '../../common/records/layout';
 import { batchFramingFault, describeFramingFault } from '../../common/records/framing';
 import { decompress } from '../../common/records/compression';
+import { checkRecordSection } from '../../common/records/record-section';
 import { DELETE_HORIZON_BIT } from './cleaner/batch-filter';
 import { RecordCursor } from './cleaner/record-walk';
 
@@ -105,8 +111,9 @@ function validateOne(
   }
   if (attributes & DELETE_HORIZON_BIT)
     fail('INVALID_RECORD', 'attribute bit 6 (delete horizon) is set only by the log cleaner');
+  const records = checkedRecords(buf, at, sizeBytes, compressionOf(attributes), fail);
   if (requireKeys) {
-    const missing = firstRecordWithoutKey(buf, at, sizeBytes, compressionOf(attributes), recordCount, fail);
+    const missing = firstRecordWithoutKey(records, recordCount, fail);
     if (missing !== undefined)
       fail(
         'INVALID_RECORD',
@@ -124,17 +131,51 @@ function validateOne(
   };
 }
 
-/** Index of the first record with a null key, undefined when every record has one. */
-function firstRecordWithoutKey(
+/** Floor of the decompressed size a batch may reach (64 MiB), whatever its compressed size. */
+export const DECOMPRESSED_RECORDS_MIN_LIMIT_BYTES = 64 * 1024 * 1024;
+/** A batch may decompress to this many times its size, above the floor. */
+export const DECOMPRESSION_RATIO_MAX = 64;
+
+/**
+ * How far the broker decompresses a batch to check it: a compression bomb (a 1 MiB gzip batch of
+ * zeros claims a gigabyte) is INVALID_RECORD instead of a broker out of memory.
+ */
+export function decompressedLimitBytes(sizeBytes: number): number {
+  return Math.max(DECOMPRESSED_RECORDS_MIN_LIMIT_BYTES, sizeBytes * DECOMPRESSION_RATIO_MAX);
+}
+
+/**
+ * The batch's records section, decompressed and checked record by record exactly as a consumer
+ * checks a fetched batch; any failure is INVALID_RECORD.
+ */
+function checkedRecords(
   buf: Buffer,
   at: number,
   sizeBytes: number,
   codec: CompressionCodec,
+  fail: (code: ErrorCode, why: string) => never,
+): Buffer {
+  try {
+    const records = decompress(
+      codec,
+      buf.subarray(at + BATCH_HEADER_BYTES, at + sizeBytes),
+      decompressedLimitBytes(sizeBytes),
+    );
+    checkRecordSection(records, readBatchHeader(buf, at), at);
+    return records;
+  } catch (err) {
+    if (err instanceof TideError) return fail('INVALID_RECORD', `unreadable records: ${err.message}`);
+    throw err;
+  }
+}
+
+/** Index of the first record with a null key, undefined when every record has one. */
+function firstRecordWithoutKey(
+  records: Buffer,
   recordCount: number,
   fail: (code: ErrorCode, why: string) => never,
 ): number | undefined {
   try {
-    const records = decompress(codec, buf.subarray(at + BATCH_HEADER_BYTES, at + sizeBytes));
     const cursor = new RecordCursor(records, 0, records.length, recordCount);
     while (cursor.next()) if (cursor.keyLength < 0) return cursor.index - 1;
     return undefined;

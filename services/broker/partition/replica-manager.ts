@@ -11,6 +11,7 @@
  *   leader = -1 (offline) → follower with no leader: nothing fetched, nothing served.
  * A state with an older leader epoch than the replica's own is ignored.
  */
+import { echo } from '../../common/echo';
 import type { Clock, Timer } from '../../common/clock';
 import { TideError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
@@ -208,11 +209,11 @@ export class ReplicaManager implements PartitionRegistry {
     const why = this.whyNotLedHere(topic, partition);
     switch (why.code) {
       case 'UNKNOWN_TOPIC':
-        throw new TideError(why.code, `topic "${topic}" does not exist`, { context });
+        throw new TideError(why.code, `topic ${echo(topic)} does not exist`, { context });
       case 'UNKNOWN_PARTITION':
         throw new TideError(
           why.code,
-          `topic "${topic}" has ${why.partitionCount} partitions; ${partition} does not exist`,
+          `topic ${echo(topic)} has ${why.partitionCount} partitions; ${partition} does not exist`,
           { context },
         );
       case 'NOT_LEADER':

@@ -10,6 +10,7 @@
  * so a newer controller can add keys without breaking older brokers.
  */
 import { TideError } from '../errors';
+import { echo } from '../echo';
 
 export const DEFAULT_RETENTION_MS = 604_800_000; // 7 days
 export const DEFAULT_RETENTION_BYTES = -1;
@@ -50,7 +51,7 @@ export interface TopicConfigDef {
 function invalid(name: string, raw: string, allowed: string): TideError {
   return new TideError(
     'INVALID_CONFIG',
-    `invalid value ${JSON.stringify(raw)} for topic config ${name}: must be ${allowed}`,
+    `invalid value ${echo(raw)} for topic config ${echo(name)}: must be ${allowed}`,
   );
 }
 
@@ -256,7 +257,7 @@ export const TOPIC_CONFIG_NAMES: readonly string[] = [...TOPIC_CONFIGS.keys()].s
 function unknownKey(name: string): TideError {
   return new TideError(
     'INVALID_CONFIG',
-    `unknown topic config ${JSON.stringify(name)}; known keys are ${TOPIC_CONFIG_NAMES.join(', ')}`,
+    `unknown topic config ${echo(name)}; known keys are ${TOPIC_CONFIG_NAMES.join(', ')}`,
   );
 }
 
@@ -295,7 +296,7 @@ export function applyConfigChanges(
   for (const name of remove) {
     if (!TOPIC_CONFIGS.has(name)) problems.push(unknownKey(name).message);
     else if (Object.prototype.hasOwnProperty.call(set, name))
-      problems.push(`topic config ${name} is both set and deleted`);
+      problems.push(`topic config ${echo(name)} is both set and deleted`);
   }
   if (problems.length > 0) throw new TideError('INVALID_CONFIG', problems.join('; '));
   const validatedSet = validateTopicConfigs(set);

@@ -8,15 +8,30 @@
  * Kafka clients that mirror such topics into JMX may still mix them up.
  */
 import { TideError } from '../errors';
+import { echo } from '../echo';
 
 export const MAX_TOPIC_NAME_LENGTH = 249;
+
+/**
+ * Names only Tide's own services create (as internal topics): the public CreateTopic refuses them,
+ * so no client can make a writable `__consumer_offsets` before the coordinator creates it.
+ */
+export const RESERVED_TOPIC_NAMES: readonly string[] = ['__consumer_offsets', '__transaction_state'];
+
+/** Throws INTERNAL_TOPIC when `name` is reserved for an internal topic. */
+export function refuseReservedName(name: string): void {
+  if (RESERVED_TOPIC_NAMES.includes(name))
+    throw new TideError('INTERNAL_TOPIC', `topic name ${name} is reserved for Tide's internal topic`, {
+      context: { topic: name },
+    });
+}
 
 const LEGAL = /^[a-zA-Z0-9._-]+$/;
 
 /** Throws INVALID_TOPIC, naming the rule the name breaks. */
 export function validateTopicName(name: string): void {
   const fail = (why: string): never => {
-    throw new TideError('INVALID_TOPIC', `invalid topic name ${JSON.stringify(name)}: ${why}`, {
+    throw new TideError('INVALID_TOPIC', `invalid topic name ${echo(name)}: ${why}`, {
       context: { topic: name },
     });
   };
@@ -25,7 +40,10 @@ export function validateTopicName(name: string): void {
   if (name.length > MAX_TOPIC_NAME_LENGTH)
     fail(`it is ${name.length} characters long; the limit is ${MAX_TOPIC_NAME_LENGTH}`);
   if (!LEGAL.test(name)) {
-    const bad = [...new Set([...name].filter((c) => !LEGAL.test(c)))].map((c) => JSON.stringify(c)).join(' ');
+    const bad = [...new Set([...name].filter((c) => !LEGAL.test(c)))]
+      .slice(0, 10)
+      .map((c) => JSON.stringify(c))
+      .join(' ');
     fail(`it contains ${bad}; only ASCII letters, digits, '.', '_' and '-' are allowed`);
   }
 }

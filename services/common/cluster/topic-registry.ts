@@ -6,6 +6,7 @@
  */
 import type { Clock } from '../clock';
 import { TideError } from '../errors';
+import { echo } from '../echo';
 import type { Logger } from '../logger';
 import { MetadataKeys, decodePartitionState, decodeTopicRecord, type TopicRecord } from '../metadata/keys';
 import type { KeyValue, MetadataStore } from '../metadata/store';
@@ -145,5 +146,5 @@ export function describeTopicRecord(
 }
 
 export function unknownTopic(name: string): TideError {
-  return new TideError('UNKNOWN_TOPIC', `topic ${name} does not exist`, { context: { topic: name } });
+  return new TideError('UNKNOWN_TOPIC', `topic ${echo(name)} does not exist`, { context: { topic: name } });
 }

@@ -9,6 +9,12 @@ export const ROUTING_HEADER = 'tide-routing';
 export const FORWARDED_HEADER = 'tide-forwarded';
 /** On a relayed membership stream: the member's own address, for describeGroup's client_host. */
 export const FORWARDED_FOR_HEADER = 'tide-forwarded-for';
+/**
+ * Carried by Tide's own services (the group coordinator) on writes to internal topics; the value is
+ * the cluster's internal token (services/common/cluster/internal-token.ts), which clients never see.
+ */
+export const INTERNAL_TOKEN_HEADER = 'tide-internal-token';
+
 /** True when another broker forwarded the call here (it must not be forwarded again). */
 export function isForwarded(metadata: grpc.Metadata): boolean {
   return metadata.get(FORWARDED_HEADER).length > 0;

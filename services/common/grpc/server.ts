@@ -8,25 +8,69 @@ import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import { ReflectionService } from '@grpc/reflection';
 import { publicPackageDefinition } from './proto';
+import { tagOversizedRequests } from './oversized-requests';
 
-/** Largest request or response message, bytes. Batches are capped far lower by max.message.bytes. */
+/**
+ * Largest request message, bytes (services pass their own limit, e.g. the broker's
+ * maxRequestBytes). Responses have no gRPC size limit on either side: a fetch response holds
+ * max_bytes plus at most one whole batch, and every stored batch came in a request no larger than
+ * the receiving broker's limit, so a send limit could only make acknowledged records unreadable
+ * (a 16 MiB batch accepted under a 16 MiB request limit is a 16 MiB + header response).
+ */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 export const FLOW_CONTROL_WINDOW_BYTES = 16 * 1024 * 1024;
+/** grpc-js's "no limit". */
+const UNLIMITED = -1;
 
-export function serverOptions(maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES): grpc.ServerOptions {
+/** How a server treats connections; every service's config has these keys (service-config-keys.ts). */
+export interface ConnectionLimits {
+  /** A connection with no call for this long is closed (GOAWAY); 0 = never. */
+  idleTimeoutMs: number;
+  /** The server pings a connection after this long without traffic; 0 = never. */
+  keepaliveTimeMs: number;
+  /** ...and closes it when the ping is not answered within this long. */
+  keepaliveTimeoutMs: number;
+  /** Concurrent calls (HTTP/2 streams) per connection; 0 = no limit. */
+  maxStreamsPerConnection: number;
+  /** Open connections per client IP address; further ones are closed at once; 0 = no limit. */
+  maxConnectionsPerPeer: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  idleTimeoutMs: 180_000,
+  keepaliveTimeMs: 60_000,
+  keepaliveTimeoutMs: 20_000,
+  maxStreamsPerConnection: 1_000,
+  maxConnectionsPerPeer: 256,
+};
+
+export function serverOptions(
+  maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
+  limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS,
+): grpc.ServerOptions {
   return {
     'grpc.max_receive_message_length': maxMessageBytes,
-    'grpc.max_send_message_length': maxMessageBytes,
+    'grpc.max_send_message_length': UNLIMITED,
     'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW_BYTES,
     'grpc.keepalive_permit_without_calls': 1,
     'grpc.http2.min_ping_interval_without_data_ms': 5_000,
+    ...(limits.idleTimeoutMs > 0 ? { 'grpc.max_connection_idle_ms': limits.idleTimeoutMs } : {}),
+    ...(limits.keepaliveTimeMs > 0
+      ? {
+          'grpc.keepalive_time_ms': limits.keepaliveTimeMs,
+          'grpc.keepalive_timeout_ms': limits.keepaliveTimeoutMs,
+        }
+      : {}),
+    ...(limits.maxStreamsPerConnection > 0
+      ? { 'grpc.max_concurrent_streams': limits.maxStreamsPerConnection }
+      : {}),
   } as grpc.ServerOptions;
 }
 
-/** Channel options every Tide client (and broker-to-broker caller) uses. */
+/** Channel options every Tide client (and broker-to-broker caller) uses; responses are unlimited. */
 export function channelOptions(maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES): grpc.ChannelOptions {
   return {
-    'grpc.max_receive_message_length': maxMessageBytes,
+    'grpc.max_receive_message_length': UNLIMITED,
     'grpc.max_send_message_length': maxMessageBytes,
     'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW_BYTES,
     'grpc.keepalive_time_ms': 30_000,
@@ -49,11 +93,15 @@ export async function startServer(options: {
   host: string;
   port: number;
   maxMessageBytes?: number;
+  /** Idle timeout, keepalive and per-peer caps; DEFAULT_CONNECTION_LIMITS when absent. */
+  connections?: ConnectionLimits;
   register: (server: grpc.Server) => void;
   /** Health service names to report, besides the overall "" status. */
   healthServices?: string[];
 }): Promise<TideServer> {
-  const server = new grpc.Server(serverOptions(options.maxMessageBytes));
+  tagOversizedRequests();
+  const limits = options.connections ?? DEFAULT_CONNECTION_LIMITS;
+  const server = new grpc.Server(serverOptions(options.maxMessageBytes, limits));
   options.register(server);
   const statusMap: Record<string, 'SERVING' | 'NOT_SERVING'> = { '': 'NOT_SERVING' };
   for (const name of options.healthServices ?? []) statusMap[name] = 'NOT_SERVING';
@@ -68,6 +116,7 @@ export async function startServer(options: {
     );
   });
   widenServerWindows(server);
+  capConnectionsPerPeer(server, limits.maxConnectionsPerPeer);
   return { server, health, port };
 }
 
@@ -79,14 +128,39 @@ export async function startServer(options: {
  * default windows (slower), which the benchmark shows.
  */
 function widenServerWindows(server: grpc.Server): void {
+  onSession(server, (session) => {
+    session.settings({ initialWindowSize: FLOW_CONTROL_WINDOW_BYTES });
+    session.setLocalWindowSize(FLOW_CONTROL_WINDOW_BYTES);
+  });
+}
+
+/**
+ * Closes a new connection at once when its client IP address already has `max` open. Like
+ * widenServerWindows it reaches into grpc-js's `http2Servers`; grpc-js has no such option.
+ */
+function capConnectionsPerPeer(server: grpc.Server, max: number): void {
+  if (max <= 0) return;
+  const open = new Map<string, number>();
+  onSession(server, (session) => {
+    const peer = session.socket?.remoteAddress ?? '';
+    const count = (open.get(peer) ?? 0) + 1;
+    if (count > max) {
+      session.destroy();
+      return;
+    }
+    open.set(peer, count);
+    session.once('close', () => {
+      const left = (open.get(peer) ?? 1) - 1;
+      if (left === 0) open.delete(peer);
+      else open.set(peer, left);
+    });
+  });
+}
+
+function onSession(server: grpc.Server, listener: (session: http2.ServerHttp2Session) => void): void {
   const http2Servers = (server as unknown as { http2Servers?: Map<http2.Http2Server, unknown> }).http2Servers;
   if (!(http2Servers instanceof Map)) return;
-  for (const http2Server of http2Servers.keys()) {
-    http2Server.on('session', (session: http2.ServerHttp2Session) => {
-      session.settings({ initialWindowSize: FLOW_CONTROL_WINDOW_BYTES });
-      session.setLocalWindowSize(FLOW_CONTROL_WINDOW_BYTES);
-    });
-  }
+  for (const http2Server of http2Servers.keys()) http2Server.on('session', listener);
 }
 
 /** Stops accepting calls, waits up to graceMs for running ones, then cancels the rest. */

@@ -6,6 +6,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { ErrorCode, TideError, isErrorCode, toTideError } from '../errors';
 import type { Error__Input as WireError } from './generated/tide/v1/Error';
+import { boundMessage } from '../echo';
 
 /** The gRPC status that carries each Tide code; a new code fails to compile until it has one. */
 export const GRPC_STATUS_OF_CODE: Record<ErrorCode, grpc.status> = {
@@ -21,6 +22,7 @@ export const GRPC_STATUS_OF_CODE: Record<ErrorCode, grpc.status> = {
   CORRUPT_MESSAGE: grpc.status.DATA_LOSS,
   MESSAGE_TOO_LARGE: grpc.status.INVALID_ARGUMENT,
   REQUEST_TOO_LARGE: grpc.status.RESOURCE_EXHAUSTED,
+  INTERNAL_TOPIC: grpc.status.PERMISSION_DENIED,
   OFFSET_OUT_OF_RANGE: grpc.status.OUT_OF_RANGE,
   NOT_LEADER: grpc.status.FAILED_PRECONDITION,
   LEADER_NOT_AVAILABLE: grpc.status.UNAVAILABLE,
@@ -54,7 +56,7 @@ export function toGrpcStatus(err: unknown): Partial<grpc.StatusObject> & { code:
   metadata.set(TRAILER_RETRIABLE, String(tideError.retriable));
   return {
     code: GRPC_STATUS_OF_CODE[tideError.code],
-    details: `${tideError.code}: ${tideError.message}`,
+    details: boundMessage(`${tideError.code}: ${tideError.message}`),
     metadata,
   };
 }
@@ -62,7 +64,7 @@ export function toGrpcStatus(err: unknown): Partial<grpc.StatusObject> & { code:
 /** The in-message error of streamed responses. */
 export function toWireError(err: unknown): WireError {
   const tideError = toTideError(err);
-  return { code: tideError.code, message: tideError.message, retriable: tideError.retriable };
+  return { code: tideError.code, message: boundMessage(tideError.message), retriable: tideError.retriable };
 }
 
 /** Turns an in-message error back into a TideError. */

@@ -10,6 +10,7 @@
  * A save writes `<path>.tmp`, fsyncs it, renames it over `<path>` and fsyncs the folder, so a crash
  * leaves either the old file or the new one, never a torn one.
  */
+import { processIsRunning } from '../process-alive';
 import * as fs from 'fs';
 import * as path from 'path';
 import { TideError } from '../errors';
@@ -161,11 +162,7 @@ export function lockStateFile(file: string): () => void {
   };
 }
 
+/** A zombie (killed, not yet reaped by its parent) holds nothing: it counts as dead. */
 function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return processIsRunning(pid);
 }

@@ -51,6 +51,10 @@ export class MetadataKeys {
   get clusterId(): string {
     return `${this.root}cluster-id`;
   }
+  /** The secret Tide's services present to write internal topics (internal-token.ts). */
+  get internalToken(): string {
+    return `${this.root}internal-token`;
+  }
   get controller(): string {
     return `${this.root}controller`;
   }

@@ -73,24 +73,47 @@ export function compress(codec: CompressionCodec, data: Buffer): Buffer {
   }
 }
 
-/** Decompresses `data` written with `codec`. None returns `data` itself. */
-export function decompress(codec: CompressionCodec, data: Buffer): Buffer {
+/**
+ * Decompresses `data` written with `codec`. None returns `data` itself. With `maxOutputBytes`,
+ * records that would decompress to more are INVALID_RECORD before the memory is taken (a small
+ * gzip or snappy "bomb" can claim gigabytes); the broker bounds what it decompresses to check.
+ */
+export function decompress(codec: CompressionCodec, data: Buffer, maxOutputBytes = Infinity): Buffer {
+  const limited = Number.isFinite(maxOutputBytes);
   switch (codec) {
     case CompressionCodec.None:
       return data;
     case CompressionCodec.Gzip:
       try {
-        return gunzipSync(data);
+        return limited ? gunzipSync(data, { maxOutputLength: maxOutputBytes }) : gunzipSync(data);
       } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError)
+          throw tooLarge(maxOutputBytes);
         throw new TideError('INVALID_RECORD', `gzip records do not decompress: ${(err as Error).message}`, {
           cause: err,
         });
       }
     case CompressionCodec.Snappy:
-      return isXerialFramed(data) ? decompressXerial(data) : snappyBlock(data, 0, data.length);
+      return isXerialFramed(data)
+        ? decompressXerial(data, maxOutputBytes)
+        : snappyBlock(data, 0, data.length, maxOutputBytes);
     default:
       throw unsupported(codec);
   }
+}
+
+function tooLarge(maxOutputBytes: number): TideError {
+  return new TideError('INVALID_RECORD', `records decompress to more than ${maxOutputBytes} bytes`);
+}
+
+/** The uncompressed length a raw snappy block declares (its leading varint), or -1 if unreadable. */
+function snappyDeclaredLength(data: Buffer, start: number, end: number): number {
+  let value = 0;
+  for (let i = 0, pos = start; i < 5 && pos < end; i++, pos++) {
+    value += (data[pos] & 0x7f) * 2 ** (7 * i);
+    if ((data[pos] & 0x80) === 0) return value;
+  }
+  return -1;
 }
 
 function unsupported(codec: CompressionCodec): TideError {
@@ -107,8 +130,9 @@ function isXerialFramed(data: Buffer): boolean {
   return data.length >= XERIAL_HEADER_BYTES && data.subarray(0, XERIAL_MAGIC.length).equals(XERIAL_MAGIC);
 }
 
-function decompressXerial(data: Buffer): Buffer {
+function decompressXerial(data: Buffer, maxOutputBytes: number): Buffer {
   const parts: Buffer[] = [];
+  let total = 0;
   let pos = XERIAL_HEADER_BYTES;
   while (pos < data.length) {
     if (data.length - pos < 4) {
@@ -125,13 +149,17 @@ function decompressXerial(data: Buffer): Buffer {
         `xerial snappy block at byte ${pos - 4} claims ${length} bytes, ${data.length - pos} left`,
       );
     }
-    parts.push(snappyBlock(data, pos, pos + length));
+    const part = snappyBlock(data, pos, pos + length, maxOutputBytes - total);
+    total += part.length;
+    parts.push(part);
     pos += length;
   }
   return parts.length === 1 ? parts[0] : Buffer.concat(parts);
 }
 
-function snappyBlock(data: Buffer, start: number, end: number): Buffer {
+function snappyBlock(data: Buffer, start: number, end: number, maxOutputBytes = Infinity): Buffer {
+  if (Number.isFinite(maxOutputBytes) && snappyDeclaredLength(data, start, end) > maxOutputBytes)
+    throw tooLarge(maxOutputBytes);
   try {
     return uncompressSync(data.subarray(start, end), { asBuffer: true, copyOutputData: true }) as Buffer;
   } catch (err) {

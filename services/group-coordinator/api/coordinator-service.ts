@@ -4,6 +4,7 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 import { TideError, toTideError } from '../../common/errors';
+import { echo } from '../../common/echo';
 import type { Logger } from '../../common/logger';
 import { toGrpcStatus } from '../../common/grpc/status';
 import type { GroupCoordinatorHandlers } from '../../common/grpc/generated/tide/v1/GroupCoordinator';
@@ -280,7 +281,7 @@ export function coordinatorHandlers(deps: CoordinatorServiceDeps): GroupCoordina
       for (const topic of req.topics) {
         const count = deps.partitionCount(topic);
         if (count === undefined)
-          throw new TideError('UNKNOWN_TOPIC', `topic ${topic} does not exist`, { context: { topic } });
+          throw new TideError('UNKNOWN_TOPIC', `topic ${echo(topic)} does not exist`, { context: { topic } });
         for (let p = 0; p < count; p++) keys.add(tpKey(topic, p));
       }
       if (keys.size === 0) throw invalid('name the topics (or partitions) whose offsets to reset');

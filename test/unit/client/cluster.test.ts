@@ -181,7 +181,9 @@ describe('channel options', () => {
   test('large flow-control window and message limits by default, overridable', () => {
     const o = channelOptionsFor();
     expect(o['grpc-node.flow_control_window']).toBe(16 * 1024 * 1024);
-    expect(o['grpc.max_receive_message_length']).toBe(64 * 1024 * 1024);
+    expect(o['grpc.max_send_message_length']).toBe(64 * 1024 * 1024);
+    // Responses are unlimited: a fetch of any batch the broker accepted must be readable.
+    expect(o['grpc.max_receive_message_length']).toBe(-1);
     expect(o['grpc.keepalive_time_ms']).toBeGreaterThan(0);
     const custom = channelOptionsFor({
       flowControlWindowBytes: 1 << 20,
