@@ -30,7 +30,7 @@ export const ERROR_CODES = {
   },
   INVALID_PARTITIONS: {
     retriable: false,
-    hint: 'give a partition count of at least 1',
+    hint: "give a partition count between 1 and the cluster's limit named in the message",
   },
   INVALID_REPLICATION_FACTOR: {
     retriable: false,
