@@ -17,13 +17,13 @@ interface Node {
 function walk(command: Command, path: string, out: Node[]): void {
   const options = command.options.flatMap((o) => [o.short, o.long].filter((f): f is string => !!f));
   out.push({ path, subcommands: command.commands.map((c) => c.name()), options: [...options, '--help'] });
-  for (const sub of command.commands) walk(sub, path ? `${path} ${sub.name()}` : sub.name(), out);
+  for (const sub of command.commands) walk(sub, `${path} ${sub.name()}`, out);
 }
 
 /** The bash script for `root`'s tree. */
 export function bashCompletion(root: Command): string {
   const nodes: Node[] = [];
-  walk(root, '', nodes);
+  walk(root, 'tide', nodes);
   const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
   const subs = nodes.map((n) => `  [${quote(n.path)}]=${quote(n.subcommands.join(' '))}`).join('\n');
   const opts = nodes.map((n) => `  [${quote(n.path)}]=${quote(n.options.join(' '))}`).join('\n');
@@ -35,11 +35,11 @@ ${subs}
   local -A opts=(
 ${opts}
   )
-  local cur="\${COMP_WORDS[COMP_CWORD]}" node="" w i
+  local cur="\${COMP_WORDS[COMP_CWORD]}" node=tide w i
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="\${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    if [[ " \${subs[$node]} " == *" $w "* ]]; then node="\${node:+$node }$w"; fi
+    if [[ " \${subs[$node]} " == *" $w "* ]]; then node="$node $w"; fi
   done
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "\${opts[$node]}" -- "$cur"))

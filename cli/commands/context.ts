@@ -67,13 +67,17 @@ export function contextCommand(): Command {
     new Command('set')
       .description('add or change context NAME')
       .argument('<name>')
-      .requiredOption('--bootstrap <host:port,...>', 'broker address(es) of this context')
+      .option('-b, --bootstrap <host:port,...>', 'broker address(es) of this context (required)')
       .option('--use', 'also make it the current context')
       .action(
-        action(async (name: string, opts: { bootstrap: string; use?: boolean }, command: Command) => {
+        action(async (name: string, opts: { use?: boolean }, command: Command) => {
+          // The root also has -b, and may have taken it.
+          const bootstrap = command.optsWithGlobals<{ bootstrap?: string }>().bootstrap;
+          if (!bootstrap)
+            throw new UsageError("give the context's brokers: --bootstrap HOST:PORT[,HOST:PORT]");
           const file = fileOf(command);
           const config = readConfigFile(file);
-          config.contexts[name] = { ...config.contexts[name], bootstrap: opts.bootstrap };
+          config.contexts[name] = { ...config.contexts[name], bootstrap };
           if (opts.use || config.currentContext === undefined) config.currentContext = name;
           writeConfigFile(file, config);
           process.stdout.write(`context ${name} saved in ${file}\n`);

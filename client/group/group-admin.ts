@@ -9,6 +9,7 @@ import type { DescribeGroupResponse } from '../../services/common/grpc/generated
 import type { FetchOffsetsResponse } from '../../services/common/grpc/generated/tide/v1/FetchOffsetsResponse';
 import type { ListGroupsResponse } from '../../services/common/grpc/generated/tide/v1/ListGroupsResponse';
 import type { ResetOffsetsResponse } from '../../services/common/grpc/generated/tide/v1/ResetOffsetsResponse';
+import type { DeleteGroupResponse } from '../../services/common/grpc/generated/tide/v1/DeleteGroupResponse';
 import type { ResetTo } from '../../services/common/grpc/generated/tide/v1/ResetTo';
 import type { TopicPartitions } from '../../services/common/grpc/generated/tide/v1/TopicPartitions';
 import { TideError } from '../../services/common/errors';
@@ -75,7 +76,9 @@ export type ResetTarget =
   | { to: 'earliest' }
   | { to: 'latest' }
   | { to: 'timestamp'; timestampMs: number }
-  | { to: 'offset'; offset: number };
+  | { to: 'offset'; offset: number }
+  /** The committed offset moved by shiftBy (negative: back), clamped to what the partition holds. */
+  | { to: 'shift'; shiftBy: number };
 
 export interface ResetOffsetsOptions {
   /** Every partition of these topics... */
@@ -118,6 +121,7 @@ const RESET_TO: Record<ResetTarget['to'], ResetTo> = {
   latest: 'RESET_TO_LATEST',
   timestamp: 'RESET_TO_TIMESTAMP',
   offset: 'RESET_TO_OFFSET',
+  shift: 'RESET_TO_SHIFT',
 };
 
 export class GroupAdmin {
@@ -225,6 +229,18 @@ export class GroupAdmin {
   }
 
   /**
+   * Deletes a group without members (its committed offsets and record); answers how many
+   * committed offsets it removed. NON_EMPTY_GROUP while it has members, GROUP_ID_NOT_FOUND when
+   * there is no such group.
+   */
+  async deleteGroup(groupId: string): Promise<{ offsetsDeleted: number }> {
+    const r = await this.coordinators.call<DeleteGroupResponse>(groupId, (c, o, cb) =>
+      c.DeleteGroup({ group_id: groupId }, o, cb),
+    );
+    return { offsetsDeleted: r.offsets_deleted };
+  }
+
+  /**
    * Moves a group's committed offsets (earliest, latest, a timestamp, or an exact offset clamped
    * to what the partition holds). Works on a live group: its members are fenced and continue from
    * the new offsets. `dryRun` answers the plan only.
@@ -245,6 +261,7 @@ export class GroupAdmin {
           to: RESET_TO[target.to],
           timestamp_ms: target.to === 'timestamp' ? target.timestampMs : 0,
           offset: target.to === 'offset' ? target.offset : 0,
+          shift_by: target.to === 'shift' ? target.shiftBy : 0,
           dry_run: options.dryRun ?? false,
         },
         o,
