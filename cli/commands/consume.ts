@@ -135,9 +135,11 @@ async function printRecords(
     clearTimeout(idleTimer);
     idleTimer = setTimeout(stop, opts.timeoutMs);
   };
-  const progress = progressWanted()
-    ? setInterval(() => process.stderr.write(`\r${rateText(printed, Date.now() - startedMs)}`), 1000)
-    : undefined;
+  // On a terminal that also shows the records, the records are the progress.
+  const progress =
+    progressWanted() && !process.stdout.isTTY
+      ? setInterval(() => process.stderr.write(`\r\x1b[K${rateText(printed, Date.now() - startedMs)}`), 1000)
+      : undefined;
   process.once('SIGINT', stop);
   armIdle();
   try {
@@ -157,7 +159,9 @@ async function printRecords(
     process.off('SIGINT', stop);
     await consumer.close();
   }
-  process.stderr.write(`${progress ? '\r' : ''}consumed ${rateText(printed, Date.now() - startedMs)}\n`);
+  process.stderr.write(
+    `${progress ? '\r\x1b[K' : ''}consumed ${rateText(printed, Date.now() - startedMs)}\n`,
+  );
 }
 
 /** Positions `consumer` on `partitions` per the start options; returns, per partition, start and end. */
@@ -255,7 +259,15 @@ export function consumeCommand(): Command {
       .option('--key-separator <sep>', 'text format: separator between printed fields', '\t')
       .addOption(encodingOption('--key-encoding <enc>', 'keys'))
       .addOption(encodingOption('--value-encoding <enc>', 'values and header values'))
-      .option('--null <text>', 'text printed for a null key or value', 'null'),
+      .option('--null <text>', 'text printed for a null key or value', 'null')
+      .addOption(
+        new Option(
+          '--isolation <level>',
+          'read_committed or read_uncommitted: the same today (Tide has no transactions, every record is committed)',
+        )
+          .choices(['read_uncommitted', 'read_committed'])
+          .default('read_uncommitted'),
+      ),
   ).action(
     action(async (topic: string, opts: ConsumeOptions) => {
       checkStarts(opts);

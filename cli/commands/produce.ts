@@ -169,7 +169,10 @@ export function produceCommand(): Command {
         let count = 0;
         let firstError: unknown;
         const progress = progressWanted()
-          ? setInterval(() => process.stderr.write(`\r${rateText(count, Date.now() - startedMs)}`), 1000)
+          ? setInterval(
+              () => process.stderr.write(`\r\x1b[K${rateText(count, Date.now() - startedMs)}`),
+              1000,
+            )
           : undefined;
         try {
           for await (const { key, value } of inputs(opts)) {
@@ -189,7 +192,7 @@ export function produceCommand(): Command {
         }
         if (firstError) throw firstError;
         process.stderr.write(
-          `${progress ? '\r' : ''}produced ${rateText(count, Date.now() - startedMs)} to ${topic}\n`,
+          `${progress ? '\r\x1b[K' : ''}produced ${rateText(count, Date.now() - startedMs)} to ${topic}\n`,
         );
       });
     }),

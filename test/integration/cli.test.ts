@@ -69,6 +69,7 @@ describe('exit codes', () => {
     [['groups', 'reset-offsets', 'g', '--topic', 't']],
     [['groups', 'reset-offsets', 'g', '--topic', 't', '--by-duration', '1h']],
     [['completion', 'fish']],
+    [['consume', 'x', '--isolation', 'dirty']],
   ])('%j is a usage error: exit 2', async (args) => {
     expectUsage(await tide(args));
   });
@@ -213,6 +214,21 @@ describe('produce and consume', () => {
       value: '1',
       headers: { src: 'cli' },
     });
+  });
+
+  test('a progress line with the rate on stderr when it is a terminal (and stdout is not)', async () => {
+    const script = spawnSync('script', ['--version']);
+    if (script.status !== 0) return; // util-linux `script` gives the command a terminal
+    const cli = `${process.execPath} ${path.join(REPO_ROOT, 'bin', 'tide.js')} -b ${b}`;
+    const r = spawnSync(
+      'script',
+      ['-qec', `${cli} consume fmt --from-beginning --timeout-ms 2500 > /dev/null`, '/dev/null'],
+      { env: { ...process.env, ...noConfig() } },
+    );
+    const out = r.stdout.toString();
+    expect(out).toMatch(/\r\x1b\[K3 record\(s\) in \d+\.\d s \([\d,]+\/s\)/);
+    expect(out).toMatch(/\r\x1b\[Kconsumed 3 record\(s\)/);
+    expect(out).not.toMatch(/^[123]\r?$/m); // the records went to /dev/null
   });
 
   test('10,000 random binary keys and values round-trip byte for byte through base64 (seed 19)', async () => {
