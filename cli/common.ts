@@ -1,12 +1,14 @@
 /**
- * What every CLI command shares: the --bootstrap option, key=value parsing, client set-up, and
- * turning errors into a message that says what to do plus an exit code.
+ * What every CLI command shares: the --bootstrap option (given before or after the sub-command,
+ * or taken from TIDE_BOOTSTRAP or the config file's context), key=value parsing, client set-up,
+ * and turning errors into one message that says what to do plus an exit code.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { Tide } from '../client';
 import { TideError } from '../services/common/errors';
 import { ConfigError } from '../services/common/config';
 import { createLogger } from '../services/common/logger';
+import { resolveContext } from './config-file';
 
 export const DEFAULT_BOOTSTRAP = '127.0.0.1:9092';
 
@@ -14,17 +16,30 @@ export const DEFAULT_BOOTSTRAP = '127.0.0.1:9092';
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
+/** A bad command line or input: exit code 2. */
+export class UsageError extends InvalidArgumentError {}
+
+/** A runtime failure that is not the cluster's (e.g. nothing to read past the end): exit code 1. */
+export class CliFailure extends Error {}
+
+/** `-b` on a client command. No default here: see `resolveBootstrap`. */
 export function bootstrapOption(): Option {
-  return new Option('-b, --bootstrap <host:port,...>', 'broker address(es) to bootstrap from')
-    .env('TIDE_BOOTSTRAP')
-    .default(DEFAULT_BOOTSTRAP);
+  return new Option(
+    '-b, --bootstrap <host:port,...>',
+    `broker address(es) to bootstrap from (default: TIDE_BOOTSTRAP, the config file's context, or ${DEFAULT_BOOTSTRAP})`,
+  );
 }
 
-export function parseInteger(name: string, min = Number.MIN_SAFE_INTEGER): (value: string) => number {
+export function parseInteger(
+  name: string,
+  min = Number.MIN_SAFE_INTEGER,
+  max = Number.MAX_SAFE_INTEGER,
+): (value: string) => number {
   return (value) => {
     if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError(`${name} must be an integer.`);
     const n = Number(value);
     if (n < min) throw new InvalidArgumentError(`${name} must be >= ${min}.`);
+    if (n > max) throw new InvalidArgumentError(`${name} must be <= ${max}.`);
     return n;
   };
 }
@@ -43,17 +58,21 @@ export function collectList(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/** A client for one command; closed by the caller. Logs only warnings to stderr. */
+/**
+ * The client's logger: silent unless TIDE_CLI_LOG_LEVEL asks (a CLI prints one clear error line,
+ * not the client's JSON warnings).
+ */
+function cliLogger() {
+  return createLogger({ level: process.env.TIDE_CLI_LOG_LEVEL ?? 'silent' });
+}
+
+/** A client for one command; closed by the caller. */
 export function connect(bootstrap: string): Tide {
   const addresses = bootstrap
     .split(',')
     .map((a) => a.trim())
     .filter(Boolean);
-  return new Tide({
-    bootstrap: addresses,
-    clientId: 'tide-cli',
-    logger: createLogger({ level: process.env.TIDE_LOG_LEVEL ?? 'warn' }),
-  });
+  return new Tide({ bootstrap: addresses, clientId: 'tide-cli', logger: cliLogger() });
 }
 
 /** Runs a command body with a client and maps failures to a message and exit code. */
@@ -80,16 +99,44 @@ export function reportError(err: unknown): number {
     process.stderr.write(`error: ${err.message}\n`);
     return EXIT_USAGE;
   }
-  process.stderr.write(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`error: ${message}\n`);
+  if (process.env.TIDE_CLI_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
   return EXIT_FAILURE;
 }
 
-/** Wraps an action so its failure sets the exit code instead of throwing through commander. */
+/**
+ * The bootstrap list for a command: `-b` after the sub-command, `-b` before it, TIDE_BOOTSTRAP,
+ * the config file's context, the default; first given wins.
+ */
+export function resolveBootstrap(command: Command): string {
+  const given = command.optsWithGlobals<{ bootstrap?: string }>().bootstrap;
+  if (given) return given;
+  if (process.env.TIDE_BOOTSTRAP) return process.env.TIDE_BOOTSTRAP;
+  const root = rootOf(command).opts<{ configFile?: string; context?: string }>();
+  const context = resolveContext({ file: root.configFile, name: root.context, env: process.env });
+  return context?.bootstrap ?? DEFAULT_BOOTSTRAP;
+}
+
+export function rootOf(command: Command): Command {
+  let c = command;
+  while (c.parent) c = c.parent;
+  return c;
+}
+
+/**
+ * Wraps an action so its failure sets the exit code instead of throwing through commander. For
+ * commands with `--bootstrap`, fills `opts.bootstrap` in (see `resolveBootstrap`).
+ */
 export function action<A extends unknown[]>(
   fn: (...args: A) => Promise<void>,
 ): (...args: A) => Promise<void> {
   return async (...args: A) => {
     try {
+      const command = args[args.length - 1];
+      const opts = args[args.length - 2] as { bootstrap?: string } | undefined;
+      if (command instanceof Command && opts && command.options.some((o) => o.long === '--bootstrap'))
+        opts.bootstrap = resolveBootstrap(command);
       await fn(...args);
     } catch (err) {
       process.exitCode = reportError(err);
@@ -99,4 +146,24 @@ export function action<A extends unknown[]>(
 
 export function addBootstrap(command: Command): Command {
   return command.addOption(bootstrapOption());
+}
+
+/** Applies the root's error handling to every sub-command: usage errors exit 2, not 1. */
+export function exitOverrideEverywhere(command: Command): void {
+  for (const sub of command.commands) {
+    sub.exitOverride().showHelpAfterError('(run with --help for usage)');
+    exitOverrideEverywhere(sub);
+  }
+}
+
+/** Progress and rate lines go to stderr only when it is a terminal. */
+export function progressWanted(): boolean {
+  return process.stderr.isTTY === true;
+}
+
+/** "1,234 record(s) in 1.2 s (1,028 records/s)". */
+export function rateText(count: number, elapsedMs: number, noun = 'record(s)'): string {
+  const seconds = Math.max(elapsedMs, 1) / 1000;
+  const rate = Math.round(count / seconds);
+  return `${count.toLocaleString('en-US')} ${noun} in ${seconds.toFixed(1)} s (${rate.toLocaleString('en-US')}/s)`;
 }

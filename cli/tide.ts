@@ -2,7 +2,7 @@
  * The `tide` command: `tide dev` runs a single-node Tide; the other commands are clients of a
  * running cluster (see `tide <command> --help`).
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import packageJson from '../package.json';
 import { brokerCommand } from './commands/broker';
 import { clusterCommand } from './commands/cluster';
@@ -13,14 +13,29 @@ import { groupsCommand } from './commands/groups';
 import { devCommand } from './commands/dev';
 import { produceCommand } from './commands/produce';
 import { topicsCommand } from './commands/topics';
-import { EXIT_USAGE, reportError } from './common';
+import { completionCommand } from './commands/completion';
+import { contextCommand } from './commands/context';
+import { EXIT_USAGE, bootstrapOption, exitOverrideEverywhere, reportError } from './common';
 
 function program(): Command {
   const tide = new Command('tide')
     .description('Tide: a distributed commit log in the model of Apache Kafka, gRPC-native')
     .version(packageJson.version)
     .showHelpAfterError('(run with --help for usage)')
-    .exitOverride();
+    .exitOverride()
+    .addOption(bootstrapOption())
+    .addOption(
+      new Option(
+        '--config-file <path>',
+        'config file with named contexts (default: TIDE_CONFIG_FILE or ~/.config/tide/config.yaml)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--context <name>',
+        'use this context of the config file instead of its current-context',
+      ).env('TIDE_CONTEXT'),
+    );
   tide.addCommand(devCommand());
   tide.addCommand(controllerCommand());
   tide.addCommand(brokerCommand());
@@ -30,10 +45,24 @@ function program(): Command {
   tide.addCommand(consumeCommand());
   tide.addCommand(clusterCommand());
   tide.addCommand(groupsCommand());
+  tide.addCommand(contextCommand());
+  tide.addCommand(completionCommand());
+  exitOverrideEverywhere(tide);
   return tide;
 }
 
+/** A closed output pipe (`tide ... | head`) ends the command quietly, as `cat` does. */
+function endQuietlyOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw err;
+    });
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
+  endQuietlyOnClosedPipe();
   try {
     await program().parseAsync(argv);
   } catch (err) {

@@ -1,7 +1,68 @@
 /** `tide topics create|list|describe|delete|alter`. */
 import { Command, InvalidArgumentError } from 'commander';
-import { action, addBootstrap, collectKeyValue, collectList, parseInteger, withClient } from '../common';
+import type { Tide } from '../../client';
+import {
+  UsageError,
+  action,
+  addBootstrap,
+  collectKeyValue,
+  collectList,
+  parseInteger,
+  withClient,
+} from '../common';
 import { printTable } from '../format';
+
+interface DescribeOptions {
+  json?: boolean;
+  underReplicated?: boolean;
+  unavailable?: boolean;
+  bootstrap: string;
+}
+
+/** The partitions (of `name`, or of every topic) that are under-replicated and/or without a live leader. */
+async function describeUnhealthy(tide: Tide, name: string | undefined, opts: DescribeOptions): Promise<void> {
+  const admin = tide.admin();
+  if (name !== undefined) await admin.describeTopic(name); // UNKNOWN_TOPIC
+  const metadata = await admin.metadata(name === undefined ? [] : [name]);
+  const live = new Set(metadata.brokers.map((b) => b.id));
+  const rows = metadata.topics
+    .filter((t) => name === undefined || t.name === name)
+    .flatMap((t) =>
+      t.partitions.map((p) => ({
+        topic: t.name,
+        partition: p.partition,
+        leader: p.leader,
+        replicas: p.replicas,
+        isr: p.isr,
+        underReplicated: p.isr.length < p.replicas.length,
+        unavailable: p.leader < 0 || !live.has(p.leader),
+      })),
+    )
+    .filter((r) => (opts.underReplicated && r.underReplicated) || (opts.unavailable && r.unavailable))
+    .sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
+  if (opts.json) {
+    process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+    return;
+  }
+  const what = [opts.underReplicated && 'under-replicated', opts.unavailable && 'unavailable']
+    .filter(Boolean)
+    .join(' or ');
+  if (rows.length === 0) {
+    process.stdout.write(`no ${what} partitions\n`);
+    return;
+  }
+  printTable(
+    ['TOPIC', 'PARTITION', 'LEADER', 'REPLICAS', 'ISR', 'STATE'],
+    rows.map((r) => [
+      r.topic,
+      r.partition,
+      r.leader < 0 ? 'none' : r.leader,
+      r.replicas.join(','),
+      r.isr.join(','),
+      [r.unavailable && 'unavailable', r.underReplicated && 'under-replicated'].filter(Boolean).join(','),
+    ]),
+  );
+}
 
 export function topicsCommand(): Command {
   const topics = new Command('topics').description('create, list, describe, alter and delete topics');
@@ -69,11 +130,21 @@ export function topicsCommand(): Command {
   topics.addCommand(
     addBootstrap(
       new Command('describe')
-        .description('partitions, leaders, offsets and configs of a topic')
-        .argument('<name>')
-        .option('--json', 'print JSON'),
+        .description(
+          'partitions, leaders, offsets and configs of a topic; with --under-replicated or --unavailable, the partitions of every topic (or NAME) in that state',
+        )
+        .argument('[name]')
+        .option('--json', 'print JSON')
+        .option('--under-replicated', 'only partitions whose ISR is smaller than their replica set')
+        .option('--unavailable', 'only partitions without a live leader'),
     ).action(
-      action(async (name: string, opts: { json?: boolean; bootstrap: string }) => {
+      action(async (name: string | undefined, opts: DescribeOptions) => {
+        if (opts.underReplicated || opts.unavailable) {
+          await withClient(opts.bootstrap, (tide) => describeUnhealthy(tide, name, opts));
+          return;
+        }
+        if (name === undefined)
+          throw new UsageError('name the topic to describe (or give --under-replicated / --unavailable).');
         await withClient(opts.bootstrap, async (tide) => {
           const details = await tide.admin().describeTopic(name);
           if (opts.json) {

@@ -9,6 +9,7 @@ import type { DescribeGroupResponse } from '../../services/common/grpc/generated
 import type { FetchOffsetsResponse } from '../../services/common/grpc/generated/tide/v1/FetchOffsetsResponse';
 import type { ListGroupsResponse } from '../../services/common/grpc/generated/tide/v1/ListGroupsResponse';
 import type { ResetOffsetsResponse } from '../../services/common/grpc/generated/tide/v1/ResetOffsetsResponse';
+import type { DeleteGroupResponse } from '../../services/common/grpc/generated/tide/v1/DeleteGroupResponse';
 import type { ResetTo } from '../../services/common/grpc/generated/tide/v1/ResetTo';
 import type { TopicPartitions } from '../../services/common/grpc/generated/tide/v1/TopicPartitions';
 import { TideError } from '../../services/common/errors';
@@ -115,6 +116,7 @@ const RESET_TO: Record<ResetTarget['to'], ResetTo> = {
   latest: 'RESET_TO_LATEST',
   timestamp: 'RESET_TO_TIMESTAMP',
   offset: 'RESET_TO_OFFSET',
+  shift: 'RESET_TO_SHIFT',
 };
 
 export class GroupAdmin {
@@ -224,6 +226,18 @@ export class GroupAdmin {
   }
 
   /**
+   * Deletes a group without members (its committed offsets and record); answers how many
+   * committed offsets it removed. NON_EMPTY_GROUP while it has members, GROUP_ID_NOT_FOUND when
+   * there is no such group.
+   */
+  async deleteGroup(groupId: string): Promise<{ offsetsDeleted: number }> {
+    const r = await this.coordinators.call<DeleteGroupResponse>(groupId, (c, o, cb) =>
+      c.DeleteGroup({ group_id: groupId }, o, cb),
+    );
+    return { offsetsDeleted: r.offsets_deleted };
+  }
+
+  /**
    * Moves a group's committed offsets (earliest, latest, a timestamp, or an exact offset clamped
    * to what the partition holds). Works on a live group: its members are fenced and continue from
    * the new offsets. `dryRun` answers the plan only.
@@ -244,6 +258,7 @@ export class GroupAdmin {
           to: RESET_TO[target.to],
           timestamp_ms: target.to === 'timestamp' ? target.timestampMs : 0,
           offset: target.to === 'offset' ? target.offset : 0,
+          shift_by: target.to === 'shift' ? target.shiftBy : 0,
           dry_run: options.dryRun ?? false,
         },
         o,

@@ -127,14 +127,16 @@ export class ProduceStream<T extends InFlightRequest> {
     this.inFlight.clear();
     if (requests.length > 0) {
       // Whatever broke the stream, the requests on it may or may not have been written: a retry
-      // (deduplicated by sequence number when idempotent) is the only safe answer.
-      const err = error.retriable
-        ? error
-        : new TideError(
-            'BROKER_NOT_AVAILABLE',
-            `produce stream to ${this.address} failed: ${error.code}: ${error.message}`,
-            { cause: error },
-          );
+      // (deduplicated by sequence number when idempotent) is the only safe answer. A request too
+      // large for the broker is refused before it is handled and would be refused again.
+      const err =
+        error.retriable || error.code === 'REQUEST_TOO_LARGE'
+          ? error
+          : new TideError(
+              'BROKER_NOT_AVAILABLE',
+              `produce stream to ${this.address} failed: ${error.code}: ${error.message}`,
+              { cause: error },
+            );
       this.handlers.onFailure(requests, err);
     }
     // Partitions waiting for this stream to drain must not wait for a stream that is gone.

@@ -29,7 +29,7 @@ export interface ProducerOptions {
   /** Batches in flight per partition. Default 5 with idempotence (order kept), else 1. */
   maxInFlight?: number;
   /** Default 'none'. */
-  compression?: 'none' | 'gzip' | 'snappy';
+  compression?: 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
   /**
    * Producer id + per-partition sequence numbers, so retries never duplicate or reorder.
    * Default true when acks is 'all'; requires acks 'all' (as Kafka).

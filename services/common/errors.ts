@@ -26,11 +26,11 @@ export const ERROR_CODES = {
   },
   INVALID_TOPIC: {
     retriable: false,
-    hint: 'topic names use [a-zA-Z0-9._-], 1 to 249 characters, not "." or ".."',
+    hint: 'topic names use [a-zA-Z0-9._-], 1 to 249 characters, not "." or "..", and must not equal an existing name once "." and "_" are treated alike',
   },
   INVALID_PARTITIONS: {
     retriable: false,
-    hint: 'give a partition count of at least 1',
+    hint: "give a partition count between 1 and the cluster's limit named in the message",
   },
   INVALID_REPLICATION_FACTOR: {
     retriable: false,
@@ -58,7 +58,7 @@ export const ERROR_CODES = {
   },
   REQUEST_TOO_LARGE: {
     retriable: false,
-    hint: "send smaller requests or raise the broker's max request size",
+    hint: 'send smaller records or batches, or raise the limit named in the message',
   },
   INTERNAL_TOPIC: {
     retriable: false,
@@ -135,6 +135,10 @@ export const ERROR_CODES = {
   ILLEGAL_GENERATION: {
     retriable: false,
     hint: 'the partition is not assigned to this member in the current generation; commit only owned partitions',
+  },
+  NON_EMPTY_GROUP: {
+    retriable: false,
+    hint: 'stop the consumers of the group first (and wait for their sessions to expire), then delete it',
   },
   GROUP_ID_NOT_FOUND: {
     retriable: false,

@@ -7,4 +7,6 @@ export type ResetTarget =
   | { to: 'earliest' }
   | { to: 'latest' }
   | { to: 'timestamp'; timestampMs: number }
-  | { to: 'offset'; offset: number };
+  | { to: 'offset'; offset: number }
+  /** The committed offset moved by shiftBy (negative: back), clamped to what the partition holds. */
+  | { to: 'shift'; shiftBy: number };

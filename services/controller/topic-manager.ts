@@ -26,7 +26,7 @@ import {
   validateTopicConfigs,
   type ConfigEntry,
 } from '../common/cluster/topic-config';
-import { validateTopicName } from '../common/cluster/topic-name';
+import { checkTopicCollision, validateTopicName } from '../common/cluster/topic-name';
 import type { PartitionView } from '../common/cluster/topic-watcher';
 import {
   TopicRegistry,
@@ -139,13 +139,15 @@ export class TopicManager extends TopicRegistry {
     });
     const minIsr = Number(configs['min.insync.replicas'] ?? 1);
     if (minIsr > rf) {
-      this.logger.warn(
-        { topic: name, minIsr, rf },
-        'min.insync.replicas exceeds the replication factor: acks=all produces will fail',
+      throw new TideError(
+        'INVALID_CONFIG',
+        `min.insync.replicas=${minIsr} exceeds the replication factor ${rf}: every acks=all produce would fail with NOT_ENOUGH_REPLICAS; lower min.insync.replicas or raise --replication-factor`,
+        { context: { topic: name } },
       );
     }
     const topicKey = this.keys.topic(name);
     if (await this.store.get(topicKey)) throw alreadyExists(name);
+    checkTopicCollision(name, await this.topicNames());
 
     const record: TopicRecord = {
       topicId: request.validateOnly ? '' : this.newTopicId(),
@@ -191,6 +193,13 @@ export class TopicManager extends TopicRegistry {
       'topic created',
     );
     return describeTopicRecord(name, record, states);
+  }
+
+  /** Names of every topic in the store (internal ones included). */
+  private async topicNames(): Promise<string[]> {
+    const prefix = this.keys.topicsPrefix;
+    const { kvs } = await this.store.getPrefix(prefix);
+    return kvs.map((kv) => kv.key.slice(prefix.length));
   }
 
   /** Deletes a topic and its partition states in one transaction. Throws UNKNOWN_TOPIC, NOT_CONTROLLER. */

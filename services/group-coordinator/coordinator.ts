@@ -326,16 +326,25 @@ export class Coordinator {
         });
     }
     const targets = new Map<string, number>();
+    const bounds = new Map<string, { logStartOffset: number; highWatermark: number }>();
     await Promise.all(
       keys.map(async (key) => {
         const { topic, partition } = parseTpKey(key);
-        targets.set(key, await this.resetTarget(topic, partition, spec));
+        if (spec.to === 'shift') bounds.set(key, await this.options.offsets.bounds(topic, partition));
+        else targets.set(key, await this.resetTarget(topic, partition, spec));
       }),
     );
+    // A shift starts from the committed offset as of the reset itself (run in turn with commits).
+    const target = (key: string, current: ReadonlyMap<string, CommittedOffset>): number => {
+      if (spec.to !== 'shift') return targets.get(key)!;
+      const b = bounds.get(key)!;
+      const from = current.get(key)?.offset ?? b.logStartOffset;
+      return Math.min(b.highWatermark, Math.max(b.logStartOffset, from + spec.shiftBy));
+    };
     const existed = this.hasGroup(groupId);
     const rt = this.runtime(groupId, true);
     const result = await rt.reset(
-      () => sortedKeys(keys).map((key): ResetEntry => ({ key, offset: targets.get(key)! })),
+      (current) => sortedKeys(keys).map((key): ResetEntry => ({ key, offset: target(key, current) })),
       dryRun,
     );
     if (!existed && rt.group.isDead) this.forget(groupId);
@@ -349,9 +358,25 @@ export class Coordinator {
     };
   }
 
+  /**
+   * Deletes a group that has no members: its committed offsets and its record. Throws
+   * GROUP_ID_NOT_FOUND (no such group), NON_EMPTY_GROUP (members, also ones whose session has not
+   * expired yet).
+   */
+  async deleteGroup(groupId: string): Promise<{ offsetsDeleted: number }> {
+    const rt = this.runtime(groupId, false);
+    const offsetsDeleted = await rt.delete();
+    if (rt.group.isDead) this.forget(groupId);
+    return { offsetsDeleted };
+  }
+
   // ---------------------------------------------------------------- internals
 
-  private async resetTarget(topic: string, partition: number, spec: ResetTarget): Promise<number> {
+  private async resetTarget(
+    topic: string,
+    partition: number,
+    spec: Exclude<ResetTarget, { to: 'shift' }>,
+  ): Promise<number> {
     const bounds = await this.options.offsets.bounds(topic, partition);
     switch (spec.to) {
       case 'earliest':
@@ -439,6 +464,15 @@ export class Coordinator {
             };
           }),
         );
+      },
+      deleteGroup: async (offsetKeys) => {
+        await this.appendFenced([state], partition, [
+          ...offsetKeys.map((k) => {
+            const { topic, partition: p } = parseTpKey(k);
+            return { key: offsetKey(group.groupId, topic, p), value: null };
+          }),
+          { key: groupKey(group.groupId), value: null },
+        ]);
       },
     };
     return new GroupRuntime(group, storage, this.options.clock, this.logger.child({ group: group.groupId }));

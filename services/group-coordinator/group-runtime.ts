@@ -38,6 +38,8 @@ export interface MemberChannel {
 export interface GroupStorage {
   writeGroup(snapshot: GroupSnapshot): Promise<void>;
   writeOffsets(entries: readonly { key: string; offset: CommittedOffset }[]): Promise<void>;
+  /** Tombstones for these committed offsets and for the group's record. */
+  deleteGroup(offsetKeys: readonly string[]): Promise<void>;
 }
 
 export interface ResetEntry {
@@ -183,6 +185,27 @@ export class GroupRuntime {
         'offsets reset; members fenced to the new generation',
       );
       return { entries, previous, generation: this.group.generation };
+    });
+  }
+
+  /**
+   * Deletes the group's committed offsets and record; answers how many offsets it removed.
+   * NON_EMPTY_GROUP while the group has members.
+   */
+  delete(): Promise<number> {
+    this.ensureOpen();
+    return this.enqueue(async () => {
+      const members = this.group.memberCount;
+      if (members > 0)
+        throw new TideError(
+          'NON_EMPTY_GROUP',
+          `consumer group ${this.groupId} has ${members} member(s); only a group without members can be deleted`,
+        );
+      const keys = [...this.group.offsets.keys()];
+      await this.storage.deleteGroup(keys);
+      this.group.forgetOffsets(keys);
+      this.logger.info({ group: this.groupId, offsets: keys.length }, 'group deleted');
+      return keys.length;
     });
   }
 

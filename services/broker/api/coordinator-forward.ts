@@ -95,6 +95,7 @@ export class CoordinatorRelay {
       FetchOffsets: this.relayUnary('FetchOffsets', (c, r, m, o, cb) => c.FetchOffsets(r, m, o, cb)),
       DescribeGroup: this.relayUnary('DescribeGroup', (c, r, m, o, cb) => c.DescribeGroup(r, m, o, cb)),
       ResetOffsets: this.relayUnary('ResetOffsets', (c, r, m, o, cb) => c.ResetOffsets(r, m, o, cb)),
+      DeleteGroup: this.relayUnary('DeleteGroup', (c, r, m, o, cb) => c.DeleteGroup(r, m, o, cb)),
       ListGroups: unary(edge, 'ListGroups', async (request, metadata, call) => {
         if (isForwarded(metadata)) throw this.forwardedTwice('ListGroups');
         const lists = await Promise.all(

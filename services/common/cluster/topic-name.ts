@@ -2,10 +2,10 @@
  * Topic names, as Kafka allows them: 1 to 249 characters of [a-zA-Z0-9._-], and not "." or ".."
  * (they would name the folder itself or its parent on disk).
  *
- * Kafka also warns when two names differ only by '.' versus '_' (e.g. `a.b` and `a_b`), because
- * its JMX metric names replace '.' with '_' and the two topics' metrics collide. Tide does not
- * reject or warn: its Prometheus metrics carry the topic name as a label value, which keeps both.
- * Kafka clients that mirror such topics into JMX may still mix them up.
+ * Two names that differ only by '.' versus '_' (e.g. `a.b` and `a_b`) collide: Kafka refuses
+ * the second one (InvalidTopicException), because its JMX metric names replace '.' with '_'.
+ * Tide refuses it too (`collidingTopic`), so topics mirrored between Tide and Kafka, and Kafka
+ * clients' metrics, never mix two topics up.
  */
 import { TideError } from '../errors';
 import { echo } from '../echo';
@@ -46,4 +46,30 @@ export function validateTopicName(name: string): void {
       .join(' ');
     fail(`it contains ${bad}; only ASCII letters, digits, '.', '_' and '-' are allowed`);
   }
+}
+
+/** The name with '.' folded into '_': two names with the same folded form collide. */
+export function collisionKey(name: string): string {
+  return name.replace(/\./g, '_');
+}
+
+/**
+ * The first existing name that collides with `name` (same name once '.' and '_' are treated as
+ * equal, but not the same name), or undefined.
+ */
+export function collidingTopic(name: string, existing: Iterable<string>): string | undefined {
+  const key = collisionKey(name);
+  for (const other of existing) if (other !== name && collisionKey(other) === key) return other;
+  return undefined;
+}
+
+/** Throws INVALID_TOPIC when `name` collides with one of `existing` (Kafka's rule, see above). */
+export function checkTopicCollision(name: string, existing: Iterable<string>): void {
+  const other = collidingTopic(name, existing);
+  if (other === undefined) return;
+  throw new TideError(
+    'INVALID_TOPIC',
+    `topic ${JSON.stringify(name)} collides with existing topic ${JSON.stringify(other)}: names that differ only by '.' and '_' collide in metric names`,
+    { context: { topic: name } },
+  );
 }

@@ -41,6 +41,7 @@ export const GRPC_STATUS_OF_CODE: Record<ErrorCode, grpc.status> = {
   UNKNOWN_MEMBER_ID: grpc.status.FAILED_PRECONDITION,
   FENCED_MEMBER_EPOCH: grpc.status.FAILED_PRECONDITION,
   ILLEGAL_GENERATION: grpc.status.FAILED_PRECONDITION,
+  NON_EMPTY_GROUP: grpc.status.FAILED_PRECONDITION,
   GROUP_ID_NOT_FOUND: grpc.status.NOT_FOUND,
   UNKNOWN: grpc.status.UNKNOWN,
 };
@@ -79,6 +80,28 @@ const TRANSPORT_RETRIABLE = new Set([
   grpc.status.CANCELLED,
 ]);
 
+/**
+ * grpc-js's own size refusal ("Received message larger than max (N vs LIMIT)" from the server,
+ * "Sent message larger than max" from this side) as a REQUEST_TOO_LARGE naming the limit and
+ * the setting that raises it. Not retriable: the same request fails the same way.
+ */
+export function requestTooLarge(details: string, cause?: unknown): TideError {
+  const sizes = /larger than max \((\d+) vs\.? (\d+)\)/.exec(details);
+  const what = sizes ? `a request of ${sizes[1]} bytes exceeds the limit of ${sizes[2]} bytes` : details;
+  const setting = /^Sent/.test(details)
+    ? "the client's maxMessageBytes option"
+    : "the broker's maxRequestBytes setting (TIDE_MAX_REQUEST_BYTES)";
+  return new TideError('REQUEST_TOO_LARGE', `${what}; send smaller records or batches, or raise ${setting}`, {
+    cause,
+    retriable: false,
+  });
+}
+
+/** grpc-js ends some messages with an empty "Resolution note: "; drop it. */
+function cleanDetails(details: string): string {
+  return details.replace(/\.?\s*Resolution note:\s*$/, '');
+}
+
 /** Turns an error from a grpc-js call into a TideError (transport failures become BROKER_NOT_AVAILABLE). */
 export function fromGrpcError(err: unknown): TideError {
   if (err instanceof TideError) return err;
@@ -86,16 +109,16 @@ export function fromGrpcError(err: unknown): TideError {
   const trailerCode = serviceError.metadata?.get(TRAILER_ERROR_CODE)[0];
   if (typeof trailerCode === 'string' && isErrorCode(trailerCode)) {
     const retriable = serviceError.metadata?.get(TRAILER_RETRIABLE)[0] === 'true';
-    const details = serviceError.details ?? '';
+    const details = cleanDetails(serviceError.details ?? '');
     const message = details.startsWith(`${trailerCode}: `) ? details.slice(trailerCode.length + 2) : details;
     return new TideError(trailerCode, message, { retriable, cause: err });
   }
   const code = serviceError.code;
+  const details = cleanDetails(serviceError.details ?? '');
   if (code !== undefined && TRANSPORT_RETRIABLE.has(code)) {
-    return new TideError('BROKER_NOT_AVAILABLE', serviceError.details || String(err), { cause: err });
+    return new TideError('BROKER_NOT_AVAILABLE', details || String(err), { cause: err });
   }
-  if (code === grpc.status.RESOURCE_EXHAUSTED)
-    return new TideError('REQUEST_TOO_LARGE', serviceError.details ?? '', { cause: err });
+  if (code === grpc.status.RESOURCE_EXHAUSTED) return requestTooLarge(details, err);
   return new TideError(
     'UNKNOWN',
     serviceError.details ?? (err instanceof Error ? err.message : String(err)),

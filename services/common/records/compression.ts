@@ -9,13 +9,18 @@
  *             offset 0  8 bytes  magic 0x82 'S' 'N' 'A' 'P' 'P' 'Y' 0x00
  *                    8  4 bytes  version (1), then 4 bytes min compatible version (1)
  *                   16  repeated [int32 BE block length][raw snappy block]
- *   Lz4, Zstd  not supported: TideError INVALID_RECORD
+ *   Lz4     one LZ4 frame (lz4.org frame format, magic 0x184D2204), as Kafka's lz4 codec and
+ *           kafkajs-compatible decoders write and read it (pure-JS `lz4js`)
+ *   Zstd    one Zstandard frame (RFC 8878), as Kafka's zstd codec writes it (`zstd-napi`, the
+ *           reference C library)
  *
  * Failures to decompress throw TideError INVALID_RECORD (the batch passed its CRC, so the producer
  * sent bytes that do not decompress).
  */
 import { gunzipSync, gzipSync } from 'zlib';
 import { compressSync, uncompressSync } from 'snappy';
+import * as lz4 from 'lz4js';
+import * as zstd from 'zstd-napi';
 import { TideError } from '../errors';
 import { CompressionCodec } from './layout';
 
@@ -26,6 +31,8 @@ const CODEC_NAMES: Record<string, CompressionCodec> = {
   none: CompressionCodec.None,
   gzip: CompressionCodec.Gzip,
   snappy: CompressionCodec.Snappy,
+  lz4: CompressionCodec.Lz4,
+  zstd: CompressionCodec.Zstd,
 };
 const SUPPORTED_NAMES = Object.keys(CODEC_NAMES);
 
@@ -55,8 +62,10 @@ export function parseCompression(name: string): CompressionCodec {
   const codec = CODEC_NAMES[name.trim().toLowerCase()];
   if (codec !== undefined) return codec;
   const valid = SUPPORTED_NAMES.map((n) => `'${n}'`).join(', ');
-  const why = /^(lz4|zstd)$/i.test(name.trim()) ? ' is not supported by Tide' : ' is not a compression type';
-  throw new TideError('INVALID_CONFIG', `compression '${name}'${why}; valid values: ${valid}`);
+  throw new TideError(
+    'INVALID_CONFIG',
+    `compression '${name}' is not a compression type; valid values: ${valid}`,
+  );
 }
 
 /** Compresses `data` with `codec`. None returns `data` itself. */
@@ -68,6 +77,12 @@ export function compress(codec: CompressionCodec, data: Buffer): Buffer {
       return gzipSync(data);
     case CompressionCodec.Snappy:
       return compressSync(data, { copyOutputData: true });
+    case CompressionCodec.Lz4: {
+      const out = lz4.compress(data);
+      return Buffer.from(out.buffer, out.byteOffset, out.length);
+    }
+    case CompressionCodec.Zstd:
+      return zstd.compress(data);
     default:
       throw unsupported(codec);
   }
@@ -97,6 +112,19 @@ export function decompress(codec: CompressionCodec, data: Buffer, maxOutputBytes
       return isXerialFramed(data)
         ? decompressXerial(data, maxOutputBytes)
         : snappyBlock(data, 0, data.length, maxOutputBytes);
+    case CompressionCodec.Lz4:
+      return bounded(
+        decompressWith('lz4', () => {
+          const out = lz4.decompress(data);
+          return Buffer.from(out.buffer, out.byteOffset, out.length);
+        }),
+        maxOutputBytes,
+      );
+    case CompressionCodec.Zstd:
+      return bounded(
+        decompressWith('zstd', () => zstd.decompress(data)),
+        maxOutputBytes,
+      );
     default:
       throw unsupported(codec);
   }
@@ -116,13 +144,22 @@ function snappyDeclaredLength(data: Buffer, start: number, end: number): number 
   return -1;
 }
 
-function unsupported(codec: CompressionCodec): TideError {
-  if (codec === CompressionCodec.Lz4 || codec === CompressionCodec.Zstd) {
-    return new TideError(
-      'INVALID_RECORD',
-      `compression ${compressionName(codec)} is not supported by this broker; use gzip or snappy`,
-    );
+function bounded(out: Buffer, maxOutputBytes: number): Buffer {
+  if (out.length > maxOutputBytes) throw tooLarge(maxOutputBytes);
+  return out;
+}
+
+function decompressWith(name: string, fn: () => Buffer): Buffer {
+  try {
+    return fn();
+  } catch (err) {
+    throw new TideError('INVALID_RECORD', `${name} records do not decompress: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
+}
+
+function unsupported(codec: CompressionCodec): TideError {
   return new TideError('INVALID_RECORD', `unknown compression codec ${codec as number} in batch attributes`);
 }
 

@@ -104,9 +104,11 @@ function parseReset(req: ResetOffsetsRequest): ResetTarget {
     case 'RESET_TO_OFFSET':
       if (req.offset < 0) throw invalid('offset must be >= 0');
       return { to: 'offset', offset: req.offset };
+    case 'RESET_TO_SHIFT':
+      return { to: 'shift', shiftBy: Number(req.shift_by) };
     default:
       throw invalid(
-        'to is required: RESET_TO_EARLIEST, RESET_TO_LATEST, RESET_TO_TIMESTAMP or RESET_TO_OFFSET',
+        'to is required: RESET_TO_EARLIEST, RESET_TO_LATEST, RESET_TO_TIMESTAMP, RESET_TO_OFFSET or RESET_TO_SHIFT',
       );
   }
 }
@@ -296,6 +298,11 @@ export function coordinatorHandlers(deps: CoordinatorServiceDeps): GroupCoordina
         applied: result.applied,
         generation: result.generation,
       };
+    }),
+    DeleteGroup: unary(edge, 'DeleteGroup', async (req) => {
+      const groupId = validateGroupId(req.group_id);
+      const { offsetsDeleted } = await coordinator.deleteGroup(groupId);
+      return { offsets_deleted: offsetsDeleted };
     }),
   };
 }

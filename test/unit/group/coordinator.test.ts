@@ -245,6 +245,50 @@ it('a commit queued behind an offsets reset is checked against the reset’s fen
   expect(rt.group.offsets.get(tpKey('t', 0))?.offset).toBe(0);
 });
 
+it('shifts committed offsets by N, clamped, from the log start when nothing is committed', async () => {
+  const a = coordinator('a');
+  a.acquire([held(SHARD, 5)]);
+  await flush();
+  await a.resetOffsets(GROUP, [tpKey('t', 0)], { to: 'offset', offset: 10 }, false);
+  const back = await a.resetOffsets(
+    GROUP,
+    [tpKey('t', 0), tpKey('t', 1)],
+    { to: 'shift', shiftBy: -4 },
+    true,
+  );
+  expect(back.plan).toEqual([
+    { topic: 't', partition: 0, currentOffset: 10, newOffset: 6 },
+    { topic: 't', partition: 1, currentOffset: -1, newOffset: 0 },
+  ]);
+  const ahead = await a.resetOffsets(GROUP, [tpKey('t', 0)], { to: 'shift', shiftBy: 500 }, false);
+  expect(ahead.plan[0].newOffset).toBe(100); // the high watermark
+  expect(a.runtime(GROUP, false).group.offsets.get(tpKey('t', 0))?.offset).toBe(100);
+});
+
+it('deletes a group without members (tombstones survive a rebuild); NON_EMPTY_GROUP with members', async () => {
+  const a = coordinator('a');
+  a.acquire([held(SHARD, 5)]);
+  await flush();
+  const rt = a.runtime(GROUP, true);
+  const channel = new FakeChannel();
+  const memberId = rt.join(join(), channel);
+  await flush();
+  const epoch = channel.assignments()[0].member_epoch!;
+  await rt.commit(memberId, epoch, [{ key: tpKey('t', 0), offset: 7, metadata: '' }]);
+  expect(await code(() => a.deleteGroup(GROUP))).toBe('NON_EMPTY_GROUP');
+  rt.leave(memberId, false);
+  await flush();
+  expect(await a.deleteGroup(GROUP)).toEqual({ offsetsDeleted: 1 });
+  expect(await code(async () => a.runtime(GROUP, false))).toBe('GROUP_ID_NOT_FOUND');
+  expect(await code(() => a.deleteGroup(GROUP))).toBe('GROUP_ID_NOT_FOUND');
+
+  const b = coordinator('b');
+  b.acquire([held(SHARD, 6)]);
+  await flush();
+  expect(b.listGroups().map((g) => g.groupId)).not.toContain(GROUP);
+  expect(b.fetchOffsets(GROUP, [tpKey('t', 0)])[0].committed).toBeUndefined();
+});
+
 it('expires a silent member on its session timeout; the survivor gets its partitions', async () => {
   const a = coordinator('a');
   a.acquire([held(SHARD, 5)]);

@@ -65,7 +65,7 @@ test.each([
         b.writeInt32BE(2, 57);
       }),
   ],
-  ['lz4, which no consumer here can read', () => spoiled((b) => b.writeInt16BE(b.readInt16BE(21) | 3, 21))],
+  ['flagged lz4, records not lz4', () => spoiled((b) => b.writeInt16BE(b.readInt16BE(21) | 3, 21))],
 ])('%s is INVALID_RECORD', (_what, make) => {
   expect(code(make())).toBe('INVALID_RECORD');
   // ...also behind a good batch in the same request: nothing of it is taken.

@@ -7,6 +7,8 @@ import type { CommitOffsetsRequest__Input as _tide_v1_CommitOffsetsRequest__Inpu
 import type { CommitOffsetsResponse__Input as _tide_v1_CommitOffsetsResponse__Input, CommitOffsetsResponse as _tide_v1_CommitOffsetsResponse } from './tide/v1/CommitOffsetsResponse';
 import type { CommittedOffset__Input as _tide_v1_CommittedOffset__Input, CommittedOffset as _tide_v1_CommittedOffset } from './tide/v1/CommittedOffset';
 import type { CoordinatorInfo__Input as _tide_v1_CoordinatorInfo__Input, CoordinatorInfo as _tide_v1_CoordinatorInfo } from './tide/v1/CoordinatorInfo';
+import type { DeleteGroupRequest__Input as _tide_v1_DeleteGroupRequest__Input, DeleteGroupRequest as _tide_v1_DeleteGroupRequest } from './tide/v1/DeleteGroupRequest';
+import type { DeleteGroupResponse__Input as _tide_v1_DeleteGroupResponse__Input, DeleteGroupResponse as _tide_v1_DeleteGroupResponse } from './tide/v1/DeleteGroupResponse';
 import type { DescribeCoordinatorsRequest__Input as _tide_v1_DescribeCoordinatorsRequest__Input, DescribeCoordinatorsRequest as _tide_v1_DescribeCoordinatorsRequest } from './tide/v1/DescribeCoordinatorsRequest';
 import type { DescribeCoordinatorsResponse__Input as _tide_v1_DescribeCoordinatorsResponse__Input, DescribeCoordinatorsResponse as _tide_v1_DescribeCoordinatorsResponse } from './tide/v1/DescribeCoordinatorsResponse';
 import type { DescribeGroupRequest__Input as _tide_v1_DescribeGroupRequest__Input, DescribeGroupRequest as _tide_v1_DescribeGroupRequest } from './tide/v1/DescribeGroupRequest';
@@ -56,6 +58,8 @@ export interface ProtoGrpcType {
       CommitOffsetsResponse: MessageTypeDefinition<_tide_v1_CommitOffsetsResponse__Input, _tide_v1_CommitOffsetsResponse>
       CommittedOffset: MessageTypeDefinition<_tide_v1_CommittedOffset__Input, _tide_v1_CommittedOffset>
       CoordinatorInfo: MessageTypeDefinition<_tide_v1_CoordinatorInfo__Input, _tide_v1_CoordinatorInfo>
+      DeleteGroupRequest: MessageTypeDefinition<_tide_v1_DeleteGroupRequest__Input, _tide_v1_DeleteGroupRequest>
+      DeleteGroupResponse: MessageTypeDefinition<_tide_v1_DeleteGroupResponse__Input, _tide_v1_DeleteGroupResponse>
       DescribeCoordinatorsRequest: MessageTypeDefinition<_tide_v1_DescribeCoordinatorsRequest__Input, _tide_v1_DescribeCoordinatorsRequest>
       DescribeCoordinatorsResponse: MessageTypeDefinition<_tide_v1_DescribeCoordinatorsResponse__Input, _tide_v1_DescribeCoordinatorsResponse>
       DescribeGroupRequest: MessageTypeDefinition<_tide_v1_DescribeGroupRequest__Input, _tide_v1_DescribeGroupRequest>

@@ -4,6 +4,8 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { CommitOffsetsRequest__Input as _tide_v1_CommitOffsetsRequest__Input, CommitOffsetsRequest as _tide_v1_CommitOffsetsRequest } from '../../tide/v1/CommitOffsetsRequest';
 import type { CommitOffsetsResponse__Input as _tide_v1_CommitOffsetsResponse__Input, CommitOffsetsResponse as _tide_v1_CommitOffsetsResponse } from '../../tide/v1/CommitOffsetsResponse';
+import type { DeleteGroupRequest__Input as _tide_v1_DeleteGroupRequest__Input, DeleteGroupRequest as _tide_v1_DeleteGroupRequest } from '../../tide/v1/DeleteGroupRequest';
+import type { DeleteGroupResponse__Input as _tide_v1_DeleteGroupResponse__Input, DeleteGroupResponse as _tide_v1_DeleteGroupResponse } from '../../tide/v1/DeleteGroupResponse';
 import type { DescribeCoordinatorsRequest__Input as _tide_v1_DescribeCoordinatorsRequest__Input, DescribeCoordinatorsRequest as _tide_v1_DescribeCoordinatorsRequest } from '../../tide/v1/DescribeCoordinatorsRequest';
 import type { DescribeCoordinatorsResponse__Input as _tide_v1_DescribeCoordinatorsResponse__Input, DescribeCoordinatorsResponse as _tide_v1_DescribeCoordinatorsResponse } from '../../tide/v1/DescribeCoordinatorsResponse';
 import type { DescribeGroupRequest__Input as _tide_v1_DescribeGroupRequest__Input, DescribeGroupRequest as _tide_v1_DescribeGroupRequest } from '../../tide/v1/DescribeGroupRequest';
@@ -28,6 +30,15 @@ export interface GroupCoordinatorClient extends grpc.Client {
   commitOffsets(argument: _tide_v1_CommitOffsetsRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_CommitOffsetsResponse>): grpc.ClientUnaryCall;
   commitOffsets(argument: _tide_v1_CommitOffsetsRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_CommitOffsetsResponse>): grpc.ClientUnaryCall;
   commitOffsets(argument: _tide_v1_CommitOffsetsRequest__Input, callback: grpc.requestCallback<_tide_v1_CommitOffsetsResponse>): grpc.ClientUnaryCall;
+  
+  DeleteGroup(argument: _tide_v1_DeleteGroupRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DeleteGroupResponse>): grpc.ClientUnaryCall;
+  DeleteGroup(argument: _tide_v1_DeleteGroupRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_DeleteGroupResponse>): grpc.ClientUnaryCall;
+  DeleteGroup(argument: _tide_v1_DeleteGroupRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DeleteGroupResponse>): grpc.ClientUnaryCall;
+  DeleteGroup(argument: _tide_v1_DeleteGroupRequest__Input, callback: grpc.requestCallback<_tide_v1_DeleteGroupResponse>): grpc.ClientUnaryCall;
+  deleteGroup(argument: _tide_v1_DeleteGroupRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DeleteGroupResponse>): grpc.ClientUnaryCall;
+  deleteGroup(argument: _tide_v1_DeleteGroupRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_DeleteGroupResponse>): grpc.ClientUnaryCall;
+  deleteGroup(argument: _tide_v1_DeleteGroupRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DeleteGroupResponse>): grpc.ClientUnaryCall;
+  deleteGroup(argument: _tide_v1_DeleteGroupRequest__Input, callback: grpc.requestCallback<_tide_v1_DeleteGroupResponse>): grpc.ClientUnaryCall;
   
   DescribeCoordinators(argument: _tide_v1_DescribeCoordinatorsRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DescribeCoordinatorsResponse>): grpc.ClientUnaryCall;
   DescribeCoordinators(argument: _tide_v1_DescribeCoordinatorsRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_DescribeCoordinatorsResponse>): grpc.ClientUnaryCall;
@@ -93,6 +104,8 @@ export interface GroupCoordinatorClient extends grpc.Client {
 export interface GroupCoordinatorHandlers extends grpc.UntypedServiceImplementation {
   CommitOffsets: grpc.handleUnaryCall<_tide_v1_CommitOffsetsRequest, _tide_v1_CommitOffsetsResponse__Input>;
   
+  DeleteGroup: grpc.handleUnaryCall<_tide_v1_DeleteGroupRequest, _tide_v1_DeleteGroupResponse__Input>;
+  
   DescribeCoordinators: grpc.handleUnaryCall<_tide_v1_DescribeCoordinatorsRequest, _tide_v1_DescribeCoordinatorsResponse__Input>;
   
   DescribeGroup: grpc.handleUnaryCall<_tide_v1_DescribeGroupRequest, _tide_v1_DescribeGroupResponse__Input>;
@@ -111,6 +124,7 @@ export interface GroupCoordinatorHandlers extends grpc.UntypedServiceImplementat
 
 export interface GroupCoordinatorDefinition extends grpc.ServiceDefinition {
   CommitOffsets: MethodDefinition<_tide_v1_CommitOffsetsRequest__Input, _tide_v1_CommitOffsetsResponse__Input, _tide_v1_CommitOffsetsRequest, _tide_v1_CommitOffsetsResponse>
+  DeleteGroup: MethodDefinition<_tide_v1_DeleteGroupRequest__Input, _tide_v1_DeleteGroupResponse__Input, _tide_v1_DeleteGroupRequest, _tide_v1_DeleteGroupResponse>
   DescribeCoordinators: MethodDefinition<_tide_v1_DescribeCoordinatorsRequest__Input, _tide_v1_DescribeCoordinatorsResponse__Input, _tide_v1_DescribeCoordinatorsRequest, _tide_v1_DescribeCoordinatorsResponse>
   DescribeGroup: MethodDefinition<_tide_v1_DescribeGroupRequest__Input, _tide_v1_DescribeGroupResponse__Input, _tide_v1_DescribeGroupRequest, _tide_v1_DescribeGroupResponse>
   FetchOffsets: MethodDefinition<_tide_v1_FetchOffsetsRequest__Input, _tide_v1_FetchOffsetsResponse__Input, _tide_v1_FetchOffsetsRequest, _tide_v1_FetchOffsetsResponse>

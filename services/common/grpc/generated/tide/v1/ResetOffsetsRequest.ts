@@ -12,6 +12,7 @@ export interface ResetOffsetsRequest__Input {
   'offset'?: (number | string | Long);
   'dry_run'?: (boolean);
   'partitions'?: (_tide_v1_TopicPartitions__Input)[];
+  'shift_by'?: (number | string | Long);
 }
 
 export interface ResetOffsetsRequest {
@@ -22,4 +23,5 @@ export interface ResetOffsetsRequest {
   'offset': (number);
   'dry_run': (boolean);
   'partitions': (_tide_v1_TopicPartitions)[];
+  'shift_by': (number);
 }

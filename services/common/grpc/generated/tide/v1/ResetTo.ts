@@ -6,6 +6,7 @@ export const ResetTo = {
   RESET_TO_LATEST: 'RESET_TO_LATEST',
   RESET_TO_TIMESTAMP: 'RESET_TO_TIMESTAMP',
   RESET_TO_OFFSET: 'RESET_TO_OFFSET',
+  RESET_TO_SHIFT: 'RESET_TO_SHIFT',
 } as const;
 
 export type ResetTo__Input =
@@ -19,5 +20,7 @@ export type ResetTo__Input =
   | 3
   | 'RESET_TO_OFFSET'
   | 4
+  | 'RESET_TO_SHIFT'
+  | 5
 
 export type ResetTo = typeof ResetTo[keyof typeof ResetTo]
