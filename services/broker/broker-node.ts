@@ -138,6 +138,8 @@ export class BrokerNode {
       clock: deps.clock,
       logger,
       defaultMaxBytes: settings.replicaFetchMaxBytes,
+      streamLossMs: settings.replicaStreamLossIsrShrinkMs,
+      onFollowerLost: (replicaId) => replicas.followerStreamLost(replicaId),
     });
     const registry = new BrokerRegistry({
       store: deps.store,

@@ -72,6 +72,7 @@ export class ClusterBroker {
         replication: {
           replicaLagTimeMaxMs: config.replicaLagTimeMaxMs,
           replicaFetchWaitMaxMs: config.replicaFetchWaitMaxMs,
+          replicaStreamLossIsrShrinkMs: config.replicaStreamLossIsrShrinkMs,
         },
       });
       return new ClusterBroker(broker, controller, store, deps.logger);

@@ -91,6 +91,12 @@ export const BROKER_CONFIG_SCHEMA = {
     min: 10,
     doc: 'How long a leader holds a follower fetch that finds no new data (Kafka replica.fetch.wait.max.ms).',
   },
+  replicaStreamLossIsrShrinkMs: {
+    type: 'int',
+    default: 1_500,
+    min: 1,
+    doc: 'A follower whose replication stream to this leader broke and did not come back within this long leaves the ISRs it is in at once (never below min.insync.replicas), rather than after replicaLagTimeMaxMs or its lease.',
+  },
   retentionCheckIntervalMs: {
     type: 'int',
     default: DEFAULT_RETENTION_CHECK_INTERVAL_MS,

@@ -115,6 +115,8 @@ export class Partition {
   private localLeo: number;
   private leaderEpochStartOffset = 0;
   private readonly followers = new Map<number, FollowerState>();
+  /** Followers whose replication streams to this broker all broke (see followerStreamLost). */
+  private readonly lostFollowers = new Set<number>();
   private pendingIsr: number[] | undefined;
   private nextProposalMs = 0;
   private readonly acks: AckWaiters;
@@ -217,6 +219,7 @@ export class Partition {
     this.leaderEpochStartOffset = this.log.logEndOffset;
     this.localLeo = this.log.logEndOffset;
     this.followers.clear();
+    this.lostFollowers.clear();
     const nowMs = this.deps.clock.nowMs();
     for (const id of this.replicaIds) {
       if (id !== this.deps.brokerId)
@@ -253,6 +256,7 @@ export class Partition {
     this.setMetadata(state, this.minIsr);
     this.pendingIsr = undefined;
     this.followers.clear();
+    this.lostFollowers.clear();
     this.acks.failAll(() => this.notLeaderError());
     this.hw = Math.min(this.hw, this.log.logEndOffset);
     this.releaseDataWaiters(true);
@@ -393,6 +397,7 @@ export class Partition {
       follower.lastFetchLeaderLeo = -1;
       follower.brokerEpoch = brokerEpoch;
     }
+    this.lostFollowers.delete(replicaId);
     follower.onFetch(fetchOffset, nowMs, this.localLeo);
     this.maybeAdvanceHighWatermark();
     if (!this.isrIds.includes(replicaId)) this.maybeExpandIsr(follower, nowMs);
@@ -410,6 +415,18 @@ export class Partition {
       nowMs,
       lagTimeMaxMs: this.deps.settings.replicaLagTimeMaxMs,
     });
+    // Followers whose streams broke go at once, as long as min.insync.replicas members remain.
+    const room = this.isrIds.length - lagging.length - this.minIsr;
+    const lost = this.isrIds
+      .filter((id) => this.lostFollowers.has(id) && !lagging.includes(id))
+      .slice(0, Math.max(0, room));
+    if (lost.length > 0) {
+      this.logger.warn(
+        { lost, isr: this.isrIds, minInsyncReplicas: this.minIsr },
+        'shrinking the ISR: replication streams of followers broke and did not come back',
+      );
+      lagging.push(...lost);
+    }
     if (lagging.length === 0) return;
     const details = lagging.map((id) => ({
       brokerId: id,
@@ -421,6 +438,18 @@ export class Partition {
       'shrinking the ISR',
     );
     this.proposeIsr(this.isrIds.filter((id) => !lagging.includes(id)));
+  }
+
+  /**
+   * Every replication stream of follower `replicaId` to this broker broke and none came back
+   * within replicaStreamLossIsrShrinkMs (the follower died or cannot reach this broker): it leaves
+   * the ISR now rather than after the lag time, but only while min.insync.replicas members remain.
+   * Its next fetch clears the mark.
+   */
+  followerStreamLost(replicaId: number): void {
+    if (this.currentRole !== 'leader' || !this.isrIds.includes(replicaId)) return;
+    this.lostFollowers.add(replicaId);
+    this.maybeShrinkIsr();
   }
 
   private maybeExpandIsr(follower: FollowerState, nowMs: number): void {
@@ -475,6 +504,11 @@ export class Partition {
   private afterProposal(): void {
     this.maybeAdvanceHighWatermark();
     this.completeAcks();
+    // A lost follower must not wait for the periodic lag check (replica.lag.time.max.ms / 2).
+    if (this.lostFollowers.size > 0 && this.currentRole === 'leader') {
+      const waitMs = Math.max(0, this.nextProposalMs - this.deps.clock.nowMs());
+      this.deps.clock.setTimeout(() => this.maybeShrinkIsr(), waitMs);
+    }
   }
 
   // ------------------------------------------------------------------------------------ follower

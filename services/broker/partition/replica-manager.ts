@@ -192,6 +192,11 @@ export class ReplicaManager implements PartitionRegistry {
   }
 
   /** The ISR expiration check over every partition led here (also run by the timer). */
+  /** Every replication stream of follower `replicaId` broke for good: see Partition.followerStreamLost. */
+  followerStreamLost(replicaId: number): void {
+    for (const partition of this.partitions.values()) partition.followerStreamLost(replicaId);
+  }
+
   checkIsr(): void {
     for (const partition of this.partitions.values()) partition.maybeShrinkIsr();
   }

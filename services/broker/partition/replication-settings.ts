@@ -18,6 +18,12 @@ export const DEFAULT_REPLICA_RECONNECT_BACKOFF_MAX_MS = 5_000;
 export const DEFAULT_REPLICA_RESPONSE_TIMEOUT_MS = 30_000;
 /** Pause before proposing an ISR change again after AlterPartition failed. */
 export const DEFAULT_ISR_PROPOSAL_RETRY_MS = 1_000;
+/**
+ * A follower whose every replication stream to this leader broke and stayed broken this long is
+ * taken out of the ISRs it is in at once (never below min.insync.replicas), instead of after
+ * replica.lag.time.max.ms or its registration lease: a dead follower must not stall acks=all.
+ */
+export const DEFAULT_REPLICA_STREAM_LOSS_ISR_SHRINK_MS = 1_500;
 /** acks=all wait when the produce request gives no timeout (ProduceRequest.timeout_ms = 0). */
 export const DEFAULT_PRODUCE_TIMEOUT_MS = 30_000;
 
@@ -30,6 +36,7 @@ export interface ReplicationSettings {
   replicaResponseTimeoutMs: number;
   isrProposalRetryMs: number;
   produceTimeoutDefaultMs: number;
+  replicaStreamLossIsrShrinkMs: number;
 }
 
 export const DEFAULT_REPLICATION_SETTINGS: Readonly<ReplicationSettings> = {
@@ -41,6 +48,7 @@ export const DEFAULT_REPLICATION_SETTINGS: Readonly<ReplicationSettings> = {
   replicaResponseTimeoutMs: DEFAULT_REPLICA_RESPONSE_TIMEOUT_MS,
   isrProposalRetryMs: DEFAULT_ISR_PROPOSAL_RETRY_MS,
   produceTimeoutDefaultMs: DEFAULT_PRODUCE_TIMEOUT_MS,
+  replicaStreamLossIsrShrinkMs: DEFAULT_REPLICA_STREAM_LOSS_ISR_SHRINK_MS,
 };
 
 export function replicationSettings(overrides: Partial<ReplicationSettings> = {}): ReplicationSettings {
