@@ -31,6 +31,7 @@ import {
   ReplicaFetcherManager,
   ReplicationService,
   grpcConnector,
+  type LeaderUnreachableReporter,
   type ReplicationConnector,
 } from './replication';
 import type { BrokerInfo__Input } from '../common/grpc/generated/tide/v1/BrokerInfo';
@@ -55,6 +56,8 @@ export interface BrokerNodeDeps {
   isrProposer?: IsrProposer;
   /** replica.* settings (lag time, fetch sizes...); defaults in partition/replication-settings.ts. */
   replication?: Partial<ReplicationSettings>;
+  /** Where followers report a leader broker they cannot reach (the controller); absent: never. */
+  leaderUnreachableReporter?: LeaderUnreachableReporter;
   /** How followers reach leaders; default gRPC. */
   replicationConnector?: ReplicationConnector;
 }
@@ -121,6 +124,10 @@ export class BrokerNode {
       clock: deps.clock,
       logger,
       settings,
+      onLeaderUnreachable: deps.leaderUnreachableReporter
+        ? (leaderId, forMs) =>
+            deps.leaderUnreachableReporter!.reportLeaderUnreachable(config.brokerId, leaderId, forMs)
+        : undefined,
     });
     const replicas = new ReplicaManager({
       brokerId: config.brokerId,

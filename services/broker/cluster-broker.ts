@@ -73,7 +73,9 @@ export class ClusterBroker {
           replicaLagTimeMaxMs: config.replicaLagTimeMaxMs,
           replicaFetchWaitMaxMs: config.replicaFetchWaitMaxMs,
           replicaStreamLossIsrShrinkMs: config.replicaStreamLossIsrShrinkMs,
+          replicaLeaderUnreachableMs: config.replicaLeaderUnreachableMs,
         },
+        leaderUnreachableReporter: controller,
       });
       return new ClusterBroker(broker, controller, store, deps.logger);
     } catch (err) {

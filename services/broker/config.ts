@@ -97,6 +97,12 @@ export const BROKER_CONFIG_SCHEMA = {
     min: 1,
     doc: 'A follower whose replication stream to this leader broke and did not come back within this long leaves the ISRs it is in at once (never below min.insync.replicas), rather than after replicaLagTimeMaxMs or its lease.',
   },
+  replicaLeaderUnreachableMs: {
+    type: 'int',
+    default: 4_000,
+    min: 100,
+    doc: 'A follower that has had no answer from its (registered) leader broker for this long reports it to the controller, which moves leadership away when most of the in-sync replicas report the same leader; keep it below leaseTtlMs.',
+  },
   retentionCheckIntervalMs: {
     type: 'int',
     default: DEFAULT_RETENTION_CHECK_INTERVAL_MS,

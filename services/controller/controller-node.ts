@@ -35,6 +35,7 @@ import {
 import { readPartition, readPartitions, writePartitions, type PartitionWrite } from './partition-store';
 import { Reconciler, emptyStats, type LeadershipStats } from './reconciler';
 import { TopicManager } from './topic-manager';
+import { UnreachableReports } from './unreachable-reports';
 import { validateTopicName } from '../common/cluster/topic-name';
 import type { PartitionView } from '../common/cluster/topic-watcher';
 
@@ -75,6 +76,7 @@ export class ControllerNode {
     isrChanges: 0,
   };
   private readonly shuttingDown = new Set<number>();
+  private readonly unreachable: UnreachableReports;
   private server?: TideServer;
   private clusterId?: string;
   private activation: Promise<void> = Promise.resolve();
@@ -91,6 +93,7 @@ export class ControllerNode {
     const { store, clock } = deps;
     this.logger = deps.logger.child({ controllerId: config.controllerId });
     this.keys = new MetadataKeys(config.clusterName);
+    this.unreachable = new UnreachableReports(clock, Math.max(3_000, config.leaseTtlMs));
     const [host, port] = splitAddress(address);
     this.election = new ControllerElection({
       store,
@@ -127,6 +130,7 @@ export class ControllerNode {
       fencing: () => this.election.fencing(),
       onFenced: (err) => this.onFenced(err),
       shuttingDown: () => this.shuttingDown,
+      unreachable: () => this.unreachable.current(),
       onBrokers: (update) => {
         // A broker that left (or came back) is no longer shutting down.
         for (const id of update.removed) this.shuttingDown.delete(id);
@@ -161,6 +165,8 @@ export class ControllerNode {
                 ref.node!.alterPartition(topic, partition, proposal),
               controlledShutdown: (brokerId) => ref.node!.controlledShutdown(brokerId),
               createInternalTopic: (spec) => ref.node!.createInternalTopic(spec),
+              reportLeaderUnreachable: (brokerId, leaderId, forMs) =>
+                ref.node!.reportLeaderUnreachable(brokerId, leaderId, forMs),
             },
             deps.logger,
           ),
@@ -269,9 +275,12 @@ export class ControllerNode {
         const stored = await readPartition(this.deps.store, this.keys, topic, partition);
         if (!stored) throw await this.unknownPartition(topic, partition);
         const added = proposal.newIsr.filter((id) => !stored.state.isr.includes(id));
+        const unreachable = this.unreachable.current();
+        const needLive = added.length > 0 || unreachable.has(stored.state.leader);
         const liveness: BrokerLiveness = {
-          live: added.length > 0 ? new Set((await this.registry.listBrokers()).map((b) => b.id)) : new Set(),
+          live: needLive ? new Set((await this.registry.listBrokers()).map((b) => b.id)) : new Set(),
           shuttingDown: this.shuttingDown,
+          unreachable,
         };
         const next = validateAlterPartition(stored.state, proposal, liveness, { topic, partition });
         if (next === stored.state) return { partition, ...stored.state };
@@ -297,6 +306,22 @@ export class ControllerNode {
         if (attempt >= RPC_CONFLICT_ATTEMPTS) throw busy(`partition ${topic}-${partition}`);
       }
     });
+  }
+
+  /**
+   * Follower broker `brokerId` has had no answer from leader broker `leaderId` for `forMs`. The
+   * report counts for a while (UnreachableReports); a pass then moves every partition whose other
+   * live ISR members mostly report that leader (partition-leadership.ts leaderCutOff).
+   */
+  async reportLeaderUnreachable(brokerId: number, leaderId: number, forMs: number): Promise<void> {
+    this.requireActive();
+    if (brokerId === leaderId) throw new TideError('INVALID_REQUEST', 'a broker cannot report itself');
+    if (this.unreachable.report(brokerId, leaderId)) {
+      this.logger.warn({ broker: brokerId, leader: leaderId, forMs }, 'a follower cannot reach its leader');
+    }
+    this.reconciler.request({ preferred: false });
+    // Answer after the pass, so a reporter that repeats itself does not pile up passes.
+    await this.reconciler.settled();
   }
 
   /**

@@ -22,6 +22,27 @@ export interface BrokerLiveness {
    * preferred leader or an ISR addition.
    */
   shuttingDown?: ReadonlySet<number>;
+  /**
+   * Leader broker id → the live brokers that currently report they cannot reach it
+   * (ReportLeaderUnreachable). See leaderCutOff.
+   */
+  unreachable?: ReadonlyMap<number, ReadonlySet<number>>;
+}
+
+/**
+ * True when the partition's leader is live (lease alive) but a strict majority of the other live
+ * ISR members report they cannot reach it: it is cut off from its followers (and, likely, its
+ * clients) but not from etcd. The reconciler then moves leadership as if the leader had died.
+ * A single isolated follower is a minority of a 3-replica ISR and moves nothing; with an ISR of
+ * two the one follower decides (which side of a cut is isolated cannot be told apart there).
+ */
+export function leaderCutOff(state: PartitionState, liveness: BrokerLiveness): boolean {
+  if (state.leader < 0) return false;
+  const reporters = liveness.unreachable?.get(state.leader);
+  if (!reporters || reporters.size === 0) return false;
+  const others = state.isr.filter((id) => id !== state.leader && liveness.live.has(id));
+  const reporting = others.filter((id) => reporters.has(id)).length;
+  return others.length > 0 && reporting * 2 > others.length;
 }
 
 /** Why a partition's state changes. */
@@ -38,6 +59,8 @@ export type LeadershipChange =
   | 'unclean-leader-elected'
   /** The preferred replica (replicas[0]) took leadership back. */
   | 'preferred-leader'
+  /** The live leader was cut off from its followers (leaderCutOff): another ISR member leads. */
+  | 'leader-unreachable'
   /** Leadership or ISR membership moved away from a broker that is shutting down. */
   | 'controlled-shutdown';
 
@@ -67,6 +90,14 @@ export function reconcilePartition(
 ): LeadershipDecision {
   const { live } = liveness;
   const liveIsr = state.isr.filter((id) => live.has(id));
+  if (state.leader !== -1 && live.has(state.leader) && leaderCutOff(state, liveness)) {
+    // Like a dead leader, but only to a member that is not cut off itself; it leaves the ISR (it
+    // has nothing acknowledged that the others lack: the HW needed them) and rejoins by catching up.
+    const others = liveIsr.filter((id) => id !== state.leader);
+    const candidate = electFrom(state, others, liveness);
+    if (candidate !== undefined)
+      return change('leader-unreachable', state, { leader: candidate, isr: others });
+  }
   if (state.leader !== -1 && live.has(state.leader)) {
     // An ISR that would lose every member keeps the leader (it is live, so liveIsr is empty only
     // when the leader is outside the ISR, which only a corrupt state has).
@@ -102,6 +133,7 @@ export function preferredLeaderElection(state: PartitionState, liveness: BrokerL
     state.leader === preferred ||
     !liveness.live.has(preferred) ||
     liveness.shuttingDown?.has(preferred) ||
+    (liveness.unreachable?.get(preferred)?.size ?? 0) > 0 ||
     !state.isr.includes(preferred)
   ) {
     return unchanged(state);
@@ -162,6 +194,14 @@ export function validateAlterPartition(
       'FENCED_EPOCH',
       `AlterPartition for ${context.topic}-${context.partition} carries leader epoch ${proposal.leaderEpoch} and ` +
         `partition epoch ${proposal.partitionEpoch}, but the partition is at ${state.leaderEpoch} and ${state.partitionEpoch}`,
+      { context: errorContext },
+    );
+  }
+  if (proposal.brokerId === state.leader && leaderCutOff(state, liveness)) {
+    // Its followers cannot reach it: a shrink now would leave no one else eligible to lead.
+    throw new TideError(
+      'NOT_LEADER',
+      `broker ${proposal.brokerId} is reported unreachable by the in-sync replicas of ${context.topic}-${context.partition}; leadership is moving`,
       { context: errorContext },
     );
   }
@@ -229,7 +269,12 @@ function electFrom(
   liveness: BrokerLiveness,
 ): number | undefined {
   const ordered = inReplicaOrder(state, candidates);
-  return ordered.find((id) => !liveness.shuttingDown?.has(id)) ?? ordered[0];
+  const reported = (id: number) => (liveness.unreachable?.get(id)?.size ?? 0) > 0;
+  return (
+    ordered.find((id) => !liveness.shuttingDown?.has(id) && !reported(id)) ??
+    ordered.find((id) => !liveness.shuttingDown?.has(id)) ??
+    ordered[0]
+  );
 }
 
 /** The one ISR member an offline partition keeps: the last leader if it was in the ISR. */

@@ -24,6 +24,11 @@ export const DEFAULT_ISR_PROPOSAL_RETRY_MS = 1_000;
  * replica.lag.time.max.ms or its registration lease: a dead follower must not stall acks=all.
  */
 export const DEFAULT_REPLICA_STREAM_LOSS_ISR_SHRINK_MS = 1_500;
+/**
+ * A follower with no answer from a registered leader broker for this long reports it to the
+ * controller (ReportLeaderUnreachable), which moves leadership when most of the ISR agrees.
+ */
+export const DEFAULT_REPLICA_LEADER_UNREACHABLE_MS = 4_000;
 /** acks=all wait when the produce request gives no timeout (ProduceRequest.timeout_ms = 0). */
 export const DEFAULT_PRODUCE_TIMEOUT_MS = 30_000;
 
@@ -37,6 +42,7 @@ export interface ReplicationSettings {
   isrProposalRetryMs: number;
   produceTimeoutDefaultMs: number;
   replicaStreamLossIsrShrinkMs: number;
+  replicaLeaderUnreachableMs: number;
 }
 
 export const DEFAULT_REPLICATION_SETTINGS: Readonly<ReplicationSettings> = {
@@ -49,6 +55,7 @@ export const DEFAULT_REPLICATION_SETTINGS: Readonly<ReplicationSettings> = {
   isrProposalRetryMs: DEFAULT_ISR_PROPOSAL_RETRY_MS,
   produceTimeoutDefaultMs: DEFAULT_PRODUCE_TIMEOUT_MS,
   replicaStreamLossIsrShrinkMs: DEFAULT_REPLICA_STREAM_LOSS_ISR_SHRINK_MS,
+  replicaLeaderUnreachableMs: DEFAULT_REPLICA_LEADER_UNREACHABLE_MS,
 };
 
 export function replicationSettings(overrides: Partial<ReplicationSettings> = {}): ReplicationSettings {
