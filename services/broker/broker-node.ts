@@ -21,7 +21,8 @@ import type { MetadataView, ProducerIdSource } from './api/registry';
 import { withZeroCopyFetch } from './api/fetch-serializer';
 import { cleanerConfigOf, type BrokerConfig } from './config';
 import { LogManager } from './log/log-manager';
-import { ReplicaManager } from './partition/replica-manager';
+import { ReplicaManager, type OfflineReplicaReporter } from './partition/replica-manager';
+import { DiskFaultFile } from './disk-fault-file';
 import { reportReadyWhenCaughtUp } from './readiness';
 import type { IsrProposer } from './partition/partition';
 import { LeaseFence } from '../common/lease-fence';
@@ -56,6 +57,8 @@ export interface BrokerNodeDeps {
   isrProposer?: IsrProposer;
   /** replica.* settings (lag time, fetch sizes...); defaults in partition/replication-settings.ts. */
   replication?: Partial<ReplicationSettings>;
+  /** Where a replica whose log failed is reported (the controller); absent: never. */
+  offlineReporter?: OfflineReplicaReporter;
   /** Where followers report a leader broker they cannot reach (the controller); absent: never. */
   leaderUnreachableReporter?: LeaderUnreachableReporter;
   /** How followers reach leaders; default gRPC. */
@@ -97,7 +100,12 @@ export class BrokerNode {
   static async start(config: BrokerConfig, deps: BrokerNodeDeps): Promise<BrokerNode> {
     const logger = deps.logger.child({ broker: config.brokerId });
     const hosted: { replicas?: ReplicaManager } = {};
+    const faults = config.diskFaultsFile
+      ? new DiskFaultFile(config.diskFaultsFile, { clock: deps.clock, logger })
+      : undefined;
     const logs = new LogManager({
+      faults,
+      onLogFailure: (topic, partition, error) => hosted.replicas?.logFailed(topic, partition, error),
       dataDir: config.dataDir,
       clock: deps.clock,
       logger,
@@ -138,6 +146,7 @@ export class BrokerNode {
       fetchers,
       isrProposer: deps.isrProposer,
       mayLead: () => fence.mayAct(),
+      offlineReporter: deps.offlineReporter,
     });
     hosted.replicas = replicas;
     const replication = new ReplicationService({

@@ -76,6 +76,7 @@ export class ClusterBroker {
           replicaLeaderUnreachableMs: config.replicaLeaderUnreachableMs,
         },
         leaderUnreachableReporter: controller,
+        offlineReporter: controller,
       });
       return new ClusterBroker(broker, controller, store, deps.logger);
     } catch (err) {

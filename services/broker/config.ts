@@ -103,6 +103,11 @@ export const BROKER_CONFIG_SCHEMA = {
     min: 100,
     doc: 'A follower that has had no answer from its (registered) leader broker for this long reports it to the controller, which moves leadership away when most of the in-sync replicas report the same leader; keep it below leaseTtlMs.',
   },
+  diskFaultsFile: {
+    type: 'string',
+    default: '',
+    doc: 'Testing only: a JSON file of disk faults to inject (services/broker/disk-fault-file.ts); empty = none.',
+  },
   retentionCheckIntervalMs: {
     type: 'int',
     default: DEFAULT_RETENTION_CHECK_INTERVAL_MS,

@@ -28,6 +28,7 @@ import type { ControllerConfig } from './config';
 import { ControllerElection, type ElectionEvent } from './election';
 import {
   controlledShutdownPartition,
+  replicaOfflinePartition,
   validateAlterPartition,
   type AlterPartitionProposal,
   type BrokerLiveness,
@@ -167,6 +168,8 @@ export class ControllerNode {
               createInternalTopic: (spec) => ref.node!.createInternalTopic(spec),
               reportLeaderUnreachable: (brokerId, leaderId, forMs) =>
                 ref.node!.reportLeaderUnreachable(brokerId, leaderId, forMs),
+              reportReplicaOffline: (brokerId, topic, partition) =>
+                ref.node!.reportReplicaOffline(brokerId, topic, partition),
             },
             deps.logger,
           ),
@@ -322,6 +325,47 @@ export class ControllerNode {
     this.reconciler.request({ preferred: false });
     // Answer after the pass, so a reporter that repeats itself does not pile up passes.
     await this.reconciler.settled();
+  }
+
+  /**
+   * Broker `brokerId`'s log of topic-partition failed (replicaOfflinePartition): leadership moves
+   * to another live ISR member and the broker leaves the ISR. Answers the partition's state after.
+   */
+  async reportReplicaOffline(brokerId: number, topic: string, partition: number): Promise<PartitionView> {
+    return this.fenced(async () => {
+      validateTopicName(topic);
+      for (let attempt = 1; ; attempt++) {
+        this.requireActive();
+        const stored = await readPartition(this.deps.store, this.keys, topic, partition);
+        if (!stored) throw await this.unknownPartition(topic, partition);
+        const live = new Set((await this.registry.listBrokers()).map((b) => b.id));
+        const decision = replicaOfflinePartition(stored.state, brokerId, {
+          live,
+          shuttingDown: this.shuttingDown,
+        });
+        if (decision.change === 'unchanged') {
+          this.logger.warn(
+            { topic, partition, broker: brokerId, state: stored.state },
+            'replica offline (log failed), but no other in-sync replica can take over',
+          );
+          return { partition, ...stored.state };
+        }
+        const outcome = await writePartitions(
+          this.deps.store,
+          [{ current: stored, next: decision.state }],
+          () => this.election.fencing(),
+        );
+        if (outcome.written.length === 1) {
+          this.statsValue.isrChanges++;
+          this.logger.warn(
+            { topic, partition, broker: brokerId, leader: decision.state.leader, isr: decision.state.isr },
+            'replica offline (log failed): moved away from it',
+          );
+          return { partition, ...decision.state };
+        }
+        if (attempt >= RPC_CONFLICT_ATTEMPTS) throw busy(`partition ${topic}-${partition}`);
+      }
+    });
   }
 
   /**

@@ -61,6 +61,8 @@ export type LeadershipChange =
   | 'preferred-leader'
   /** The live leader was cut off from its followers (leaderCutOff): another ISR member leads. */
   | 'leader-unreachable'
+  /** A broker's log of the partition failed: it left the ISR (and leadership, if it led). */
+  | 'replica-offline'
   /** Leadership or ISR membership moved away from a broker that is shutting down. */
   | 'controlled-shutdown';
 
@@ -163,6 +165,32 @@ export function controlledShutdownPartition(
     return { ...change('controlled-shutdown', state, { isr: others }), stillLeads: false };
   }
   return { ...unchanged(state), stillLeads: false };
+}
+
+/**
+ * What the failure of `broker`'s log of this partition does (ReportReplicaOffline): if it leads,
+ * the first other live ISR member (replica order) leads and the broker leaves the ISR; if it only
+ * follows, it leaves the ISR. With no other live ISR member nothing changes (no clean leader
+ * exists; the partition waits for the broker to restart and recover its log).
+ */
+export function replicaOfflinePartition(
+  state: PartitionState,
+  broker: number,
+  liveness: BrokerLiveness,
+): LeadershipDecision {
+  const others = state.isr.filter((id) => id !== broker);
+  if (state.leader === broker) {
+    const next = electFrom(
+      state,
+      others.filter((id) => liveness.live.has(id)),
+      liveness,
+    );
+    if (next === undefined) return unchanged(state);
+    return change('replica-offline', state, { leader: next, isr: others });
+  }
+  if (state.isr.includes(broker) && others.length > 0)
+    return change('replica-offline', state, { isr: others });
+  return unchanged(state);
 }
 
 /** An ISR change a partition leader proposes (the AlterPartition RPC). */

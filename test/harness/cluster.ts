@@ -28,6 +28,8 @@ export interface ClusterOptions {
   proxied?: boolean;
   /** Extra environment of broker processes only (broker config keys). */
   brokerEnv?: NodeJS.ProcessEnv;
+  /** Gives every broker a disk-fault file (injectDiskFaults) it polls (config diskFaultsFile). */
+  diskFaults?: boolean;
 }
 
 export interface CoordinatorOptions {
@@ -61,6 +63,7 @@ export class TestCluster {
       brokerSetup: () => ({}),
       proxied: false,
       brokerEnv: {},
+      diskFaults: false,
       ...options,
     };
     const etcd = await startEtcd();
@@ -124,6 +127,7 @@ export class TestCluster {
     const setup = this.options.brokerSetup(id);
     let port = String(setup.port ?? 0);
     const proxyEnv: NodeJS.ProcessEnv = {};
+    if (this.options.diskFaults) proxyEnv.TIDE_DISK_FAULTS_FILE = this.diskFaultsFile(id);
     if (this.options.proxied) {
       let proxy = this.proxies.get(id);
       if (!proxy) {
@@ -157,6 +161,22 @@ export class TestCluster {
     const b = this.brokers.get(id);
     if (!b) throw new Error(`no broker ${id}`);
     return b;
+  }
+
+  /** Where broker `id` reads injected disk faults (clusters started with `diskFaults`). */
+  diskFaultsFile(id: number): string {
+    return path.join(this.dir, `disk-faults-${id}.json`);
+  }
+
+  /**
+   * Makes broker `id`'s matching writes or fsyncs fail with `code` (ENOSPC, EIO) from its next
+   * poll on (about 100 ms); an empty list clears them. See services/broker/disk-fault-file.ts.
+   */
+  injectDiskFaults(
+    id: number,
+    rules: { op: 'write' | 'fsync'; code: string; topic?: string; partition?: number }[],
+  ): void {
+    fs.writeFileSync(this.diskFaultsFile(id), JSON.stringify(rules));
   }
 
   /** The proxy in front of broker `id` (clusters started with `proxied`). */

@@ -40,4 +40,11 @@ export {
   type PassSummary,
 } from './cleaner/log-cleaner';
 export type { LogIoStats } from './writer';
+export {
+  diskError,
+  type DiskFaults,
+  type DiskOp,
+  type DiskOpTarget,
+  type LogFailureListener,
+} from './disk-faults';
 export { LEADER_EPOCH_CHECKPOINT_FILE, NO_EPOCH } from './leader-epoch-cache';

@@ -69,6 +69,7 @@ import {
 } from './leader-epoch-cache';
 import { loadLeaderEpochCache, type LoadedLeaderEpochs } from './leader-epoch-loader';
 import { GroupCommitWriter, newLogIoStats, type LogIoStats } from './writer';
+import type { DiskFaults, LogFailureListener } from './disk-faults';
 
 export interface OpenPartitionLogOptions {
   /** The broker's data dir; the log lives in `<dataDir>/<topic>-<partition>/`. */
@@ -78,6 +79,10 @@ export interface OpenPartitionLogOptions {
   config: LogConfig;
   clock: Clock;
   logger: Logger;
+  /** Injected disk faults (tests only); see disk-faults.ts. */
+  faults?: DiskFaults;
+  /** Told once when this log fails and goes offline. */
+  onFailure?: LogFailureListener;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -118,6 +123,7 @@ export class SegmentedLog implements PartitionLog {
   private readonly epochs: LeaderEpochCache;
   /** The epoch entries differ from the checkpoint file (appends change them in memory only). */
   private epochsDirty: boolean;
+  private readonly onFailure: LogFailureListener | undefined;
 
   static async open(options: OpenPartitionLogOptions): Promise<SegmentedLog> {
     validateLogConfig(options.config);
@@ -153,6 +159,7 @@ export class SegmentedLog implements PartitionLog {
   ) {
     this.epochs = epochs.cache;
     this.epochsDirty = epochs.dirty;
+    this.onFailure = options.onFailure;
     this.topic = options.topic;
     this.partition = options.partition;
     this.dir = dir;
@@ -170,10 +177,9 @@ export class SegmentedLog implements PartitionLog {
     this.writer = new GroupCommitWriter({
       syncEachRound: () => this.config.flushPolicy === 'sync',
       stats: this.stats,
-      onFailure: (err) => {
-        this.state = 'failed';
-        this.logger.error({ err }, 'write failed: partition log is offline until reopened');
-      },
+      faults: options.faults,
+      target: { topic: options.topic, partition: options.partition },
+      onFailure: (err) => this.failed(err, 'write failed: partition log is offline until reopened'),
     });
     this.compaction = new LogCompaction({
       dir,
@@ -189,10 +195,7 @@ export class SegmentedLog implements PartitionLog {
         producers: () => this.producers.all(),
         isOpen: () => this.state === 'open',
         exclusive: () => this.exclusive,
-        fail: (err) => {
-          this.state = 'failed';
-          this.logger.error({ err }, 'partition log is offline until reopened');
-        },
+        fail: (err) => this.failed(err, 'partition log is offline until reopened'),
       },
     });
   }
@@ -838,6 +841,13 @@ export class SegmentedLog implements PartitionLog {
       this.exclusive = undefined;
       release();
     }
+  }
+
+  private failed(err: Error, why: string): void {
+    const first = this.state !== 'failed';
+    this.state = 'failed';
+    this.logger.error({ err }, why);
+    if (first) this.onFailure?.(this.topic, this.partition, err);
   }
 
   private unavailable(): TideError {

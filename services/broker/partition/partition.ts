@@ -117,6 +117,8 @@ export class Partition {
   private readonly followers = new Map<number, FollowerState>();
   /** Followers whose replication streams to this broker all broke (see followerStreamLost). */
   private readonly lostFollowers = new Set<number>();
+  /** The log failed (disk error): offline for good in this process. */
+  private logFailure: Error | undefined;
   private pendingIsr: number[] | undefined;
   private nextProposalMs = 0;
   private readonly acks: AckWaiters;
@@ -205,7 +207,7 @@ export class Partition {
    * they fetch, which holds the HW where it is. Same epoch: adopts the ISR and partition epoch.
    */
   async makeLeader(state: PartitionState, minInsyncReplicas: number): Promise<void> {
-    if (this.currentRole === 'closed' || state.leaderEpoch < this.epoch) return;
+    if (this.currentRole === 'closed' || this.logFailure || state.leaderEpoch < this.epoch) return;
     if (this.currentRole === 'leader' && state.leaderEpoch === this.epoch) {
       this.adoptState(state, minInsyncReplicas);
       return;
@@ -246,7 +248,7 @@ export class Partition {
    * fetcher does that by leader epoch).
    */
   makeFollower(state: PartitionState): void {
-    if (this.currentRole === 'closed' || state.leaderEpoch < this.epoch) return;
+    if (this.currentRole === 'closed' || this.logFailure || state.leaderEpoch < this.epoch) return;
     if (this.currentRole === 'follower' && state.leaderEpoch === this.epoch && state.leader === this.leader) {
       this.adoptState(state, this.minIsr);
       return;
@@ -289,6 +291,29 @@ export class Partition {
     }
     this.maybeAdvanceHighWatermark();
     this.completeAcks();
+    this.notifyChange();
+  }
+
+  /** True once the log failed (logFailed). */
+  get isLogFailed(): boolean {
+    return this.logFailure !== undefined;
+  }
+
+  /**
+   * The log failed (a disk write or fsync error): the replica stops serving and stays offline
+   * whatever the metadata says, until the process restarts and recovers the log. Pending acks=all
+   * requests fail with NOT_LEADER (retriable: the producer re-sends to the next leader, and
+   * idempotence keeps that exactly-once); nothing in the failed write round was acknowledged.
+   */
+  logFailed(error: Error): void {
+    if (this.currentRole === 'closed' || this.logFailure) return;
+    this.logFailure = error;
+    this.currentRole = 'offline';
+    this.pendingIsr = undefined;
+    this.followers.clear();
+    this.lostFollowers.clear();
+    this.acks.failAll(() => this.notLeaderError());
+    this.releaseDataWaiters(true);
     this.notifyChange();
   }
 
@@ -658,9 +683,11 @@ export class Partition {
     const where =
       this.currentRole === 'closed'
         ? 'is no longer hosted here'
-        : this.leader >= 0 && this.leader !== this.deps.brokerId
-          ? `is led by broker ${this.leader}`
-          : 'has no leader on this broker right now';
+        : this.logFailure
+          ? `is offline here: its log failed (${this.logFailure.message})`
+          : this.leader >= 0 && this.leader !== this.deps.brokerId
+            ? `is led by broker ${this.leader}`
+            : 'has no leader on this broker right now';
     return new TideError(
       'NOT_LEADER',
       `broker ${this.deps.brokerId} does not lead ${this.topic}-${this.partition}: it ${where}`,

@@ -25,6 +25,7 @@ import type { AdminClient } from '../grpc/generated/tide/v1/Admin';
 import type { ControllerClient as ControllerGrpcClient } from '../grpc/generated/tide/v1/Controller';
 import type { AlterPartitionResponse } from '../grpc/generated/tide/v1/AlterPartitionResponse';
 import type { ControlledShutdownResponse } from '../grpc/generated/tide/v1/ControlledShutdownResponse';
+import type { ReportReplicaOfflineResponse } from '../grpc/generated/tide/v1/ReportReplicaOfflineResponse';
 import type { ReportLeaderUnreachableResponse } from '../grpc/generated/tide/v1/ReportLeaderUnreachableResponse';
 import type { CreateTopicResponse } from '../grpc/generated/tide/v1/CreateTopicResponse';
 import type { CreateInternalTopicResponse } from '../grpc/generated/tide/v1/CreateInternalTopicResponse';
@@ -155,6 +156,15 @@ export class ControllerClient implements TopicAdmin {
           options,
           cb,
         ),
+      ),
+    );
+  }
+
+  /** Tells the controller this broker's log of topic-partition failed (the replica is offline here). */
+  async reportReplicaOffline(brokerId: number, topic: string, partition: number): Promise<void> {
+    await this.call('ReportReplicaOffline', (c, options) =>
+      promised<ReportReplicaOfflineResponse>((cb) =>
+        c.controller.ReportReplicaOffline({ broker_id: brokerId, topic, partition }, options, cb),
       ),
     );
   }

@@ -1,6 +1,6 @@
 /**
  * gRPC handlers of `tide.v1.Controller` (AlterPartition, ControlledShutdown, CreateInternalTopic,
- * ReportLeaderUnreachable): validate the request
+ * ReportLeaderUnreachable, ReportReplicaOffline): validate the request
  * shape, call the controller, map errors at the edge. A standby answers NOT_CONTROLLER (the
  * controller's operations check leadership themselves).
  */
@@ -18,6 +18,7 @@ export interface ControllerOperations extends InternalTopicCreator {
   alterPartition(topic: string, partition: number, proposal: AlterPartitionProposal): Promise<PartitionView>;
   controlledShutdown(brokerId: number): Promise<{ remaining: { topic: string; partition: number }[] }>;
   reportLeaderUnreachable(brokerId: number, leaderId: number, forMs: number): Promise<void>;
+  reportReplicaOffline(brokerId: number, topic: string, partition: number): Promise<PartitionView>;
 }
 
 export function toPartitionInfo(view: PartitionView, live?: ReadonlySet<number>): PartitionInfo__Input {
@@ -65,6 +66,12 @@ export function controllerHandlers(ops: ControllerOperations, logger: Logger): C
         Number(req.unreachable_for_ms),
       );
       return {};
+    }),
+    ReportReplicaOffline: unary(logger, 'ReportReplicaOffline', async (req) => {
+      if (!req.topic) throw new TideError('INVALID_REQUEST', 'topic is required');
+      if (req.partition < 0) throw new TideError('INVALID_REQUEST', `partition ${req.partition} is negative`);
+      const view = await ops.reportReplicaOffline(requireBrokerId(req.broker_id), req.topic, req.partition);
+      return { partition: toPartitionInfo(view) };
     }),
     CreateInternalTopic: unary(logger, 'CreateInternalTopic', async (req) => {
       if (!req.name) throw new TideError('INVALID_REQUEST', 'name (the topic) is required');
