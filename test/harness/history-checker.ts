@@ -11,6 +11,8 @@ export interface AckedRecord {
   /** Which producer sent it and its send order within that producer. */
   producer: string;
   seq: number;
+  /** When the acknowledgement arrived (ms since the epoch), for unavailability figures. */
+  atMs?: number;
 }
 
 export interface ReadRecord {
