@@ -74,6 +74,7 @@ export class Producer {
   private readonly idempotent: boolean;
   private readonly retryOptions: Omit<RetryOptions, 'signal'>;
   private readonly requestTimeoutMs: number;
+  private readonly deliveryTimeoutMs: number;
   private readonly maxBufferedBytes: number;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -84,6 +85,9 @@ export class Producer {
   private readonly topics = new Map<string, TopicState>();
   private readonly streams = new Map<string, ProduceStream<ProducerBatch>>();
   private readonly batchState = new WeakMap<ProducerBatch, PartitionState>();
+  /** The stream each in-flight batch was last sent on; answers from any other are stale. */
+  private readonly sentOn = new WeakMap<ProducerBatch, ProduceStream<ProducerBatch>>();
+  private readonly unsubscribeLeaders: () => void;
   private readonly congested = new Set<PartitionState>();
   private readonly queue: Job[] = [];
   private readonly scratch: RecordInput = {
@@ -116,6 +120,7 @@ export class Producer {
     this.compression = settings.compression;
     this.retryOptions = settings.retry;
     this.requestTimeoutMs = settings.requestTimeoutMs;
+    this.deliveryTimeoutMs = settings.deliveryTimeoutMs;
     this.maxBufferedBytes = settings.maxBufferedBytes;
     this.clock = options.clock ?? this.cluster.clock;
     this.logger = (options.logger ?? this.cluster.logger).child({ component: 'producer' });
@@ -128,6 +133,9 @@ export class Producer {
     this.requestBuffers = new BufferPool(
       this.batchBytes + 4096,
       Math.min(this.maxBufferedBytes, 16 * 1024 * 1024),
+    );
+    this.unsubscribeLeaders = this.cluster.onLeaderChange((topic, partition) =>
+      this.onLeaderMoved(topic, partition),
     );
     this.sweepTimer = this.clock.setInterval(
       () => this.sweepTimeouts(),
@@ -209,6 +217,7 @@ export class Producer {
     } finally {
       this.closed = true;
       this.sweepTimer.cancel();
+      this.unsubscribeLeaders();
       for (const stream of this.streams.values()) stream.end();
       this.streams.clear();
       if (this.ownsCluster) this.cluster.close();
@@ -520,6 +529,7 @@ export class Producer {
       this.congested.add(state);
       return false;
     }
+    this.sentOn.set(batch, stream);
     stream.send(batch, batch.request as EncodedProduceRequest, this.acks === 'none', this.clock.nowMs());
     return true;
   }
@@ -527,18 +537,64 @@ export class Producer {
   private streamTo(address: string): ProduceStream<ProducerBatch> {
     let stream = this.streams.get(address);
     if (!stream || !stream.alive) {
-      stream = new ProduceStream<ProducerBatch>(this.cluster.pool.broker(address), address, {
-        onResponse: (batch, response, error) =>
-          this.onResult(this.batchState.get(batch)!, batch, response, error),
-        onWritten: (batch) => this.onResult(this.batchState.get(batch)!, batch, undefined, undefined),
-        onFailure: (batches, error) => {
-          for (const batch of batches) this.onResult(this.batchState.get(batch)!, batch, undefined, error);
+      const created: ProduceStream<ProducerBatch> = new ProduceStream<ProducerBatch>(
+        this.cluster.pool.broker(address),
+        address,
+        {
+          onResponse: (batch, response, error) => this.onAnswer(created, batch, response, error),
+          onWritten: (batch) => this.onAnswer(created, batch, undefined, undefined),
+          onFailure: (batches, error) => {
+            for (const batch of batches) this.onAnswer(created, batch, undefined, error);
+          },
+          onDrain: () => this.onStreamDrain(),
         },
-        onDrain: () => this.onStreamDrain(),
-      });
+      );
+      stream = created;
       this.streams.set(address, stream);
     }
     return stream;
+  }
+
+  /** An answer from `stream` about `batch`; ignored when the batch was re-sent elsewhere since. */
+  private onAnswer(
+    stream: ProduceStream<ProducerBatch>,
+    batch: ProducerBatch,
+    response: ProduceResponse | undefined,
+    error: TideError | undefined,
+  ): void {
+    if (this.sentOn.get(batch) !== stream) return;
+    this.sentOn.delete(batch);
+    this.onResult(this.batchState.get(batch)!, batch, response, error);
+  }
+
+  /**
+   * The metadata names a new leader for topic-partition: batches in flight to the old one are
+   * re-sent to the new one at once, in order, instead of waiting for the old leader (paused, cut
+   * off) to answer or for the request timeout. Idempotent producers only: the broker drops a
+   * sequence it already has, so a batch the old leader did commit is not written twice; late
+   * answers from the old leader are ignored (sentOn).
+   */
+  private onLeaderMoved(topic: string, partition: number): void {
+    if (!this.idempotent || this.closed) return;
+    const state = this.topics.get(topic)?.partitions[partition];
+    if (!state || state.inFlight.length === 0 || state.broken) return;
+    let address: string;
+    try {
+      address = this.cluster.leaderFor(topic, partition);
+    } catch {
+      return; // no leader yet: the next metadata change tells
+    }
+    const stale = state.inFlight.filter((b) => this.sentOn.get(b)?.address !== address);
+    if (stale.length === 0) return;
+    this.logger.info(
+      { topic, partition, leader: address, batches: stale.length },
+      'partition leader moved: re-sending in-flight batches to the new leader',
+    );
+    for (const batch of state.inFlight) this.sentOn.delete(batch);
+    state.failedInRound.push(...state.inFlight);
+    state.inFlight = [];
+    state.recovering = true;
+    this.recover(state, true);
   }
 
   private onStreamDrain(): void {
@@ -596,8 +652,10 @@ export class Producer {
     if (ROUTING_ERRORS.has(error.code)) this.cluster.invalidate(state.topic);
     // A gap the broker saw because an earlier batch of this round is being retried is not fatal.
     const gapFromRetry = error.code === 'OUT_OF_ORDER_SEQUENCE' && state.failedInRound.length > 0;
+    const withinDelivery = this.clock.nowMs() - batch.nowMs < this.deliveryTimeoutMs;
     const mayRetry =
       (error.retriable || gapFromRetry) &&
+      withinDelivery &&
       batch.attempts < this.retryOptions.attempts &&
       !this.closed &&
       !state.broken;
@@ -610,8 +668,16 @@ export class Producer {
       state.recovering = true;
       return;
     }
-    this.fail(batch, error);
-    if (this.idempotent) this.breakPartition(state, error);
+    const final =
+      (error.retriable || gapFromRetry) && !withinDelivery
+        ? new TideError(
+            error.code,
+            `${error.message} (gave up: the delivery timeout of ${this.deliveryTimeoutMs} ms passed after ${batch.attempts} tries)`,
+            { cause: error, retriable: false, context: { topic: state.topic, partition: state.partition } },
+          )
+        : error;
+    this.fail(batch, final);
+    if (this.idempotent) this.breakPartition(state, final);
   }
 
   /** Fails every batch of the partition that has not been sent (they would leave a sequence gap). */
@@ -635,15 +701,18 @@ export class Producer {
   }
 
   /** After a retriable failure, once nothing is in flight: re-queue, refresh metadata, back off, resend. */
-  private recover(state: PartitionState): void {
+  private recover(state: PartitionState, now = false): void {
     const failed = state.failedInRound;
     state.failedInRound = [];
     state.ready = [...failed, ...state.ready].sort((a, b) => a.order - b.order);
     const attempt = failed.reduce((max, b) => Math.max(max, b.attempts), 1);
-    const delayMs = backoffMs(attempt, this.retryOptions, this.random);
-    const refresh = this.cluster.topicMetadata(state.topic, true).catch((err: unknown) => {
-      this.logger.debug({ err, topic: state.topic }, 'metadata refresh before retry failed');
-    });
+    // `now`: the metadata just moved the partition; no refresh, no backoff.
+    const delayMs = now ? 0 : backoffMs(attempt, this.retryOptions, this.random);
+    const refresh = now
+      ? Promise.resolve()
+      : this.cluster.topicMetadata(state.topic, true).catch((err: unknown) => {
+          this.logger.debug({ err, topic: state.topic }, 'metadata refresh before retry failed');
+        });
     void Promise.all([refresh, sleep(delayMs, this.clock)]).then(() => {
       state.recovering = false;
       if (this.closed && state.ready.length > 0) {
