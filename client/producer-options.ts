@@ -73,7 +73,11 @@ export const DEFAULT_LINGER_MS = 5;
 export const DEFAULT_BATCH_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_PRODUCER_REQUEST_TIMEOUT_MS = 30_000;
-export const DEFAULT_PRODUCER_RETRY = { ...DEFAULT_RETRY, attempts: Number.MAX_SAFE_INTEGER, maxBackoffMs: 1_000 };
+export const DEFAULT_PRODUCER_RETRY = {
+  ...DEFAULT_RETRY,
+  attempts: Number.MAX_SAFE_INTEGER,
+  maxBackoffMs: 1_000,
+};
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 120_000;
 
 /** The validated settings a Producer runs with. */
@@ -121,7 +125,10 @@ export function resolveProducerOptions(options: ProducerOptions): ProducerSettin
       'requestTimeoutMs',
       options.requestTimeoutMs ?? DEFAULT_PRODUCER_REQUEST_TIMEOUT_MS,
     ),
-    deliveryTimeoutMs: positive('deliveryTimeoutMs', options.deliveryTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS),
+    deliveryTimeoutMs: positive(
+      'deliveryTimeoutMs',
+      options.deliveryTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
+    ),
     maxBufferedBytes: positive('maxBufferedBytes', options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES),
   };
 }
