@@ -30,10 +30,10 @@ async function main(): Promise<void> {
     log: (line) => process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}\n`),
   });
   process.stdout.write(`\nchaos --seed ${seed} --duration ${durationS}: ${report.faults.length} faults\n`);
-  process.stdout.write('fault kind            count   max unavailable ms   mean unavailable ms\n');
+  process.stdout.write('fault kind            count   unavailable ms: median      mean       max\n');
   for (const row of summarizeFaults(report.faults)) {
     process.stdout.write(
-      `${row.kind.padEnd(20)}  ${String(row.count).padStart(5)}   ${String(row.maxMs).padStart(18)}   ${String(row.meanMs).padStart(19)}\n`,
+      `${row.kind.padEnd(20)}  ${String(row.count).padStart(5)}   ${String(row.medianMs).padStart(20)} ${String(row.meanMs).padStart(9)} ${String(row.maxMs).padStart(9)}\n`,
     );
   }
   process.stdout.write(`\nproducer errors (retried or given up): ${JSON.stringify(report.producerErrors)}\n`);

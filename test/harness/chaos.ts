@@ -316,10 +316,10 @@ export function unavailability(workload: Workload, startMs: number, endMs: numbe
   return worst;
 }
 
-/** Per fault kind: count, the worst and the mean unavailability. */
+/** Per fault kind: count, the worst, the median and the mean unavailability. */
 export function summarizeFaults(
   faults: FaultRecord[],
-): { kind: FaultKind; count: number; maxMs: number; meanMs: number }[] {
+): { kind: FaultKind; count: number; maxMs: number; medianMs: number; meanMs: number }[] {
   const byKind = new Map<FaultKind, number[]>();
   for (const f of faults) byKind.set(f.kind, [...(byKind.get(f.kind) ?? []), f.unavailableMs]);
   return [...byKind.entries()]
@@ -327,6 +327,7 @@ export function summarizeFaults(
       kind,
       count: values.length,
       maxMs: Math.max(...values),
+      medianMs: [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)],
       meanMs: Math.round(values.reduce((a, b) => a + b, 0) / values.length),
     }))
     .sort((a, b) => FAULT_KINDS.indexOf(a.kind) - FAULT_KINDS.indexOf(b.kind));
