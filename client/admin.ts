@@ -4,7 +4,6 @@
  * retriable failures (an unreachable broker, NOT_CONTROLLER, METADATA_UNAVAILABLE) are retried
  * with backoff. Results are camelCase views of the wire messages.
  */
-import type * as grpc from '@grpc/grpc-js';
 import type { AdminClient } from '../services/common/grpc/generated/tide/v1/Admin';
 import type { AlterConfigsResponse } from '../services/common/grpc/generated/tide/v1/AlterConfigsResponse';
 import type { ConfigEntry as WireConfigEntry } from '../services/common/grpc/generated/tide/v1/ConfigEntry';
@@ -19,12 +18,12 @@ import { TideError } from '../services/common/errors';
 import {
   Cluster,
   partitionsOf,
-  unary,
   type BrokerMetadata,
   type ClusterMetadata,
   type ClusterOptions,
   type PartitionMetadata,
 } from './cluster';
+import type { Invoke } from './net/broker-calls';
 import { DEFAULT_RETRY, retry, type RetryOptions } from './retry';
 
 export interface CreateTopicOptions {
@@ -193,16 +192,9 @@ export class Admin {
     if (this.ownsCluster) this.cluster.close();
   }
 
-  private call<T>(
-    invoke: (client: AdminClient, options: grpc.CallOptions, callback: grpc.requestCallback<T>) => unknown,
-  ): Promise<T> {
+  private call<T>(invoke: Invoke<AdminClient, T>): Promise<T> {
     return retry(
-      () =>
-        this.cluster.withControlBroker((address) =>
-          unary<T>((cb) =>
-            invoke(this.cluster.pool.admin(address), { deadline: this.cluster.deadline() }, cb),
-          ),
-        ),
+      () => this.cluster.withControlBroker((address) => this.cluster.calls.admin(address, invoke)),
       this.retryOptions,
       { clock: this.cluster.clock },
     );

@@ -17,14 +17,17 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { Clock } from '../services/common/clock';
 import { TideError } from '../services/common/errors';
-import { fromGrpcError } from '../services/common/grpc/status';
 import type { Logger } from '../services/common/logger';
 import { silentLogger } from '../services/common/logger';
 import type { MetadataResponse } from '../services/common/grpc/generated/tide/v1/MetadataResponse';
 import type { TopicInfo } from '../services/common/grpc/generated/tide/v1/TopicInfo';
-import { ConnectionPool, type ConnectionOptions } from './connection';
-import { sleep } from './retry';
+import { BrokerCalls, toTideError, unary } from './net/broker-calls';
+import { ConnectionPool, type ConnectionOptions } from './net/connection';
+import { retry, sleep, type RetryOptions } from './retry';
 import { clientClock } from './timers';
+
+/** Re-exported for callers that made their own calls before the broker-call layer (net/broker-calls.ts). */
+export { unary };
 
 /**
  * 'direct': each request to its partition's leader. 'bootstrap': every request to the bootstrap
@@ -126,18 +129,10 @@ export function partitionsOf(t: TopicInfo): PartitionMetadata[] {
   return partitions;
 }
 
-/** Promisifies one grpc-js unary call and maps its failure to a TideError. */
-export function unary<T>(invoke: (callback: grpc.requestCallback<T>) => unknown): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    invoke((err, value) => {
-      if (err) reject(fromGrpcError(err));
-      else resolve(value as T);
-    });
-  });
-}
-
 export class Cluster {
   readonly pool: ConnectionPool;
+  /** Every broker request of this client goes through here (net/broker-calls.ts). */
+  readonly calls: BrokerCalls;
   private readonly routingOption: Routing;
   private effectiveRouting: 'direct' | 'bootstrap';
   readonly logger: Logger;
@@ -174,6 +169,7 @@ export class Cluster {
       ...options.connection,
       proxyRouting: () => this.effectiveRouting === 'bootstrap',
     });
+    this.calls = new BrokerCalls(this.pool, this.requestTimeoutMs);
   }
 
   /**
@@ -229,7 +225,7 @@ export class Cluster {
         if (found) return found;
         throw new TideError('UNKNOWN_TOPIC', `topic ${topic} does not exist`, { context: { topic } });
       } catch (err) {
-        const e = fromGrpcError(err);
+        const e = toTideError(err);
         if (e.code !== 'UNKNOWN_TOPIC' || this.clock.nowMs() + delayMs > deadline) throw e;
         await sleep(delayMs, this.clock);
       }
@@ -305,11 +301,7 @@ export class Cluster {
   /** A Metadata request answered as a typed view (also updates the cache). */
   async fetchMetadata(topics: string[] = []): Promise<ClusterMetadata> {
     await this.connect();
-    const response = await this.withControlBroker((address) =>
-      unary<MetadataResponse>((cb) =>
-        this.pool.broker(address).Metadata({ topics }, { deadline: this.deadline() }, cb),
-      ),
-    );
+    const response = await this.withControlBroker((address) => this.calls.metadata(address, topics));
     const view = this.absorb(response);
     // A requested topic the broker left out no longer exists (or does not yet): drop stale entries.
     for (const topic of topics) if (!view.topics.some((t) => t.name === topic)) this.topics.delete(topic);
@@ -326,7 +318,7 @@ export class Cluster {
     try {
       return await fn(first);
     } catch (err) {
-      const e = fromGrpcError(err);
+      const e = toTideError(err);
       if (e.code !== 'BROKER_NOT_AVAILABLE' || this.closed) throw e;
       const candidates =
         this.routing === 'bootstrap'
@@ -339,16 +331,40 @@ export class Cluster {
           this.controlAddress = address;
           return result;
         } catch (next) {
-          if (fromGrpcError(next).code !== 'BROKER_NOT_AVAILABLE') throw fromGrpcError(next);
+          if (toTideError(next).code !== 'BROKER_NOT_AVAILABLE') throw toTideError(next);
         }
       }
       throw e;
     }
   }
 
+  /**
+   * Runs a request against the leader of (topic, partition) — fetching metadata when the topic is
+   * not cached — retrying retriable failures; a routing error marks the topic's metadata stale first.
+   */
+  withLeader<T>(
+    tp: { topic: string; partition: number },
+    fn: (address: string) => Promise<T>,
+    retryOptions: Partial<RetryOptions>,
+    clock: Clock = this.clock,
+  ): Promise<T> {
+    return retry(
+      async () => {
+        try {
+          return await fn(await this.leaderAddress(tp.topic, tp.partition));
+        } catch (err) {
+          if (ROUTING_ERRORS.has((err as TideError).code)) this.invalidate(tp.topic);
+          throw err;
+        }
+      },
+      retryOptions,
+      { clock },
+    );
+  }
+
   /** A deadline `requestTimeoutMs` from now, for grpc-js call options. */
   deadline(timeoutMs = this.requestTimeoutMs): Date {
-    return new Date(Date.now() + timeoutMs);
+    return this.calls.deadline(timeoutMs);
   }
 
   close(): void {
@@ -364,7 +380,7 @@ export class Cluster {
    */
   private watchMetadata(address: string, attempt = 0): void {
     if (this.closed) return;
-    const call = this.pool.broker(address).WatchMetadata({ topics: [] });
+    const call = this.calls.watchMetadata(address);
     this.metadataWatch = call;
     let received = false;
     call.on('data', (response: MetadataResponse) => {
@@ -396,7 +412,7 @@ export class Cluster {
       advertised.map(
         (address) =>
           new Promise<void>((resolve) =>
-            this.pool.broker(address).waitForReady(Date.now() + ADVERTISED_PROBE_TIMEOUT_MS, (err) => {
+            this.calls.waitForReady(address, Date.now() + ADVERTISED_PROBE_TIMEOUT_MS, (err) => {
               if (err) unreachable.push(address);
               resolve();
             }),
@@ -417,11 +433,7 @@ export class Cluster {
     for (const address of this.bootstrapAddresses) {
       if (this.closed) break;
       try {
-        const response = await unary<MetadataResponse>((cb) =>
-          this.pool
-            .broker(address)
-            .Metadata({ topics: [] }, { deadline: this.deadline(this.connectTimeoutMs) }, cb),
-        );
+        const response = await this.calls.metadata(address, [], this.connectTimeoutMs);
         this.controlAddress = address;
         this.absorb(response);
         this.logger.debug({ address, brokers: response.brokers.length }, 'bootstrapped');
@@ -429,7 +441,7 @@ export class Cluster {
         this.watchMetadata(address);
         return;
       } catch (err) {
-        const e = fromGrpcError(err);
+        const e = toTideError(err);
         failures.push(`${address} (${e.code}: ${e.message})`);
         this.pool.closeAddress(address);
       }

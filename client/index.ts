@@ -15,14 +15,16 @@
  *   await tide.admin().createTopic('events', { partitions: 3 });
  *   await tide.close();
  *
- * Layers (each usable alone): connection.ts (grpc-js channels) → cluster.ts (bootstrap, metadata,
- * routing) → producer.ts / consumer.ts / admin.ts. Errors are TideError with `code` and `retriable`.
+ * Layers (each usable alone): net/connection.ts (grpc-js channels) → net/wire.ts and the streams
+ * (protocol) → net/broker-calls.ts (every request: deadlines, error mapping) → cluster.ts
+ * (bootstrap, metadata, routing) → producer/ / consumer/ / admin.ts / group/
+ * (docs/architecture.md, "The client's layers"). Errors are TideError with `code` and `retriable`.
  */
 import type { Clock } from '../services/common/clock';
 import type { Logger } from '../services/common/logger';
 import { Admin, type AdminOptions } from './admin';
 import { Cluster, type Routing } from './cluster';
-import type { ConnectionOptions } from './connection';
+import type { ConnectionOptions } from './net/connection';
 import { Consumer, type ConsumerOptions } from './consumer';
 import { CoordinatorClient } from './group/coordinator-client';
 import { GroupAdmin } from './group/group-admin';
@@ -180,11 +182,11 @@ export type {
   Routing,
   TopicMetadata,
 } from './cluster';
-export { ConnectionPool, channelOptionsFor } from './connection';
-export type { ConnectionOptions } from './connection';
+export { ConnectionPool, channelOptionsFor } from './net/connection';
+export type { ConnectionOptions } from './net/connection';
 export { retry, isRetriable, backoffMs } from './retry';
 export type { RetryOptions } from './retry';
-export { partitionForKey, murmur2 } from './partitioner';
+export { partitionForKey, murmur2 } from './producer/partitioner';
 export type {
   BatchMetadata,
   Bytes,
@@ -197,6 +199,6 @@ export type {
   RecordRange,
   TopicPartition,
 } from './types';
-export type { AcksOption } from './wire';
+export type { AcksOption } from './net/wire';
 export { TideError, ERROR_CODES } from '../services/common/errors';
 export type { ErrorCode, ErrorContext } from '../services/common/errors';

@@ -16,8 +16,9 @@ import { coordinatorProto } from '../../services/common/grpc/coordinator-proto';
 import type { GroupCoordinatorClient } from '../../services/common/grpc/generated/tide/v1/GroupCoordinator';
 import type { FindCoordinatorResponse } from '../../services/common/grpc/generated/tide/v1/FindCoordinatorResponse';
 import type { DescribeCoordinatorsResponse } from '../../services/common/grpc/generated/tide/v1/DescribeCoordinatorsResponse';
-import { ADVERTISED_PROBE_TIMEOUT_MS, Cluster, unary } from '../cluster';
-import { channelOptionsFor, type ConnectionOptions } from '../connection';
+import { ADVERTISED_PROBE_TIMEOUT_MS, Cluster } from '../cluster';
+import type { Invoke } from '../net/broker-calls';
+import { channelOptionsFor, type ConnectionOptions } from '../net/connection';
 import { DEFAULT_RETRY, retry, type RetryOptions } from '../retry';
 
 /** Errors after which the group's coordinator is looked up again. */
@@ -64,12 +65,9 @@ export class CoordinatorClient {
     const cached = this.addresses.get(groupId);
     if (cached) return cached;
     const response = await this.cluster.withControlBroker((address) =>
-      unary<FindCoordinatorResponse>((cb) =>
-        this.brokerClient(address).FindCoordinator(
-          { group_id: groupId },
-          { deadline: this.cluster.deadline() },
-          cb,
-        ),
+      this.cluster.calls.call<GroupCoordinatorClient, FindCoordinatorResponse>(
+        this.brokerClient(address),
+        (c, o, cb) => c.FindCoordinator({ group_id: groupId }, o, cb),
       ),
     );
     const c = response.coordinator;
@@ -89,8 +87,9 @@ export class CoordinatorClient {
     return retry(
       () =>
         this.cluster.withControlBroker((address) =>
-          unary<DescribeCoordinatorsResponse>((cb) =>
-            this.brokerClient(address).DescribeCoordinators({}, { deadline: this.cluster.deadline() }, cb),
+          this.cluster.calls.call<GroupCoordinatorClient, DescribeCoordinatorsResponse>(
+            this.brokerClient(address),
+            (c, o, cb) => c.DescribeCoordinators({}, o, cb),
           ),
         ),
       this.retryOptions,
@@ -146,16 +145,8 @@ export class CoordinatorClient {
    * Runs a unary call against the group's coordinator, finding it again and retrying on
    * COORDINATOR_ERRORS; other errors are thrown as they are.
    */
-  call<T>(
-    groupId: string,
-    invoke: (
-      client: GroupCoordinatorClient,
-      options: grpc.CallOptions,
-      cb: grpc.requestCallback<T>,
-    ) => unknown,
-  ): Promise<T> {
-    const run = (client: GroupCoordinatorClient) =>
-      unary<T>((cb) => invoke(client, { deadline: this.cluster.deadline() }, cb));
+  call<T>(groupId: string, invoke: Invoke<GroupCoordinatorClient, T>): Promise<T> {
+    const run = (client: GroupCoordinatorClient) => this.cluster.calls.call(client, invoke);
     return retry(
       async () => {
         try {

@@ -12,7 +12,6 @@ import type { ResetOffsetsResponse } from '../../services/common/grpc/generated/
 import type { ResetTo } from '../../services/common/grpc/generated/tide/v1/ResetTo';
 import type { TopicPartitions } from '../../services/common/grpc/generated/tide/v1/TopicPartitions';
 import { TideError } from '../../services/common/errors';
-import { unary } from '../cluster';
 import type { TopicPartition } from '../types';
 import type { GroupCoordinatorClient } from '../../services/common/grpc/generated/tide/v1/GroupCoordinator';
 import type { CoordinatorClient } from './coordinator-client';
@@ -127,7 +126,9 @@ export class GroupAdmin {
   async listGroups(): Promise<GroupListing[]> {
     const client = this.coordinators;
     const list = (c: GroupCoordinatorClient) =>
-      unary<ListGroupsResponse>((cb) => c.ListGroups({}, { deadline: client.cluster.deadline() }, cb));
+      client.cluster.calls.call<GroupCoordinatorClient, ListGroupsResponse>(c, (g, o, cb) =>
+        g.ListGroups({}, o, cb),
+      );
     const { coordinators } = await client.describeCoordinators();
     const first = coordinators[0];
     const relayed = await client.relayed(first && `${first.host}:${first.port}`);

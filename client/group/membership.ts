@@ -23,7 +23,7 @@ import type * as grpc from '@grpc/grpc-js';
 import type { Clock, Timer } from '../../services/common/clock';
 import { AssertionError } from '../../services/common/assert';
 import { TideError } from '../../services/common/errors';
-import { fromGrpcError } from '../../services/common/grpc/status';
+import { toTideError } from '../net/broker-calls';
 import type { Logger } from '../../services/common/logger';
 import type { MemberRequest__Input } from '../../services/common/grpc/generated/tide/v1/MemberRequest';
 import type { MemberResponse } from '../../services/common/grpc/generated/tide/v1/MemberResponse';
@@ -191,12 +191,12 @@ export class MemberSession {
       if (this.current !== 'connecting') return;
       call = target.client.Membership();
     } catch (err) {
-      this.onFailure(undefined, fromGrpcError(err));
+      this.onFailure(undefined, toTideError(err));
       return;
     }
     this.call = call;
     call.on('data', (message: MemberResponse) => this.onMessage(call, message));
-    call.on('error', (err: unknown) => this.onFailure(call, fromGrpcError(err)));
+    call.on('error', (err: unknown) => this.onFailure(call, toTideError(err)));
     call.on('end', () => {
       if (this.call !== call) return;
       if (this.current === 'leaving') return this.resolveLeft();

@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { TideError } from '../../../services/common/errors';
 import { fromGrpcError, toGrpcStatus } from '../../../services/common/grpc/status';
 import { Cluster } from '../../../client/cluster';
-import { channelOptionsFor } from '../../../client/connection';
+import { channelOptionsFor } from '../../../client/net/connection';
 import { FakeCluster } from './fake-broker';
 
 jest.setTimeout(15_000);

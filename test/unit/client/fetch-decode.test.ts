@@ -1,5 +1,5 @@
 import { encodeBatch, patchBaseOffset } from '../../../services/common/records';
-import { checkFetched, nextFetchOffset, splitFetched } from '../../../client/fetch-decode';
+import { checkFetched, nextFetchOffset, splitFetched } from '../../../client/consumer/fetch-decode';
 
 function batchAt(baseOffset: number, count: number): Buffer {
   const b = encodeBatch(

@@ -1,4 +1,4 @@
-import { murmur2, partitionForKey } from '../../../client/partitioner';
+import { murmur2, partitionForKey } from '../../../client/producer/partitioner';
 import { kafkajsMurmur2, kafkajsPartition, seededRandom } from '../records/kafkajs-oracle';
 
 // From shared COMPAT.md (computed with kafkajs 2.2.4's DefaultPartitioner).

@@ -1,4 +1,4 @@
-import { BatchResult, SendSink, incrementSequence } from '../../../client/producer-batch';
+import { BatchResult, SendSink, incrementSequence } from '../../../client/producer/batch';
 import type { BatchMetadata, RecordMetadata } from '../../../client/types';
 
 describe('incrementSequence', () => {

@@ -3,7 +3,7 @@ import { TideError } from '../../../services/common/errors';
 import { CompressionCodec, compressionOf, readBatchHeader } from '../../../services/common/records';
 import { Cluster } from '../../../client/cluster';
 import { Producer, type ProducerOptions } from '../../../client/producer';
-import { partitionForKey } from '../../../client/partitioner';
+import { partitionForKey } from '../../../client/producer/partitioner';
 import { FakeCluster, waitFor } from './fake-broker';
 
 const TOPIC = 't';

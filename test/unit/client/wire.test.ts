@@ -1,5 +1,5 @@
 import { tideProto } from '../../../services/common/grpc/proto';
-import { encodeProduceBody, encodeProduceRequest } from '../../../client/wire';
+import { encodeProduceBody, encodeProduceRequest } from '../../../client/net/wire';
 
 describe('encodeProduceRequest', () => {
   const decode = (buf: Buffer) => tideProto().Broker.service.ProduceStream.requestDeserialize(buf);

@@ -10,11 +10,11 @@
  * [callStart, callStart+count) of sink S are at positions [batchStart, ...) of this batch" in four
  * parallel arrays. A sendBatch() of keyless records makes one segment per batch.
  */
-import type { BatchBuilder } from '../services/common/records';
-import type { TideError } from '../services/common/errors';
-import type { BatchMetadata, RecordMetadata, RecordRange } from './types';
-import type { InFlightRequest } from './produce-stream';
-import type { EncodedProduceRequest } from './wire';
+import type { BatchBuilder } from '../../services/common/records';
+import type { TideError } from '../../services/common/errors';
+import type { BatchMetadata, RecordMetadata, RecordRange } from '../types';
+import type { InFlightRequest } from '../net/produce-stream';
+import type { EncodedProduceRequest } from '../net/wire';
 
 /**
  * The result of a sendBatch() call, stored as ranges (typically one per batch the call's records

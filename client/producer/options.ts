@@ -2,13 +2,13 @@
  * The producer's options, their defaults, and their validation: every bad option is refused at
  * construction with a message that names it.
  */
-import { TideError } from '../services/common/errors';
-import type { Clock } from '../services/common/clock';
-import type { Logger } from '../services/common/logger';
-import { type CompressionCodec, parseCompression } from '../services/common/records';
-import type { Bytes } from './types';
-import { DEFAULT_RETRY, type RetryOptions } from './retry';
-import type { AcksOption } from './wire';
+import { TideError } from '../../services/common/errors';
+import type { Clock } from '../../services/common/clock';
+import type { Logger } from '../../services/common/logger';
+import { type CompressionCodec, parseCompression } from '../../services/common/records';
+import type { Bytes } from '../types';
+import { DEFAULT_RETRY, type RetryOptions } from '../retry';
+import type { AcksOption } from '../net/wire';
 
 export interface ProducerOptions {
   /** 'none' (fire and forget), 'leader', or 'all' in-sync replicas. Default 'all'. */

@@ -5,10 +5,10 @@
  * stops reading, so the broker's writes block once the windows fill.
  */
 import * as grpc from '@grpc/grpc-js';
-import { TideError } from '../services/common/errors';
-import { fromGrpcError } from '../services/common/grpc/status';
-import type { FetchResponse } from '../services/common/grpc/generated/tide/v1/FetchResponse';
-import type { FetchStreamRequest__Input } from '../services/common/grpc/generated/tide/v1/FetchStreamRequest';
+import { TideError } from '../../services/common/errors';
+import { fromGrpcError } from '../../services/common/grpc/status';
+import type { FetchResponse } from '../../services/common/grpc/generated/tide/v1/FetchResponse';
+import type { FetchStreamRequest__Input } from '../../services/common/grpc/generated/tide/v1/FetchStreamRequest';
 import { decodeFetchResponse, encodeFetchStreamRequest, METHOD_FETCH_STREAM } from './wire';
 
 export interface FetchSessionHandlers {

@@ -1,12 +1,17 @@
 /**
  * What the producer keeps per topic and per partition (the batch pipeline of one partition), and
  * the queued send() calls.
+ *
+ * A PartitionState is shared by the two halves of the producer: the accumulator owns `open`,
+ * `nextOrder`, `lastBatchBytes` and `lingerTimer` (the batch being filled); the sender owns the
+ * rest (`ready` onward: the queue of closed batches, what is in flight, retries, sequence numbers
+ * and the partition's producer identity).
  */
-import type { Timer } from '../services/common/clock';
-import { TideError } from '../services/common/errors';
-import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID } from '../services/common/records';
-import type { ProducerBatch, SendSink } from './producer-batch';
-import type { ProducerRecord } from './types';
+import type { Timer } from '../../services/common/clock';
+import { TideError } from '../../services/common/errors';
+import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID } from '../../services/common/records';
+import type { ProducerBatch, SendSink } from './batch';
+import type { ProducerRecord } from '../types';
 
 export interface Identity {
   producerId: number;
@@ -14,18 +19,20 @@ export interface Identity {
 }
 
 export class PartitionState {
+  // The accumulator's part.
   open: ProducerBatch | null = null;
+  nextOrder = 0;
+  lastBatchBytes = 0;
+  lingerTimer: Timer | undefined;
+  // The sender's part.
   ready: ProducerBatch[] = [];
   inFlight: ProducerBatch[] = [];
   failedInRound: ProducerBatch[] = [];
   nextSequence = 0;
-  nextOrder = 0;
   recovering = false;
   /** A non-retriable failure broke the sequence; waiting to drain, then a fresh identity. */
   broken = false;
   identityPending = false;
-  lastBatchBytes = 0;
-  lingerTimer: Timer | undefined;
 
   constructor(
     readonly topic: string,

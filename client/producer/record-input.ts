@@ -1,7 +1,7 @@
 /** Normalising what callers pass to send(): keys, values and headers as Buffers, partitions checked. */
-import { TideError } from '../services/common/errors';
-import type { RecordHeader } from '../services/common/records';
-import type { Bytes, HeadersInput } from './types';
+import { TideError } from '../../services/common/errors';
+import type { RecordHeader } from '../../services/common/records';
+import type { Bytes, HeadersInput } from '../types';
 
 export function toBuffer(bytes: Bytes): Buffer {
   if (Buffer.isBuffer(bytes)) return bytes;

@@ -8,9 +8,9 @@
  * flight is reported failed with a retriable BROKER_NOT_AVAILABLE (or the mapped status).
  */
 import * as grpc from '@grpc/grpc-js';
-import { TideError } from '../services/common/errors';
-import { fromGrpcError, fromWireError } from '../services/common/grpc/status';
-import type { ProduceResponse } from '../services/common/grpc/generated/tide/v1/ProduceResponse';
+import { TideError } from '../../services/common/errors';
+import { fromGrpcError, fromWireError } from '../../services/common/grpc/status';
+import type { ProduceResponse } from '../../services/common/grpc/generated/tide/v1/ProduceResponse';
 import { decodeProduceResponse, identity, METHOD_PRODUCE_STREAM, type EncodedProduceRequest } from './wire';
 
 /** What the stream needs to know about a request it carries. */

@@ -16,10 +16,10 @@
  *   6 record_batches      0x32  length-delimited
  *   1 correlation_id      0x08  varint (uint64)                    ... last, rewritten per send
  */
-import { tideProto } from '../services/common/grpc/proto';
-import type { ProduceResponse } from '../services/common/grpc/generated/tide/v1/ProduceResponse';
-import type { FetchResponse } from '../services/common/grpc/generated/tide/v1/FetchResponse';
-import type { FetchStreamRequest__Input } from '../services/common/grpc/generated/tide/v1/FetchStreamRequest';
+import { tideProto } from '../../services/common/grpc/proto';
+import type { ProduceResponse } from '../../services/common/grpc/generated/tide/v1/ProduceResponse';
+import type { FetchResponse } from '../../services/common/grpc/generated/tide/v1/FetchResponse';
+import type { FetchStreamRequest__Input } from '../../services/common/grpc/generated/tide/v1/FetchStreamRequest';
 
 export const METHOD_PRODUCE_STREAM = '/tide.v1.Broker/ProduceStream';
 export const METHOD_FETCH_STREAM = '/tide.v1.Broker/FetchStream';

@@ -1,5 +1,5 @@
-import type { CheckedRecords, DecodedRecord } from '../services/common/records';
-import type { ConsumerBatch } from './types';
+import type { CheckedRecords, DecodedRecord } from '../../services/common/records';
+import type { ConsumerBatch } from '../types';
 
 /**
  * A ConsumerBatch over checked fetched bytes: the record objects are built on the first read of

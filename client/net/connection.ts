@@ -8,11 +8,11 @@
  * really spreads load; the Broker and Admin clients of one member share its channel.
  */
 import * as grpc from '@grpc/grpc-js';
-import { tideProto } from '../services/common/grpc/proto';
-import { ROUTING_HEADER } from '../services/common/grpc/routing-headers';
-import { TideError } from '../services/common/errors';
-import type { BrokerClient } from '../services/common/grpc/generated/tide/v1/Broker';
-import type { AdminClient } from '../services/common/grpc/generated/tide/v1/Admin';
+import { tideProto } from '../../services/common/grpc/proto';
+import { ROUTING_HEADER } from '../../services/common/grpc/routing-headers';
+import { TideError } from '../../services/common/errors';
+import type { BrokerClient } from '../../services/common/grpc/generated/tide/v1/Broker';
+import type { AdminClient } from '../../services/common/grpc/generated/tide/v1/Admin';
 
 export interface ConnectionOptions {
   /** HTTP/2 flow-control window per stream and connection. Default 16 MiB. */

@@ -5,14 +5,14 @@
  * (its earlier records are skipped) and the last may be cut short (a partial trailing batch is
  * ignored and fetched again from its base offset).
  */
-import { TideError } from '../services/common/errors';
+import { TideError } from '../../services/common/errors';
 import {
   checkBatches,
   lastOffsetOf,
   readBatchHeader,
   splitBatches,
   type CheckedRecords,
-} from '../services/common/records';
+} from '../../services/common/records';
 
 export interface FetchedBytes {
   /** The complete batches (a view into the response). */
