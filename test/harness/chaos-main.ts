@@ -45,6 +45,9 @@ async function main(): Promise<void> {
   process.exit(report.ok ? 0 : 1);
 }
 
+// process.exit runs the harness's exit hook, which SIGKILLs every process it started.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
+
 main().catch((err: unknown) => {
   process.stderr.write(
     `chaos run failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
