@@ -143,6 +143,7 @@ export class Cluster {
   private readonly metadataMaxAgeMs: number;
   private readonly unknownTopicWaitMs: number;
   private readonly topics = new Map<string, TopicMetadata>();
+  private readonly leaderListeners = new Set<(topic: string, partition: number) => void>();
   private readonly brokers = new Map<number, BrokerMetadata>();
   private readonly inFlight = new Map<string, Promise<void>>();
   private controlAddress: string | undefined;
@@ -451,6 +452,15 @@ export class Cluster {
     );
   }
 
+  /**
+   * Calls `listener(topic, partition)` whenever absorbed metadata (the watch, a refresh) names a
+   * different leader for a partition than the cache had. Returns the unsubscribe.
+   */
+  onLeaderChange(listener: (topic: string, partition: number) => void): () => void {
+    this.leaderListeners.add(listener);
+    return () => this.leaderListeners.delete(listener);
+  }
+
   private absorb(response: MetadataResponse): ClusterMetadata {
     const nowMs = this.clock.nowMs();
     const brokers = response.brokers.map((b) => ({
@@ -470,7 +480,17 @@ export class Cluster {
         maxMessageBytes: t.max_message_bytes,
         fetchedAtMs: nowMs,
       };
+      const previous = this.topics.get(t.name);
       this.topics.set(t.name, meta);
+      if (previous && this.leaderListeners.size > 0) {
+        for (const p of meta.partitions) {
+          if (!p) continue;
+          const was = previous.partitions[p.partition];
+          if (was && was.leader !== p.leader) {
+            for (const listener of [...this.leaderListeners]) listener(t.name, p.partition);
+          }
+        }
+      }
       return meta;
     });
     return { clusterId: response.cluster_id, controllerId: response.controller_id, brokers, topics };

@@ -158,6 +158,11 @@ export class RecordAccumulator {
   }
 
   /** Makes every open batch eligible and offers every partition to the sender (a flush begins). */
+  /** The state of topic-partition if a record was ever accepted for it. */
+  stateOf(topic: string, partition: number): PartitionState | undefined {
+    return this.topics.get(topic)?.partitions[partition];
+  }
+
   beginFlush(): void {
     this.flushDepth++;
     for (const topic of this.topics.values()) {

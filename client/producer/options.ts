@@ -35,8 +35,20 @@ export interface ProducerOptions {
    * Default true when acks is 'all'; requires acks 'all' (as Kafka).
    */
   idempotence?: boolean;
-  /** Retries of a failed batch. Default 10 attempts, 100 ms doubling to 1 s, jitter 0.2. */
+  /**
+   * Backoff between retries of a failed batch: 100 ms doubling to 1 s, jitter 0.2. Tries are not
+   * counted by default (attempts unlimited): deliveryTimeoutMs bounds them; set `attempts` to cap
+   * them as well.
+   */
   retry?: Partial<Omit<RetryOptions, 'signal'>>;
+  /**
+   * How long a record may take from send() to its acknowledgement, retries included (Kafka's
+   * delivery.timeout.ms): a batch that fails retriably is retried (after a metadata refresh and
+   * the backoff) until this much time has passed since it was created, then fails with its last
+   * error. With idempotence every retry is exactly-once. Default 120 s, longer than a leader
+   * failover (the lease TTL plus an election) so a default producer rides through one.
+   */
+  deliveryTimeoutMs?: number;
   /** A batch in flight longer than this fails its stream (and is retried). Default 30 s. */
   requestTimeoutMs?: number;
   /**
@@ -61,7 +73,12 @@ export const DEFAULT_LINGER_MS = 5;
 export const DEFAULT_BATCH_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_PRODUCER_REQUEST_TIMEOUT_MS = 30_000;
-export const DEFAULT_PRODUCER_RETRY = { ...DEFAULT_RETRY, attempts: 10, maxBackoffMs: 1_000 };
+export const DEFAULT_PRODUCER_RETRY = {
+  ...DEFAULT_RETRY,
+  attempts: Number.MAX_SAFE_INTEGER,
+  maxBackoffMs: 1_000,
+};
+export const DEFAULT_DELIVERY_TIMEOUT_MS = 120_000;
 
 /** The validated settings a Producer runs with. */
 export interface ProducerSettings {
@@ -73,6 +90,7 @@ export interface ProducerSettings {
   compression: CompressionCodec;
   retry: Omit<RetryOptions, 'signal'>;
   requestTimeoutMs: number;
+  deliveryTimeoutMs: number;
   maxBufferedBytes: number;
 }
 
@@ -106,6 +124,10 @@ export function resolveProducerOptions(options: ProducerOptions): ProducerSettin
     requestTimeoutMs: positive(
       'requestTimeoutMs',
       options.requestTimeoutMs ?? DEFAULT_PRODUCER_REQUEST_TIMEOUT_MS,
+    ),
+    deliveryTimeoutMs: positive(
+      'deliveryTimeoutMs',
+      options.deliveryTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
     ),
     maxBufferedBytes: positive('maxBufferedBytes', options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES),
   };

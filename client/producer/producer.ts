@@ -93,6 +93,7 @@ export class Producer {
       maxBufferedBytes: settings.maxBufferedBytes,
       retry: retryOptions,
       requestTimeoutMs: settings.requestTimeoutMs,
+      deliveryTimeoutMs: settings.deliveryTimeoutMs,
       clock: this.clock,
       logger: this.logger,
       random,

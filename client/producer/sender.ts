@@ -13,6 +13,14 @@
  * every later batch of the partition (they would be out of sequence); once nothing is in flight
  * the partition gets a fresh producer id and starts over at sequence 0.
  *
+ * Retries are bounded by time, not a count: a batch is retried until `deliveryTimeoutMs` has
+ * passed since it was created (Kafka's delivery.timeout.ms), then fails with its last error.
+ *
+ * Leader moves: when the cluster's metadata names a new leader for a partition, an idempotent
+ * producer re-sends that partition's in-flight batches to it at once, in order, instead of
+ * waiting for the old leader (paused, cut off) or the request timeout; the broker drops
+ * sequences it already has, and late answers from the old leader are ignored (`sentOn`).
+ *
  * A stream that cannot take more writes (HTTP/2 backpressure) parks its partitions until it
  * drains; a request without a response for `requestTimeoutMs` breaks its stream (every request on
  * it fails retriably).
@@ -40,6 +48,7 @@ export interface SenderSettings {
   maxBufferedBytes: number;
   retry: Omit<RetryOptions, 'signal'>;
   requestTimeoutMs: number;
+  deliveryTimeoutMs: number;
   clock: Clock;
   logger: Logger;
   random: () => number;
@@ -51,12 +60,16 @@ export class Sender {
   private readonly maxInFlight: number;
   private readonly retryOptions: Omit<RetryOptions, 'signal'>;
   private readonly requestTimeoutMs: number;
+  private readonly deliveryTimeoutMs: number;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly random: () => number;
   private readonly requestBuffers: BufferPool;
   private readonly streams = new Map<string, ProduceStream<ProducerBatch>>();
   private readonly batchState = new WeakMap<ProducerBatch, PartitionState>();
+  /** The stream each in-flight batch was last sent on; answers from any other are stale. */
+  private readonly sentOn = new WeakMap<ProducerBatch, ProduceStream<ProducerBatch>>();
+  private readonly unsubscribeLeaders: () => void;
   private readonly congested = new Set<PartitionState>();
   private readonly sweepTimer: { cancel(): void };
   private closed = false;
@@ -72,12 +85,16 @@ export class Sender {
     this.maxInFlight = settings.maxInFlight;
     this.retryOptions = settings.retry;
     this.requestTimeoutMs = settings.requestTimeoutMs;
+    this.deliveryTimeoutMs = settings.deliveryTimeoutMs;
     this.clock = settings.clock;
     this.logger = settings.logger;
     this.random = settings.random;
     this.requestBuffers = new BufferPool(
       settings.batchBytes + 4096,
       Math.min(settings.maxBufferedBytes, 16 * 1024 * 1024),
+    );
+    this.unsubscribeLeaders = cluster.onLeaderChange((topic, partition) =>
+      this.onLeaderMoved(topic, partition),
     );
     this.sweepTimer = this.clock.setInterval(
       () => this.sweepTimeouts(),
@@ -89,6 +106,7 @@ export class Sender {
   close(): void {
     this.closed = true;
     this.sweepTimer.cancel();
+    this.unsubscribeLeaders();
     for (const stream of this.streams.values()) stream.end();
     this.streams.clear();
   }
@@ -159,6 +177,7 @@ export class Sender {
       this.congested.add(state);
       return false;
     }
+    this.sentOn.set(batch, stream);
     stream.send(batch, batch.request as EncodedProduceRequest, this.acks === 'none', this.clock.nowMs());
     return true;
   }
@@ -166,18 +185,53 @@ export class Sender {
   private streamTo(address: string): ProduceStream<ProducerBatch> {
     let stream = this.streams.get(address);
     if (!stream || !stream.alive) {
-      stream = this.cluster.calls.produceStream<ProducerBatch>(address, {
-        onResponse: (batch, response, error) =>
-          this.onResult(this.batchState.get(batch)!, batch, response, error),
-        onWritten: (batch) => this.onResult(this.batchState.get(batch)!, batch, undefined, undefined),
+      const created: ProduceStream<ProducerBatch> = this.cluster.calls.produceStream<ProducerBatch>(address, {
+        onResponse: (batch, response, error) => this.onAnswer(created, batch, response, error),
+        onWritten: (batch) => this.onAnswer(created, batch, undefined, undefined),
         onFailure: (batches, error) => {
-          for (const batch of batches) this.onResult(this.batchState.get(batch)!, batch, undefined, error);
+          for (const batch of batches) this.onAnswer(created, batch, undefined, error);
         },
         onDrain: () => this.onStreamDrain(),
       });
+      stream = created;
       this.streams.set(address, stream);
     }
     return stream;
+  }
+
+  /** An answer from `stream` about `batch`; ignored when the batch was re-sent elsewhere since. */
+  private onAnswer(
+    stream: ProduceStream<ProducerBatch>,
+    batch: ProducerBatch,
+    response: ProduceResponse | undefined,
+    error: TideError | undefined,
+  ): void {
+    if (this.sentOn.get(batch) !== stream) return;
+    this.sentOn.delete(batch);
+    this.onResult(this.batchState.get(batch)!, batch, response, error);
+  }
+
+  /** The metadata names a new leader for topic-partition: re-send its in-flight batches there now. */
+  private onLeaderMoved(topic: string, partition: number): void {
+    if (!this.idempotent || this.closed) return;
+    const state = this.accumulator.stateOf(topic, partition);
+    if (!state || state.inFlight.length === 0 || state.broken) return;
+    let address: string;
+    try {
+      address = this.cluster.leaderFor(topic, partition);
+    } catch {
+      return; // no leader yet: the next metadata change tells
+    }
+    if (state.inFlight.every((b) => this.sentOn.get(b)?.address === address)) return;
+    this.logger.info(
+      { topic, partition, leader: address, batches: state.inFlight.length },
+      'partition leader moved: re-sending in-flight batches to the new leader',
+    );
+    for (const batch of state.inFlight) this.sentOn.delete(batch);
+    state.failedInRound.push(...state.inFlight);
+    state.inFlight = [];
+    state.recovering = true;
+    this.recover(state, true);
   }
 
   private onStreamDrain(): void {
@@ -235,8 +289,10 @@ export class Sender {
     if (ROUTING_ERRORS.has(error.code)) this.cluster.invalidate(state.topic);
     // A gap the broker saw because an earlier batch of this round is being retried is not fatal.
     const gapFromRetry = error.code === 'OUT_OF_ORDER_SEQUENCE' && state.failedInRound.length > 0;
+    const withinDelivery = this.clock.nowMs() - batch.nowMs < this.deliveryTimeoutMs;
     const mayRetry =
       (error.retriable || gapFromRetry) &&
+      withinDelivery &&
       batch.attempts < this.retryOptions.attempts &&
       !this.closed &&
       !state.broken;
@@ -249,8 +305,16 @@ export class Sender {
       state.recovering = true;
       return;
     }
-    this.fail(batch, error);
-    if (this.idempotent) this.breakPartition(state, error);
+    const final =
+      (error.retriable || gapFromRetry) && !withinDelivery
+        ? new TideError(
+            error.code,
+            `${error.message} (gave up: the delivery timeout of ${this.deliveryTimeoutMs} ms passed after ${batch.attempts} tries)`,
+            { cause: error, retriable: false, context: { topic: state.topic, partition: state.partition } },
+          )
+        : error;
+    this.fail(batch, final);
+    if (this.idempotent) this.breakPartition(state, final);
   }
 
   /** Fails every batch of the partition that has not been sent (they would leave a sequence gap). */
@@ -271,15 +335,18 @@ export class Sender {
   }
 
   /** After a retriable failure, once nothing is in flight: re-queue, refresh metadata, back off, resend. */
-  private recover(state: PartitionState): void {
+  private recover(state: PartitionState, now = false): void {
     const failed = state.failedInRound;
     state.failedInRound = [];
     state.ready = [...failed, ...state.ready].sort((a, b) => a.order - b.order);
     const attempt = failed.reduce((max, b) => Math.max(max, b.attempts), 1);
-    const delayMs = backoffMs(attempt, this.retryOptions, this.random);
-    const refresh = this.cluster.topicMetadata(state.topic, true).catch((err: unknown) => {
-      this.logger.debug({ err, topic: state.topic }, 'metadata refresh before retry failed');
-    });
+    // `now`: the metadata just moved the partition; no refresh, no backoff.
+    const delayMs = now ? 0 : backoffMs(attempt, this.retryOptions, this.random);
+    const refresh = now
+      ? Promise.resolve()
+      : this.cluster.topicMetadata(state.topic, true).catch((err: unknown) => {
+          this.logger.debug({ err, topic: state.topic }, 'metadata refresh before retry failed');
+        });
     void Promise.all([refresh, sleep(delayMs, this.clock)]).then(() => {
       state.recovering = false;
       if (this.closed && state.ready.length > 0) {

@@ -23,7 +23,8 @@ import type { MetadataView, ProducerIdSource } from './api/registry';
 import { withZeroCopyFetch } from './api/fetch-serializer';
 import { cleanerConfigOf, fetchStreamLimitsOf, type BrokerConfig } from './config';
 import { LogManager } from './log';
-import { ReplicaManager } from './partition/replica-manager';
+import { ReplicaManager, type OfflineReplicaReporter } from './partition/replica-manager';
+import { DiskFaultFile } from './disk-fault-file';
 import { reportReadyWhenCaughtUp } from './readiness';
 import type { IsrProposer } from './partition/partition';
 import { LeaseFence } from '../common/lease-fence';
@@ -33,6 +34,7 @@ import {
   ReplicaFetcherManager,
   ReplicationService,
   grpcConnector,
+  type LeaderUnreachableReporter,
   type ReplicationConnector,
 } from './replication';
 import type { BrokerInfo__Input } from '../common/grpc/generated/tide/v1/BrokerInfo';
@@ -57,6 +59,10 @@ export interface BrokerNodeDeps {
   isrProposer?: IsrProposer;
   /** replica.* settings (lag time, fetch sizes...); defaults in partition/replication-settings.ts. */
   replication?: Partial<ReplicationSettings>;
+  /** Where a replica whose log failed is reported (the controller); absent: never. */
+  offlineReporter?: OfflineReplicaReporter;
+  /** Where followers report a leader broker they cannot reach (the controller); absent: never. */
+  leaderUnreachableReporter?: LeaderUnreachableReporter;
   /** How followers reach leaders; default gRPC. */
   replicationConnector?: ReplicationConnector;
 }
@@ -96,7 +102,12 @@ export class BrokerNode {
   static async start(config: BrokerConfig, deps: BrokerNodeDeps): Promise<BrokerNode> {
     const logger = deps.logger.child({ broker: config.brokerId });
     const hosted: { replicas?: ReplicaManager } = {};
+    const faults = config.diskFaultsFile
+      ? new DiskFaultFile(config.diskFaultsFile, { clock: deps.clock, logger })
+      : undefined;
     const logs = new LogManager({
+      faults,
+      onLogFailure: (topic, partition, error) => hosted.replicas?.logFailed(topic, partition, error),
       dataDir: config.dataDir,
       clock: deps.clock,
       logger,
@@ -123,6 +134,10 @@ export class BrokerNode {
       clock: deps.clock,
       logger,
       settings,
+      onLeaderUnreachable: deps.leaderUnreachableReporter
+        ? (leaderId, forMs) =>
+            deps.leaderUnreachableReporter!.reportLeaderUnreachable(config.brokerId, leaderId, forMs)
+        : undefined,
     });
     const replicas = new ReplicaManager({
       brokerId: config.brokerId,
@@ -133,6 +148,7 @@ export class BrokerNode {
       fetchers,
       isrProposer: deps.isrProposer,
       mayLead: () => fence.mayAct(),
+      offlineReporter: deps.offlineReporter,
     });
     hosted.replicas = replicas;
     const replication = new ReplicationService({
@@ -140,6 +156,8 @@ export class BrokerNode {
       clock: deps.clock,
       logger,
       defaultMaxBytes: settings.replicaFetchMaxBytes,
+      streamLossMs: settings.replicaStreamLossIsrShrinkMs,
+      onFollowerLost: (replicaId) => replicas.followerStreamLost(replicaId),
     });
     const registry = new BrokerRegistry({
       store: deps.store,

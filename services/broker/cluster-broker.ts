@@ -72,7 +72,11 @@ export class ClusterBroker {
         replication: {
           replicaLagTimeMaxMs: config.replicaLagTimeMaxMs,
           replicaFetchWaitMaxMs: config.replicaFetchWaitMaxMs,
+          replicaStreamLossIsrShrinkMs: config.replicaStreamLossIsrShrinkMs,
+          replicaLeaderUnreachableMs: config.replicaLeaderUnreachableMs,
         },
+        leaderUnreachableReporter: controller,
+        offlineReporter: controller,
       });
       return new ClusterBroker(broker, controller, store, deps.logger);
     } catch (err) {

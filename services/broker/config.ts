@@ -110,6 +110,23 @@ export const BROKER_CONFIG_SCHEMA = {
     min: 10,
     doc: 'How long a leader holds a follower fetch that finds no new data (Kafka replica.fetch.wait.max.ms).',
   },
+  replicaStreamLossIsrShrinkMs: {
+    type: 'int',
+    default: 1_500,
+    min: 1,
+    doc: 'A follower whose replication stream to this leader broke and did not come back within this long leaves the ISRs it is in at once (never below min.insync.replicas), rather than after replicaLagTimeMaxMs or its lease.',
+  },
+  replicaLeaderUnreachableMs: {
+    type: 'int',
+    default: 4_000,
+    min: 100,
+    doc: 'A follower that has had no answer from its (registered) leader broker for this long reports it to the controller, which moves leadership away when most of the in-sync replicas report the same leader; keep it below leaseTtlMs.',
+  },
+  diskFaultsFile: {
+    type: 'string',
+    default: '',
+    doc: 'Testing only: a JSON file of disk faults to inject (services/broker/disk-fault-file.ts); empty = none.',
+  },
   retentionCheckIntervalMs: {
     type: 'int',
     default: DEFAULT_RETENTION_CHECK_INTERVAL_MS,

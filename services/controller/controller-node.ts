@@ -30,6 +30,7 @@ import type { ControllerConfig } from './config';
 import { ControllerElection, type ElectionEvent } from './election';
 import {
   controlledShutdownPartition,
+  replicaOfflinePartition,
   validateAlterPartition,
   type AlterPartitionProposal,
   type BrokerLiveness,
@@ -37,6 +38,7 @@ import {
 import { readPartition, readPartitions, writePartitions, type PartitionWrite } from './partition-store';
 import { Reconciler, emptyStats, type LeadershipStats } from './reconciler';
 import { TopicManager } from './topic-manager';
+import { UnreachableReports } from './unreachable-reports';
 import { validateTopicName } from '../common/cluster/topic-name';
 import type { PartitionView } from '../common/cluster/topic-watcher';
 
@@ -77,6 +79,7 @@ export class ControllerNode {
     isrChanges: 0,
   };
   private readonly shuttingDown = new Set<number>();
+  private readonly unreachable: UnreachableReports;
   private server?: TideServer;
   private clusterId?: string;
   private activation: Promise<void> = Promise.resolve();
@@ -93,6 +96,7 @@ export class ControllerNode {
     const { store, clock } = deps;
     this.logger = deps.logger.child({ controllerId: config.controllerId });
     this.keys = new MetadataKeys(config.clusterName);
+    this.unreachable = new UnreachableReports(clock, Math.max(3_000, config.leaseTtlMs));
     const [host, port] = splitAddress(address);
     this.election = new ControllerElection({
       store,
@@ -129,6 +133,7 @@ export class ControllerNode {
       fencing: () => this.election.fencing(),
       onFenced: (err) => this.onFenced(err),
       shuttingDown: () => this.shuttingDown,
+      unreachable: () => this.unreachable.current(),
       onBrokers: (update) => {
         // A broker that left (or came back) is no longer shutting down.
         for (const id of update.removed) this.shuttingDown.delete(id);
@@ -164,6 +169,10 @@ export class ControllerNode {
                 ref.node!.alterPartition(topic, partition, proposal),
               controlledShutdown: (brokerId) => ref.node!.controlledShutdown(brokerId),
               createInternalTopic: (spec) => ref.node!.createInternalTopic(spec),
+              reportLeaderUnreachable: (brokerId, leaderId, forMs) =>
+                ref.node!.reportLeaderUnreachable(brokerId, leaderId, forMs),
+              reportReplicaOffline: (brokerId, topic, partition) =>
+                ref.node!.reportReplicaOffline(brokerId, topic, partition),
             },
             deps.logger,
           ),
@@ -272,9 +281,12 @@ export class ControllerNode {
         const stored = await readPartition(this.deps.store, this.keys, topic, partition);
         if (!stored) throw await this.unknownPartition(topic, partition);
         const added = proposal.newIsr.filter((id) => !stored.state.isr.includes(id));
+        const unreachable = this.unreachable.current();
+        const needLive = added.length > 0 || unreachable.has(stored.state.leader);
         const liveness: BrokerLiveness = {
-          live: added.length > 0 ? new Set((await this.registry.listBrokers()).map((b) => b.id)) : new Set(),
+          live: needLive ? new Set((await this.registry.listBrokers()).map((b) => b.id)) : new Set(),
           shuttingDown: this.shuttingDown,
+          unreachable,
         };
         const next = validateAlterPartition(stored.state, proposal, liveness, { topic, partition });
         if (next === stored.state) return { partition, ...stored.state };
@@ -297,6 +309,63 @@ export class ControllerNode {
           return { partition, ...next };
         }
         // Changed since read: validate again against the new state (usually FENCED_EPOCH).
+        if (attempt >= RPC_CONFLICT_ATTEMPTS) throw busy(`partition ${topic}-${partition}`);
+      }
+    });
+  }
+
+  /**
+   * Follower broker `brokerId` has had no answer from leader broker `leaderId` for `forMs`. The
+   * report counts for a while (UnreachableReports); a pass then moves every partition whose other
+   * live ISR members mostly report that leader (partition-leadership.ts leaderCutOff).
+   */
+  async reportLeaderUnreachable(brokerId: number, leaderId: number, forMs: number): Promise<void> {
+    this.requireActive();
+    if (brokerId === leaderId) throw new TideError('INVALID_REQUEST', 'a broker cannot report itself');
+    if (this.unreachable.report(brokerId, leaderId)) {
+      this.logger.warn({ broker: brokerId, leader: leaderId, forMs }, 'a follower cannot reach its leader');
+    }
+    this.reconciler.request({ preferred: false });
+    // Answer after the pass, so a reporter that repeats itself does not pile up passes.
+    await this.reconciler.settled();
+  }
+
+  /**
+   * Broker `brokerId`'s log of topic-partition failed (replicaOfflinePartition): leadership moves
+   * to another live ISR member and the broker leaves the ISR. Answers the partition's state after.
+   */
+  async reportReplicaOffline(brokerId: number, topic: string, partition: number): Promise<PartitionView> {
+    return this.fenced(async () => {
+      validateTopicName(topic);
+      for (let attempt = 1; ; attempt++) {
+        this.requireActive();
+        const stored = await readPartition(this.deps.store, this.keys, topic, partition);
+        if (!stored) throw await this.unknownPartition(topic, partition);
+        const live = new Set((await this.registry.listBrokers()).map((b) => b.id));
+        const decision = replicaOfflinePartition(stored.state, brokerId, {
+          live,
+          shuttingDown: this.shuttingDown,
+        });
+        if (decision.change === 'unchanged') {
+          this.logger.warn(
+            { topic, partition, broker: brokerId, state: stored.state },
+            'replica offline (log failed), but no other in-sync replica can take over',
+          );
+          return { partition, ...stored.state };
+        }
+        const outcome = await writePartitions(
+          this.deps.store,
+          [{ current: stored, next: decision.state }],
+          () => this.election.fencing(),
+        );
+        if (outcome.written.length === 1) {
+          this.statsValue.isrChanges++;
+          this.logger.warn(
+            { topic, partition, broker: brokerId, leader: decision.state.leader, isr: decision.state.isr },
+            'replica offline (log failed): moved away from it',
+          );
+          return { partition, ...decision.state };
+        }
         if (attempt >= RPC_CONFLICT_ATTEMPTS) throw busy(`partition ${topic}-${partition}`);
       }
     });

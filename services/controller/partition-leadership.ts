@@ -22,6 +22,27 @@ export interface BrokerLiveness {
    * preferred leader or an ISR addition.
    */
   shuttingDown?: ReadonlySet<number>;
+  /**
+   * Leader broker id → the live brokers that currently report they cannot reach it
+   * (ReportLeaderUnreachable). See leaderCutOff.
+   */
+  unreachable?: ReadonlyMap<number, ReadonlySet<number>>;
+}
+
+/**
+ * True when the partition's leader is live (lease alive) but a strict majority of the other live
+ * ISR members report they cannot reach it: it is cut off from its followers (and, likely, its
+ * clients) but not from etcd. The reconciler then moves leadership as if the leader had died.
+ * A single isolated follower is a minority of a 3-replica ISR and moves nothing; with an ISR of
+ * two the one follower decides (which side of a cut is isolated cannot be told apart there).
+ */
+export function leaderCutOff(state: PartitionState, liveness: BrokerLiveness): boolean {
+  if (state.leader < 0) return false;
+  const reporters = liveness.unreachable?.get(state.leader);
+  if (!reporters || reporters.size === 0) return false;
+  const others = state.isr.filter((id) => id !== state.leader && liveness.live.has(id));
+  const reporting = others.filter((id) => reporters.has(id)).length;
+  return others.length > 0 && reporting * 2 > others.length;
 }
 
 /** Why a partition's state changes. */
@@ -38,6 +59,10 @@ export type LeadershipChange =
   | 'unclean-leader-elected'
   /** The preferred replica (replicas[0]) took leadership back. */
   | 'preferred-leader'
+  /** The live leader was cut off from its followers (leaderCutOff): another ISR member leads. */
+  | 'leader-unreachable'
+  /** A broker's log of the partition failed: it left the ISR (and leadership, if it led). */
+  | 'replica-offline'
   /** Leadership or ISR membership moved away from a broker that is shutting down. */
   | 'controlled-shutdown'
   /** An internal topic's partition gained replicas up to its replication factor (internal-replicas.ts). */
@@ -69,6 +94,14 @@ export function reconcilePartition(
 ): LeadershipDecision {
   const { live } = liveness;
   const liveIsr = state.isr.filter((id) => live.has(id));
+  if (state.leader !== -1 && live.has(state.leader) && leaderCutOff(state, liveness)) {
+    // Like a dead leader, but only to a member that is not cut off itself; it leaves the ISR (it
+    // has nothing acknowledged that the others lack: the HW needed them) and rejoins by catching up.
+    const others = liveIsr.filter((id) => id !== state.leader);
+    const candidate = electFrom(state, others, liveness);
+    if (candidate !== undefined)
+      return change('leader-unreachable', state, { leader: candidate, isr: others });
+  }
   if (state.leader !== -1 && live.has(state.leader)) {
     // An ISR that would lose every member keeps the leader (it is live, so liveIsr is empty only
     // when the leader is outside the ISR, which only a corrupt state has).
@@ -104,6 +137,7 @@ export function preferredLeaderElection(state: PartitionState, liveness: BrokerL
     state.leader === preferred ||
     !liveness.live.has(preferred) ||
     liveness.shuttingDown?.has(preferred) ||
+    (liveness.unreachable?.get(preferred)?.size ?? 0) > 0 ||
     !state.isr.includes(preferred)
   ) {
     return unchanged(state);
@@ -135,6 +169,32 @@ export function controlledShutdownPartition(
   return { ...unchanged(state), stillLeads: false };
 }
 
+/**
+ * What the failure of `broker`'s log of this partition does (ReportReplicaOffline): if it leads,
+ * the first other live ISR member (replica order) leads and the broker leaves the ISR; if it only
+ * follows, it leaves the ISR. With no other live ISR member nothing changes (no clean leader
+ * exists; the partition waits for the broker to restart and recover its log).
+ */
+export function replicaOfflinePartition(
+  state: PartitionState,
+  broker: number,
+  liveness: BrokerLiveness,
+): LeadershipDecision {
+  const others = state.isr.filter((id) => id !== broker);
+  if (state.leader === broker) {
+    const next = electFrom(
+      state,
+      others.filter((id) => liveness.live.has(id)),
+      liveness,
+    );
+    if (next === undefined) return unchanged(state);
+    return change('replica-offline', state, { leader: next, isr: others });
+  }
+  if (state.isr.includes(broker) && others.length > 0)
+    return change('replica-offline', state, { isr: others });
+  return unchanged(state);
+}
+
 /** An ISR change a partition leader proposes (the AlterPartition RPC). */
 export interface AlterPartitionProposal {
   brokerId: number;
@@ -164,6 +224,14 @@ export function validateAlterPartition(
       'FENCED_EPOCH',
       `AlterPartition for ${context.topic}-${context.partition} carries leader epoch ${proposal.leaderEpoch} and ` +
         `partition epoch ${proposal.partitionEpoch}, but the partition is at ${state.leaderEpoch} and ${state.partitionEpoch}`,
+      { context: errorContext },
+    );
+  }
+  if (proposal.brokerId === state.leader && leaderCutOff(state, liveness)) {
+    // Its followers cannot reach it: a shrink now would leave no one else eligible to lead.
+    throw new TideError(
+      'NOT_LEADER',
+      `broker ${proposal.brokerId} is reported unreachable by the in-sync replicas of ${context.topic}-${context.partition}; leadership is moving`,
       { context: errorContext },
     );
   }
@@ -231,7 +299,12 @@ function electFrom(
   liveness: BrokerLiveness,
 ): number | undefined {
   const ordered = inReplicaOrder(state, candidates);
-  return ordered.find((id) => !liveness.shuttingDown?.has(id)) ?? ordered[0];
+  const reported = (id: number) => (liveness.unreachable?.get(id)?.size ?? 0) > 0;
+  return (
+    ordered.find((id) => !liveness.shuttingDown?.has(id) && !reported(id)) ??
+    ordered.find((id) => !liveness.shuttingDown?.has(id)) ??
+    ordered[0]
+  );
 }
 
 /** The one ISR member an offline partition keeps: the last leader if it was in the ISR. */

@@ -69,6 +69,8 @@ export interface ReconcilerOptions {
   onFenced: (err: TideError) => void;
   /** Brokers in controlled shutdown (never made leader by a pass when another replica can lead). */
   shuttingDown: () => ReadonlySet<number>;
+  /** Current reports of leaders their followers cannot reach (UnreachableReports.current). */
+  unreachable?: () => ReadonlyMap<number, ReadonlySet<number>>;
   /** Told of every broker update while active (before the reconciler acts on it). */
   onBrokers?: (update: BrokersUpdate) => void;
   leaderImbalanceCheckIntervalMs?: number;
@@ -330,6 +332,13 @@ export class Reconciler {
         stats.isrShrinks++;
         this.logger.info(fields, 'dead brokers removed from the ISR');
         break;
+      case 'leader-unreachable':
+        stats.leaderElections++;
+        this.logger.warn(
+          fields,
+          'leader moved: the in-sync followers report they cannot reach it (its lease is alive)',
+        );
+        break;
       case 'preferred-leader':
         stats.preferredLeaderElections++;
         this.logger.info(fields, 'leadership moved back to the preferred replica');
@@ -381,7 +390,11 @@ export class Reconciler {
   }
 
   private liveness(): BrokerLiveness {
-    return { live: this.live, shuttingDown: this.options.shuttingDown() };
+    return {
+      live: this.live,
+      shuttingDown: this.options.shuttingDown(),
+      unreachable: this.options.unreachable?.(),
+    };
   }
 
   /** A full pass later (a full one, so no failed request is lost when retries overlap). */

@@ -6,6 +6,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { startEtcd, type EtcdProcess } from './etcd';
+import { FaultProxy } from './fault-proxy';
+import { freePort } from './pod-network';
 import { makeTempDir, startTide, type TideProcess } from './processes';
 
 export interface ClusterOptions {
@@ -18,6 +20,16 @@ export interface ClusterOptions {
   env?: NodeJS.ProcessEnv;
   /** Per broker: its gRPC port (default 0 = any free one) and extra environment. */
   brokerSetup?: (id: number) => { port?: number; env?: NodeJS.ProcessEnv };
+  /**
+   * Puts a FaultProxy in front of every broker (proxy(id)); the broker advertises the proxy's
+   * address, so clients and the other brokers reach it only through the proxy. Etcd and the
+   * controllers are reached directly.
+   */
+  proxied?: boolean;
+  /** Extra environment of broker processes only (broker config keys). */
+  brokerEnv?: NodeJS.ProcessEnv;
+  /** Gives every broker a disk-fault file (injectDiskFaults) it polls (config diskFaultsFile). */
+  diskFaults?: boolean;
 }
 
 export interface CoordinatorOptions {
@@ -32,6 +44,8 @@ export class TestCluster {
   readonly brokers = new Map<number, TideProcess>();
   readonly controllers = new Map<number, TideProcess>();
   readonly coordinators = new Map<string, TideProcess>();
+  /** With `proxied`: the proxy in front of each broker, kept across restarts. */
+  readonly proxies = new Map<number, FaultProxy>();
 
   private constructor(
     readonly etcd: EtcdProcess,
@@ -47,6 +61,9 @@ export class TestCluster {
       replicaLagTimeMaxMs: 3_000,
       env: {},
       brokerSetup: () => ({}),
+      proxied: false,
+      brokerEnv: {},
+      diskFaults: false,
       ...options,
     };
     const etcd = await startEtcd();
@@ -116,7 +133,19 @@ export class TestCluster {
   async startBroker(id: number): Promise<TideProcess> {
     const dataDir = this.brokerDataDir(id);
     const setup = this.options.brokerSetup(id);
-    const port = String(setup.port ?? 0);
+    let port = String(setup.port ?? 0);
+    const proxyEnv: NodeJS.ProcessEnv = {};
+    if (this.options.diskFaults) proxyEnv.TIDE_DISK_FAULTS_FILE = this.diskFaultsFile(id);
+    if (this.options.proxied) {
+      let proxy = this.proxies.get(id);
+      if (!proxy) {
+        proxy = await FaultProxy.start(setup.port ?? (await freePort()));
+        this.proxies.set(id, proxy);
+      }
+      port = String(proxy.targetPort);
+      proxyEnv.TIDE_ADVERTISED_PORT = String(proxy.port);
+      proxyEnv.TIDE_ADVERTISED_HOST = '127.0.0.1';
+    }
     const process = await startTide(
       ['broker', '--id', String(id), '--port', port, '--data', dataDir, '--etcd', this.etcd.endpoint],
       {
@@ -125,6 +154,8 @@ export class TestCluster {
           TIDE_REPLICA_LAG_TIME_MAX_MS: String(this.options.replicaLagTimeMaxMs),
           TIDE_REPLICA_FETCH_WAIT_MAX_MS: '200',
           ...this.options.env,
+          ...this.options.brokerEnv,
+          ...proxyEnv,
           ...setup.env,
         },
         readyTimeoutMs: 30_000,
@@ -140,6 +171,35 @@ export class TestCluster {
     return b;
   }
 
+  /** Where broker `id` reads injected disk faults (clusters started with `diskFaults`). */
+  diskFaultsFile(id: number): string {
+    return path.join(this.dir, `disk-faults-${id}.json`);
+  }
+
+  /**
+   * Makes broker `id`'s matching writes or fsyncs fail with `code` (ENOSPC, EIO) from its next
+   * poll on (about 100 ms); an empty list clears them. See services/broker/disk-fault-file.ts.
+   */
+  injectDiskFaults(
+    id: number,
+    rules: { op: 'write' | 'fsync'; code: string; topic?: string; partition?: number }[],
+  ): void {
+    fs.writeFileSync(this.diskFaultsFile(id), JSON.stringify(rules));
+  }
+
+  /** The proxy in front of broker `id` (clusters started with `proxied`). */
+  proxy(id: number): FaultProxy {
+    const p = this.proxies.get(id);
+    if (!p) throw new Error(`no proxy for broker ${id} (start the cluster with proxied: true)`);
+    return p;
+  }
+
+  /** The broker id whose advertised address (the proxy's, when proxied) is `address`. */
+  brokerAt(address: string): number | undefined {
+    for (const [id, b] of this.brokers) if (b.address === address) return id;
+    return undefined;
+  }
+
   coordinator(id: string): TideProcess {
     const c = this.coordinators.get(id);
     if (!c) throw new Error(`no coordinator ${id}`);
@@ -153,6 +213,7 @@ export class TestCluster {
       if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGCONT');
     }
     await Promise.all(all.map((p) => p.stop('SIGKILL')));
+    await Promise.all([...this.proxies.values()].map((p) => p.close()));
     await this.etcd.close();
     fs.rmSync(this.dir, { recursive: true, force: true });
   }

@@ -11,6 +11,8 @@ export interface AckedRecord {
   /** Which producer sent it and its send order within that producer. */
   producer: string;
   seq: number;
+  /** When the acknowledgement arrived (ms since the epoch), for unavailability figures. */
+  atMs?: number;
 }
 
 export interface ReadRecord {
@@ -41,7 +43,9 @@ export function checkHistory(acked: AckedRecord[], read: ReadRecord[]): HistoryR
   const readByValue = new Map<string, ReadRecord[]>();
   const readByOffset = new Map<string, Set<string>>();
   for (const r of read) {
-    readByValue.set(r.value, [...(readByValue.get(r.value) ?? []), r]);
+    const seen = readByValue.get(r.value);
+    if (seen) seen.push(r);
+    else readByValue.set(r.value, [r]);
     const key = where(r);
     readByOffset.set(key, (readByOffset.get(key) ?? new Set()).add(r.value));
   }
@@ -75,7 +79,9 @@ export function checkHistory(acked: AckedRecord[], read: ReadRecord[]): HistoryR
   const streams = new Map<string, AckedRecord[]>();
   for (const a of acked) {
     const key = `${a.producer}/${a.partition}`;
-    streams.set(key, [...(streams.get(key) ?? []), a]);
+    const stream = streams.get(key);
+    if (stream) stream.push(a);
+    else streams.set(key, [a]);
   }
   for (const records of streams.values()) {
     records.sort((x, y) => x.seq - y.seq);

@@ -2,7 +2,7 @@
  * A produce workload for fault tests: idempotent acks=all producers writing unique values, and a
  * full read-back, feeding the history checker.
  */
-import { Tide, TideError } from '../../client';
+import { Tide, TideError, type ProducerOptions } from '../../client';
 import type { AckedRecord, ReadRecord } from './history-checker';
 
 export class Workload {
@@ -18,6 +18,7 @@ export class Workload {
     private readonly partitions: number,
     private readonly name = 'w1',
     private readonly inFlight = 20,
+    private readonly producerOptions: ProducerOptions = {},
   ) {}
 
   /** Starts writing in the background until stop(). */
@@ -27,6 +28,7 @@ export class Workload {
       acks: 'all',
       lingerMs: 1,
       retry: { attempts: 30, maxBackoffMs: 500 },
+      ...this.producerOptions,
     });
     const one = async (): Promise<void> => {
       while (this.running) {
@@ -41,6 +43,7 @@ export class Workload {
             value,
             producer: `${this.name}/${partition}`,
             seq,
+            atMs: Date.now(),
           });
         } catch (err) {
           const code = err instanceof TideError ? err.code : String(err);

@@ -40,5 +40,12 @@ export {
   type PassSummary,
 } from './cleaner/log-cleaner';
 export type { LogIoStats } from './writer';
+export {
+  diskError,
+  type DiskFaults,
+  type DiskOp,
+  type DiskOpTarget,
+  type LogFailureListener,
+} from './disk-faults';
 export { LEADER_EPOCH_CHECKPOINT_FILE, NO_EPOCH } from './leader-epoch-cache';
 export { headroomOf } from './headroom';

@@ -5,6 +5,7 @@
  * the log cleaner over the compacted logs (cleaner/log-cleaner.ts), and holds the data dir lock
  * (dir-lock.ts) from open() to closeAll().
  */
+import type { DiskFaults, LogFailureListener } from './disk-faults';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Clock, Timer } from '../../common/clock';
@@ -45,6 +46,10 @@ export interface LogManagerOptions {
   retentionMaxOffset?: (log: PartitionLog) => number | undefined;
   /** Log cleaner settings (Kafka's log.cleaner.*; defaults in cleaner/log-cleaner.ts). */
   cleaner?: Partial<CleanerConfig> & { executor?: CleanExecutor };
+  /** Injected disk faults for every log (tests only); see disk-faults.ts. */
+  faults?: DiskFaults;
+  /** Told once when a log fails (a write or fsync error): the replica is offline until reopened. */
+  onLogFailure?: LogFailureListener;
 }
 
 /** A partition folder that open() could not load. */
@@ -190,6 +195,8 @@ export class LogManager {
       config,
       clock: this.options.clock,
       logger: this.options.logger,
+      faults: this.options.faults,
+      onFailure: this.options.onLogFailure,
     });
     this.opening.set(k, pending);
     return pending.then(

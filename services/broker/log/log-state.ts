@@ -21,6 +21,7 @@ import type { LoadedLog } from './log-loader';
 import type { ProducerSnapshotStore } from './producer-snapshot';
 import type { ProducerStateManager } from './producer-state';
 import type { LogSegment } from './segment';
+import type { DiskFaults, LogFailureListener } from './disk-faults';
 import { GroupCommitWriter, newLogIoStats, type LogIoStats } from './writer';
 
 export type LogStatus = 'open' | 'closing' | 'closed' | 'failed';
@@ -36,6 +37,10 @@ export interface LogStateOptions {
   epochs: LeaderEpochCache;
   /** The epoch entries differ from the checkpoint file. */
   epochsDirty: boolean;
+  /** Injected disk faults (tests only); see disk-faults.ts. */
+  faults?: DiskFaults;
+  /** Told once when this log fails and goes offline. */
+  onFailure?: LogFailureListener;
 }
 
 export class PartitionLogState {
@@ -63,6 +68,7 @@ export class PartitionLogState {
   recoveryPoint: number;
   private currentConfig: LogConfig;
   private currentCleanup: CleanupPolicy;
+  private readonly onFailure: LogFailureListener | undefined;
 
   constructor(options: LogStateOptions) {
     this.topic = options.topic;
@@ -81,13 +87,13 @@ export class PartitionLogState {
     this.snapshots = options.loaded.snapshots;
     this.nextOffset = this.active.nextOffset;
     this.writtenEndOffset = this.nextOffset;
+    this.onFailure = options.onFailure;
     this.writer = new GroupCommitWriter({
       syncEachRound: () => this.currentConfig.flushPolicy === 'sync',
       stats: this.stats,
-      onFailure: (err) => {
-        this.status = 'failed';
-        this.logger.error({ err }, 'write failed: partition log is offline until reopened');
-      },
+      faults: options.faults,
+      target: { topic: options.topic, partition: options.partition },
+      onFailure: (err) => this.fail(err, 'write failed: partition log is offline until reopened'),
     });
   }
 
@@ -146,9 +152,13 @@ export class PartitionLogState {
   }
 
   /** Marks the log failed: it stays offline until reopened. */
-  fail(err: unknown): void {
+  /** Takes the log offline until reopened; the failure listener hears of the first failure only. */
+  fail(err: unknown, why = 'partition log is offline until reopened'): void {
+    const first = this.status !== 'failed';
     this.status = 'failed';
-    this.logger.error({ err }, 'partition log is offline until reopened');
+    this.logger.error({ err }, why);
+    if (first)
+      this.onFailure?.(this.topic, this.partition, err instanceof Error ? err : new Error(String(err)));
   }
 
   unavailable(): TideError {

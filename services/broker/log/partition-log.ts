@@ -54,6 +54,7 @@ import {
   type EpochEntry,
 } from './leader-epoch-cache';
 import { loadLeaderEpochCache, type LoadedLeaderEpochs } from './leader-epoch-loader';
+import type { DiskFaults, LogFailureListener } from './disk-faults';
 import { LogAppender } from './log-append';
 import { LogLoader, type LoadedLog } from './log-loader';
 import { PartitionLogState } from './log-state';
@@ -73,6 +74,10 @@ export interface OpenPartitionLogOptions {
   config: LogConfig;
   clock: Clock;
   logger: Logger;
+  /** Injected disk faults (tests only); see disk-faults.ts. */
+  faults?: DiskFaults;
+  /** Told once when this log fails and goes offline. */
+  onFailure?: LogFailureListener;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -143,6 +148,8 @@ export class SegmentedLog implements PartitionLog {
       loaded,
       epochs: epochs.cache,
       epochsDirty: epochs.dirty,
+      faults: options.faults,
+      onFailure: options.onFailure,
     });
     this.log = log;
     this.stats = log.stats;

@@ -18,6 +18,7 @@
  * the owner is told (onFailure). What was written stays in the file; the next open's recovery
  * truncates anything torn.
  */
+import type { DiskFaults, DiskOp } from './disk-faults';
 import { AssertionError, assert } from '../../common/assert';
 import { TideError } from '../../common/errors';
 import { storageError } from './fs-util';
@@ -64,6 +65,10 @@ export interface GroupCommitWriterOptions {
   syncEachRound: () => boolean;
   stats: LogIoStats;
   onFailure: (err: TideError) => void;
+  /** Injected disk faults (tests); called before each writev and fdatasync. */
+  faults?: DiskFaults;
+  /** Whose log this writer writes, for the fault hook. */
+  target?: { topic: string; partition: number };
 }
 
 export class GroupCommitWriter {
@@ -165,6 +170,7 @@ export class GroupCommitWriter {
       buffers.push(ops[k].buffer);
       bytes += ops[k].buffer.length;
     }
+    this.beforeIo('write', segment.logFile);
     const { bytesWritten } = await segment.file.writev(buffers, position);
     this.options.stats.writevCalls++;
     this.options.stats.bytesWritten += bytesWritten;
@@ -205,10 +211,16 @@ export class GroupCommitWriter {
     for (const segment of segments) {
       // Writes that finish while this sync runs are not counted as synced: the next sync covers them.
       const pending = segment.unsyncedBytes;
+      this.beforeIo('fsync', segment.logFile);
       await segment.file.datasync();
       segment.unsyncedBytes -= pending;
       this.options.stats.datasyncCalls++;
     }
+  }
+
+  private beforeIo(op: DiskOp, file: string): void {
+    const { faults, target } = this.options;
+    if (faults && target) faults.beforeIo(op, { ...target, file });
   }
 
   /** Resolves once no fdatasync is running and no written op waits for one. */

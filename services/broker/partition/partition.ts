@@ -109,6 +109,10 @@ export class Partition {
   private localLeo: number;
   private leaderEpochStartOffset = 0;
   private readonly followers = new Map<number, FollowerState>();
+  /** Followers whose replication streams to this broker all broke (see followerStreamLost). */
+  private readonly lostFollowers = new Set<number>();
+  /** The log failed (disk error): offline for good in this process. */
+  private logFailure: Error | undefined;
   private pendingIsr: number[] | undefined;
   private nextProposalMs = 0;
   private readonly acks: AckWaiters;
@@ -197,7 +201,7 @@ export class Partition {
    * they fetch, which holds the HW where it is. Same epoch: adopts the ISR and partition epoch.
    */
   async makeLeader(state: PartitionState, minInsyncReplicas: number): Promise<void> {
-    if (this.currentRole === 'closed' || state.leaderEpoch < this.epoch) return;
+    if (this.currentRole === 'closed' || this.logFailure || state.leaderEpoch < this.epoch) return;
     if (this.currentRole === 'leader' && state.leaderEpoch === this.epoch) {
       this.adoptState(state, minInsyncReplicas);
       return;
@@ -211,6 +215,7 @@ export class Partition {
     this.leaderEpochStartOffset = this.log.logEndOffset;
     this.localLeo = this.log.logEndOffset;
     this.followers.clear();
+    this.lostFollowers.clear();
     const nowMs = this.deps.clock.nowMs();
     for (const id of this.replicaIds) {
       if (id !== this.deps.brokerId)
@@ -237,7 +242,7 @@ export class Partition {
    * fetcher does that by leader epoch).
    */
   makeFollower(state: PartitionState): void {
-    if (this.currentRole === 'closed' || state.leaderEpoch < this.epoch) return;
+    if (this.currentRole === 'closed' || this.logFailure || state.leaderEpoch < this.epoch) return;
     if (this.currentRole === 'follower' && state.leaderEpoch === this.epoch && state.leader === this.leader) {
       this.adoptState(state, this.minIsr);
       return;
@@ -247,6 +252,7 @@ export class Partition {
     this.setMetadata(state, this.minIsr);
     this.pendingIsr = undefined;
     this.followers.clear();
+    this.lostFollowers.clear();
     this.acks.failAll(() => this.notLeaderError());
     this.hw = Math.min(this.hw, this.log.logEndOffset);
     this.releaseDataWaiters(true);
@@ -279,6 +285,29 @@ export class Partition {
     }
     this.maybeAdvanceHighWatermark();
     this.completeAcks();
+    this.notifyChange();
+  }
+
+  /** True once the log failed (logFailed). */
+  get isLogFailed(): boolean {
+    return this.logFailure !== undefined;
+  }
+
+  /**
+   * The log failed (a disk write or fsync error): the replica stops serving and stays offline
+   * whatever the metadata says, until the process restarts and recovers the log. Pending acks=all
+   * requests fail with NOT_LEADER (retriable: the producer re-sends to the next leader, and
+   * idempotence keeps that exactly-once); nothing in the failed write round was acknowledged.
+   */
+  logFailed(error: Error): void {
+    if (this.currentRole === 'closed' || this.logFailure) return;
+    this.logFailure = error;
+    this.currentRole = 'offline';
+    this.pendingIsr = undefined;
+    this.followers.clear();
+    this.lostFollowers.clear();
+    this.acks.failAll(() => this.notLeaderError());
+    this.releaseDataWaiters(true);
     this.notifyChange();
   }
 
@@ -387,6 +416,7 @@ export class Partition {
       follower.lastFetchLeaderLeo = -1;
       follower.brokerEpoch = brokerEpoch;
     }
+    this.lostFollowers.delete(replicaId);
     follower.onFetch(fetchOffset, nowMs, this.localLeo);
     this.maybeAdvanceHighWatermark();
     if (!this.isrIds.includes(replicaId)) this.maybeExpandIsr(follower, nowMs);
@@ -404,6 +434,18 @@ export class Partition {
       nowMs,
       lagTimeMaxMs: this.deps.settings.replicaLagTimeMaxMs,
     });
+    // Followers whose streams broke go at once, as long as min.insync.replicas members remain.
+    const room = this.isrIds.length - lagging.length - this.minIsr;
+    const lost = this.isrIds
+      .filter((id) => this.lostFollowers.has(id) && !lagging.includes(id))
+      .slice(0, Math.max(0, room));
+    if (lost.length > 0) {
+      this.logger.warn(
+        { lost, isr: this.isrIds, minInsyncReplicas: this.minIsr },
+        'shrinking the ISR: replication streams of followers broke and did not come back',
+      );
+      lagging.push(...lost);
+    }
     if (lagging.length === 0) return;
     const details = lagging.map((id) => ({
       brokerId: id,
@@ -415,6 +457,18 @@ export class Partition {
       'shrinking the ISR',
     );
     this.proposeIsr(this.isrIds.filter((id) => !lagging.includes(id)));
+  }
+
+  /**
+   * Every replication stream of follower `replicaId` to this broker broke and none came back
+   * within replicaStreamLossIsrShrinkMs (the follower died or cannot reach this broker): it leaves
+   * the ISR now rather than after the lag time, but only while min.insync.replicas members remain.
+   * Its next fetch clears the mark.
+   */
+  followerStreamLost(replicaId: number): void {
+    if (this.currentRole !== 'leader' || !this.isrIds.includes(replicaId)) return;
+    this.lostFollowers.add(replicaId);
+    this.maybeShrinkIsr();
   }
 
   private maybeExpandIsr(follower: FollowerState, nowMs: number): void {
@@ -469,6 +523,11 @@ export class Partition {
   private afterProposal(): void {
     this.maybeAdvanceHighWatermark();
     this.completeAcks();
+    // A lost follower must not wait for the periodic lag check (replica.lag.time.max.ms / 2).
+    if (this.lostFollowers.size > 0 && this.currentRole === 'leader') {
+      const waitMs = Math.max(0, this.nextProposalMs - this.deps.clock.nowMs());
+      this.deps.clock.setTimeout(() => this.maybeShrinkIsr(), waitMs);
+    }
   }
 
   // ------------------------------------------------------------------------------------ follower
@@ -618,9 +677,11 @@ export class Partition {
     const where =
       this.currentRole === 'closed'
         ? 'is no longer hosted here'
-        : this.leader >= 0 && this.leader !== this.deps.brokerId
-          ? `is led by broker ${this.leader}`
-          : 'has no leader on this broker right now';
+        : this.logFailure
+          ? `is offline here: its log failed (${this.logFailure.message})`
+          : this.leader >= 0 && this.leader !== this.deps.brokerId
+            ? `is led by broker ${this.leader}`
+            : 'has no leader on this broker right now';
     return new TideError(
       'NOT_LEADER',
       `broker ${this.deps.brokerId} does not lead ${this.topic}-${this.partition}: it ${where}`,

@@ -56,6 +56,13 @@ export interface ReplicaManagerDeps {
   fetchers?: FollowerFetchers;
   /** False while this broker must not act as leader (see services/common/lease-fence.ts). Absent: always true. */
   mayLead?: () => boolean;
+  /** Where a replica whose log failed is reported (the controller). Absent: not reported. */
+  offlineReporter?: OfflineReplicaReporter;
+}
+
+/** The controller's ReportReplicaOffline, as the replica manager needs it. */
+export interface OfflineReplicaReporter {
+  reportReplicaOffline(brokerId: number, topic: string, partition: number): Promise<void>;
 }
 
 export class ReplicaManager implements PartitionRegistry {
@@ -155,6 +162,7 @@ export class ReplicaManager implements PartitionRegistry {
         partition.log.updateConfig(toLogConfig(topic.configs));
       }
       if (state.leaderEpoch < partition.leaderEpoch) return; // stale
+      if (partition.isLogFailed) return; // offline here until the broker restarts
       if (state.leader === this.deps.brokerId) {
         this.deps.fetchers?.remove(partition);
         await partition.makeLeader(state, minInsyncReplicas);
@@ -189,6 +197,45 @@ export class ReplicaManager implements PartitionRegistry {
     if (!deleteLogs) return;
     for (const log of this.deps.logs.all()) {
       if (log.topic === name) await this.deps.logs.delete(log.topic, log.partition);
+    }
+  }
+
+  /** Every replication stream of follower `replicaId` broke for good: see Partition.followerStreamLost. */
+  followerStreamLost(replicaId: number): void {
+    for (const partition of this.partitions.values()) partition.followerStreamLost(replicaId);
+  }
+
+  /**
+   * The log of topic-partition failed (a write or fsync error; log/disk-faults.ts): the replica goes
+   * offline here (Partition.logFailed), stops fetching, and the controller is told (retried until
+   * it answers) so it moves leadership to another in-sync replica and drops this one from the ISR.
+   * The other partitions are served as before. A restart reopens (and recovers) the log.
+   */
+  logFailed(topic: string, partition: number, error: Error): void {
+    const hosted = this.partitions.get(keyOf(topic, partition));
+    if (!hosted) return;
+    this.logger.error(
+      { err: error, topic, partition },
+      'partition log failed: replica offline on this broker',
+    );
+    this.deps.fetchers?.remove(hosted);
+    hosted.logFailed(error);
+    void this.reportOffline(topic, partition);
+  }
+
+  private async reportOffline(topic: string, partition: number): Promise<void> {
+    const reporter = this.deps.offlineReporter;
+    if (!reporter) return;
+    for (let attempt = 1; !this.closed; attempt++) {
+      try {
+        await reporter.reportReplicaOffline(this.deps.brokerId, topic, partition);
+        return;
+      } catch (err) {
+        this.logger.warn({ err, topic, partition, attempt }, 'could not report an offline replica; retrying');
+        await new Promise((r) =>
+          this.deps.clock.setTimeout(() => r(undefined), Math.min(5_000, 200 * attempt)),
+        );
+      }
     }
   }
 

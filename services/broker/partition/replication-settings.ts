@@ -18,6 +18,17 @@ export const DEFAULT_REPLICA_RECONNECT_BACKOFF_MAX_MS = 5_000;
 export const DEFAULT_REPLICA_RESPONSE_TIMEOUT_MS = 30_000;
 /** Pause before proposing an ISR change again after AlterPartition failed. */
 export const DEFAULT_ISR_PROPOSAL_RETRY_MS = 1_000;
+/**
+ * A follower whose every replication stream to this leader broke and stayed broken this long is
+ * taken out of the ISRs it is in at once (never below min.insync.replicas), instead of after
+ * replica.lag.time.max.ms or its registration lease: a dead follower must not stall acks=all.
+ */
+export const DEFAULT_REPLICA_STREAM_LOSS_ISR_SHRINK_MS = 1_500;
+/**
+ * A follower with no answer from a registered leader broker for this long reports it to the
+ * controller (ReportLeaderUnreachable), which moves leadership when most of the ISR agrees.
+ */
+export const DEFAULT_REPLICA_LEADER_UNREACHABLE_MS = 4_000;
 /** acks=all wait when the produce request gives no timeout (ProduceRequest.timeout_ms = 0). */
 export const DEFAULT_PRODUCE_TIMEOUT_MS = 30_000;
 
@@ -30,6 +41,8 @@ export interface ReplicationSettings {
   replicaResponseTimeoutMs: number;
   isrProposalRetryMs: number;
   produceTimeoutDefaultMs: number;
+  replicaStreamLossIsrShrinkMs: number;
+  replicaLeaderUnreachableMs: number;
 }
 
 export const DEFAULT_REPLICATION_SETTINGS: Readonly<ReplicationSettings> = {
@@ -41,6 +54,8 @@ export const DEFAULT_REPLICATION_SETTINGS: Readonly<ReplicationSettings> = {
   replicaResponseTimeoutMs: DEFAULT_REPLICA_RESPONSE_TIMEOUT_MS,
   isrProposalRetryMs: DEFAULT_ISR_PROPOSAL_RETRY_MS,
   produceTimeoutDefaultMs: DEFAULT_PRODUCE_TIMEOUT_MS,
+  replicaStreamLossIsrShrinkMs: DEFAULT_REPLICA_STREAM_LOSS_ISR_SHRINK_MS,
+  replicaLeaderUnreachableMs: DEFAULT_REPLICA_LEADER_UNREACHABLE_MS,
 };
 
 export function replicationSettings(overrides: Partial<ReplicationSettings> = {}): ReplicationSettings {

@@ -16,7 +16,11 @@ export {
   type LeaderFetchDeps,
 } from './leader-fetch';
 export { ReplicaFetcher, type ReplicaFetcherDeps } from './replica-fetcher';
-export { ReplicaFetcherManager, type ReplicaFetcherManagerDeps } from './fetcher-manager';
+export {
+  ReplicaFetcherManager,
+  type LeaderUnreachableReporter,
+  type ReplicaFetcherManagerDeps,
+} from './fetcher-manager';
 export { grpcConnector, type GrpcConnectorOptions } from './grpc-session';
 export { inProcessConnector } from './in-process';
 export type { LeaderEndpoint, ReplicationConnector, ReplicationSession } from './session';

@@ -68,9 +68,25 @@ export class ReplicaFetcher {
   private stopped = false;
   private running: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  /** When the leader last answered (or when there was last nothing to ask it). */
+  private lastAnswerMs: number;
 
   constructor(private readonly deps: ReplicaFetcherDeps) {
     this.logger = deps.logger.child({ component: 'replica-fetcher', leader: deps.leaderId });
+    this.lastAnswerMs = deps.clock.nowMs();
+  }
+
+  /**
+   * How long the leader has kept this fetcher waiting: 0 while nothing here follows it, else the
+   * time since its last answer (or since there was something to ask).
+   */
+  silentForMs(nowMs: number): number {
+    const following = [...this.partitions.values()].some((e) => e.partition.isFollowing(e.leaderEpoch));
+    if (!following) {
+      this.lastAnswerMs = nowMs;
+      return 0;
+    }
+    return nowMs - this.lastAnswerMs;
   }
 
   get leaderId(): number {
@@ -83,6 +99,7 @@ export class ReplicaFetcher {
 
   /** Starts (or moves to a new epoch) fetching `partition`. */
   add(partition: Partition, leaderEpoch: number): void {
+    if (this.partitions.size === 0) this.lastAnswerMs = this.deps.clock.nowMs();
     this.partitions.set(keyOf(partition.topic, partition.partition), {
       partition,
       leaderEpoch,
@@ -99,6 +116,7 @@ export class ReplicaFetcher {
 
   /** The leader's registration changed: reconnect when its address did. */
   leaderAddressChanged(): void {
+    this.lastAnswerMs = this.deps.clock.nowMs();
     const endpoint = this.deps.resolveLeader(this.deps.leaderId);
     if (this.session && (!endpoint || `${endpoint.host}:${endpoint.port}` !== this.sessionAddress))
       this.dropSession();
@@ -156,6 +174,7 @@ export class ReplicaFetcher {
       );
       return;
     }
+    this.lastAnswerMs = this.deps.clock.nowMs();
     if (this.failures > 0)
       this.logger.info({ failures: this.failures }, 'replication stream to leader re-established');
     this.failures = 0;

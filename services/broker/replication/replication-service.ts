@@ -8,9 +8,17 @@
  *   server.addService(internalProto().replication.Replication.service, replication.handlers());
  *   ...
  *   replication.closeStreams(); // on shutdown, before stopping the server
+ *
+ * It also watches each follower broker's streams (by the replica_id of their first request): when
+ * the last one breaks (the follower died, or the network between them broke) and none reopens
+ * within streamLossMs, onFollowerLost tells the partitions, which drop it from their ISRs at once
+ * (never below min.insync.replicas) rather than stalling acks=all until the lag time or the
+ * follower's lease runs out.
  */
 import type * as grpc from '@grpc/grpc-js';
+import type { Timer } from '../../common/clock';
 import { TideError } from '../../common/errors';
+import { DEFAULT_REPLICA_STREAM_LOSS_ISR_SHRINK_MS } from '../partition/replication-settings';
 import { toGrpcStatus } from '../../common/grpc/status';
 import type { ReplicationHandlers } from '../../common/grpc/generated/tide/v1/internal/Replication';
 import type { ReplicaFetchRequest } from '../../common/grpc/generated/tide/v1/internal/ReplicaFetchRequest';
@@ -25,11 +33,25 @@ export function replicationHandlers(deps: LeaderFetchDeps): ReplicationHandlers 
 type ReplicateCall = grpc.ServerDuplexStream<ReplicaFetchRequest, ReplicaFetchResponse__Input>;
 
 /** The service plus its open streams, so a stopping broker can end them (see closeStreams). */
+/** What the service tells the partitions when a follower's streams are gone for good. */
+export interface ReplicationServiceDeps extends LeaderFetchDeps {
+  /**
+   * Every stream of follower `replicaId` broke and none came back within streamLossMs: the
+   * partitions led here drop it from their ISRs (Partition.followerStreamLost). Absent: ignored.
+   */
+  onFollowerLost?: (replicaId: number) => void;
+  /** Default DEFAULT_REPLICA_STREAM_LOSS_ISR_SHRINK_MS. */
+  streamLossMs?: number;
+}
+
 export class ReplicationService {
   private readonly open = new Set<() => void>();
+  /** Open streams per follower broker id (known from a stream's first request). */
+  private readonly streamsOf = new Map<number, number>();
+  private readonly lossTimers = new Map<number, Timer>();
   private closed = false;
 
-  constructor(private readonly deps: LeaderFetchDeps) {}
+  constructor(private readonly deps: ReplicationServiceDeps) {}
 
   handlers(): ReplicationHandlers {
     return { Replicate: (call) => this.handle(call) };
@@ -42,6 +64,8 @@ export class ReplicationService {
    */
   closeStreams(): void {
     this.closed = true;
+    for (const timer of this.lossTimers.values()) timer.cancel();
+    this.lossTimers.clear();
     for (const end of [...this.open]) end();
   }
 
@@ -56,8 +80,54 @@ export class ReplicationService {
         call.emit('error', toGrpcStatus(new TideError('BROKER_NOT_AVAILABLE', 'broker is shutting down')));
     };
     this.open.add(end);
-    call.on('close', () => this.open.delete(end));
+    let replicaId: number | undefined;
+    const onFirst = (request: ReplicaFetchRequest) => {
+      if (!Number.isInteger(request.replica_id) || request.replica_id < 0) return;
+      replicaId = request.replica_id;
+      this.streamOpened(replicaId);
+    };
+    call.once('data', onFirst);
+    let closedOnce = false;
+    const onClose = () => {
+      this.open.delete(end);
+      if (closedOnce) return;
+      closedOnce = true;
+      if (replicaId !== undefined) this.streamClosed(replicaId);
+    };
+    call.on('close', onClose);
+    call.on('cancelled', onClose);
+    call.on('error', onClose);
     handleReplicate(this.deps, call);
+  }
+
+  private streamOpened(replicaId: number): void {
+    this.streamsOf.set(replicaId, (this.streamsOf.get(replicaId) ?? 0) + 1);
+    this.lossTimers.get(replicaId)?.cancel();
+    this.lossTimers.delete(replicaId);
+  }
+
+  private streamClosed(replicaId: number): void {
+    const left = (this.streamsOf.get(replicaId) ?? 1) - 1;
+    if (left > 0) {
+      this.streamsOf.set(replicaId, left);
+      return;
+    }
+    this.streamsOf.delete(replicaId);
+    if (this.closed || !this.deps.onFollowerLost) return;
+    this.lossTimers.get(replicaId)?.cancel();
+    const lossMs = this.deps.streamLossMs ?? DEFAULT_REPLICA_STREAM_LOSS_ISR_SHRINK_MS;
+    this.lossTimers.set(
+      replicaId,
+      this.deps.clock.setTimeout(() => {
+        this.lossTimers.delete(replicaId);
+        if (this.closed || this.streamsOf.has(replicaId)) return;
+        this.deps.logger.warn(
+          { follower: replicaId, afterMs: lossMs },
+          'replication stream of a follower broke and did not come back',
+        );
+        this.deps.onFollowerLost?.(replicaId);
+      }, lossMs),
+    );
   }
 }
 

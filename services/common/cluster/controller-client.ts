@@ -25,6 +25,8 @@ import type { AdminClient } from '../grpc/generated/tide/v1/Admin';
 import type { ControllerClient as ControllerGrpcClient } from '../grpc/generated/tide/v1/Controller';
 import type { AlterPartitionResponse } from '../grpc/generated/tide/v1/AlterPartitionResponse';
 import type { ControlledShutdownResponse } from '../grpc/generated/tide/v1/ControlledShutdownResponse';
+import type { ReportReplicaOfflineResponse } from '../grpc/generated/tide/v1/ReportReplicaOfflineResponse';
+import type { ReportLeaderUnreachableResponse } from '../grpc/generated/tide/v1/ReportLeaderUnreachableResponse';
 import type { CreateTopicResponse } from '../grpc/generated/tide/v1/CreateTopicResponse';
 import type { CreateInternalTopicResponse } from '../grpc/generated/tide/v1/CreateInternalTopicResponse';
 import type { DeleteTopicResponse } from '../grpc/generated/tide/v1/DeleteTopicResponse';
@@ -143,6 +145,28 @@ export class ControllerClient implements TopicAdmin {
       ),
     );
     return { remaining: response.remaining.map((p) => ({ topic: p.topic, partition: p.partition })) };
+  }
+
+  /** Tells the controller this broker has had no answer from leader broker `leaderId` for `forMs`. */
+  async reportLeaderUnreachable(brokerId: number, leaderId: number, forMs: number): Promise<void> {
+    await this.call('ReportLeaderUnreachable', (c, options) =>
+      promised<ReportLeaderUnreachableResponse>((cb) =>
+        c.controller.ReportLeaderUnreachable(
+          { broker_id: brokerId, leader_id: leaderId, unreachable_for_ms: forMs },
+          options,
+          cb,
+        ),
+      ),
+    );
+  }
+
+  /** Tells the controller this broker's log of topic-partition failed (the replica is offline here). */
+  async reportReplicaOffline(brokerId: number, topic: string, partition: number): Promise<void> {
+    await this.call('ReportReplicaOffline', (c, options) =>
+      promised<ReportReplicaOfflineResponse>((cb) =>
+        c.controller.ReportReplicaOffline({ broker_id: brokerId, topic, partition }, options, cb),
+      ),
+    );
   }
 
   /** Creates one of Tide's own topics (internal); TOPIC_ALREADY_EXISTS when it exists. */

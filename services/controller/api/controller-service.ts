@@ -1,5 +1,6 @@
 /**
- * gRPC handlers of `tide.v1.Controller` (AlterPartition, ControlledShutdown, CreateInternalTopic): validate the request
+ * gRPC handlers of `tide.v1.Controller` (AlterPartition, ControlledShutdown, CreateInternalTopic,
+ * ReportLeaderUnreachable, ReportReplicaOffline): validate the request
  * shape, call the controller, map errors at the edge. A standby answers NOT_CONTROLLER (the
  * controller's operations check leadership themselves).
  */
@@ -16,6 +17,8 @@ import type { InternalTopicCreator } from '../../common/cluster/admin-operations
 export interface ControllerOperations extends InternalTopicCreator {
   alterPartition(topic: string, partition: number, proposal: AlterPartitionProposal): Promise<PartitionView>;
   controlledShutdown(brokerId: number): Promise<{ remaining: { topic: string; partition: number }[] }>;
+  reportLeaderUnreachable(brokerId: number, leaderId: number, forMs: number): Promise<void>;
+  reportReplicaOffline(brokerId: number, topic: string, partition: number): Promise<PartitionView>;
 }
 
 export function toPartitionInfo(view: PartitionView, live?: ReadonlySet<number>): PartitionInfo__Input {
@@ -55,6 +58,20 @@ export function controllerHandlers(ops: ControllerOperations, logger: Logger): C
         remaining,
         remaining_partitions: remaining.map((p) => `${p.topic}-${p.partition}`),
       };
+    }),
+    ReportLeaderUnreachable: unary(logger, 'ReportLeaderUnreachable', async (req) => {
+      await ops.reportLeaderUnreachable(
+        requireBrokerId(req.broker_id),
+        requireBrokerId(req.leader_id),
+        Number(req.unreachable_for_ms),
+      );
+      return {};
+    }),
+    ReportReplicaOffline: unary(logger, 'ReportReplicaOffline', async (req) => {
+      if (!req.topic) throw new TideError('INVALID_REQUEST', 'topic is required');
+      if (req.partition < 0) throw new TideError('INVALID_REQUEST', `partition ${req.partition} is negative`);
+      const view = await ops.reportReplicaOffline(requireBrokerId(req.broker_id), req.topic, req.partition);
+      return { partition: toPartitionInfo(view) };
     }),
     CreateInternalTopic: unary(logger, 'CreateInternalTopic', async (req) => {
       if (!req.name) throw new TideError('INVALID_REQUEST', 'name (the topic) is required');

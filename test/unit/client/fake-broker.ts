@@ -140,6 +140,7 @@ export class FakeCluster {
   nextProducerId = 1000;
   /** When set, every produce response waits for this promise (tests release it). */
   holdProduce: Promise<void> | undefined;
+  readonly heldBrokers = new Map<number, Promise<void>>();
   private releaseHold: (() => void) | undefined;
   /** FetchStream: cut the response after this many bytes of the next batch (a partial trailing batch). */
   cutFetchAfterBytes: number | undefined;
@@ -191,6 +192,16 @@ export class FakeCluster {
   }
 
   /** Holds every produce request (logged, not yet handled) until the returned function is called. */
+  /** Produce requests reaching broker `id` wait (a paused leader) until the returned release. */
+  holdBroker(id: number): () => void {
+    let release!: () => void;
+    this.heldBrokers.set(id, new Promise<void>((resolve) => (release = resolve)));
+    return () => {
+      this.heldBrokers.delete(id);
+      release();
+    };
+  }
+
   hold(): () => void {
     this.holdProduce = new Promise((resolve) => (this.releaseHold = resolve));
     return () => this.release();
@@ -280,6 +291,8 @@ export class FakeBroker {
       via,
     });
     if (this.cluster.holdProduce) await this.cluster.holdProduce;
+    const held = this.cluster.heldBrokers.get(this.id);
+    if (held) await held;
     const fault = this.cluster.takeFault(req, this);
     if (fault?.error)
       throw new TideError(fault.error.code, fault.error.message ?? 'injected', {

@@ -290,6 +290,37 @@ describe('Producer', () => {
     expect(fake.produced(TOPIC, 0)).toHaveLength(3);
   });
 
+  test('retries go on until the delivery timeout (no try count by default), then fail with the last error', async () => {
+    const p = producer({ lingerMs: 0, deliveryTimeoutMs: 1_500 });
+    fake.faults.push({ error: { code: 'NOT_ENOUGH_REPLICAS', retriable: true }, times: 100_000 });
+    const err = await p.send(TOPIC, { value: 'v', partition: 0 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'NOT_ENOUGH_REPLICAS', retriable: false });
+    expect(String((err as Error).message)).toContain('delivery timeout of 1500 ms');
+    // More than the old budget of 10 tries: the time bounds the retries, not a count.
+    expect(fake.produced(TOPIC, 0).length).toBeGreaterThan(10);
+    fake.faults.length = 0;
+  });
+
+  test('when the metadata moves a partition, in-flight batches go to the new leader at once', async () => {
+    const p = producer({ lingerMs: 0 });
+    await p.send(TOPIC, { value: 'first', partition: 0 }); // leader 0
+    const release = fake.holdBroker(0); // the leader pauses with the next batches in flight
+    const sends = ['a', 'b', 'c'].map((value) => p.send(TOPIC, { value, partition: 0 }));
+    await waitFor(() => fake.produced(TOPIC, 0).length >= 2);
+    fake.partition(TOPIC, 0).leader = 1;
+    await cluster.refresh([TOPIC]); // what the metadata watch delivers
+    const results = await Promise.all(sends); // no request timeout, no release of broker 0
+    expect(results.map((r) => r.offset)).toEqual([1, 2, 3]);
+    expect(fake.produced(TOPIC, 0).some((e) => e.broker === 1)).toBe(true);
+    release();
+    expect(
+      fake
+        .partition(TOPIC, 0)
+        .records()
+        .map((r) => r.value!.toString()),
+    ).toEqual(['first', 'a', 'b', 'c']);
+  });
+
   test('unknown topics fail with UNKNOWN_TOPIC after the metadata wait', async () => {
     const p = producer();
     await expect(p.send('nope', { value: 'v' })).rejects.toMatchObject({ code: 'UNKNOWN_TOPIC' });

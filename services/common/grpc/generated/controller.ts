@@ -14,6 +14,10 @@ import type { PartitionInfo__Input as _tide_v1_PartitionInfo__Input, PartitionIn
 import type { PartitionRef__Input as _tide_v1_PartitionRef__Input, PartitionRef as _tide_v1_PartitionRef } from './tide/v1/PartitionRef';
 import type { Record__Input as _tide_v1_Record__Input, Record as _tide_v1_Record } from './tide/v1/Record';
 import type { RecordHeader__Input as _tide_v1_RecordHeader__Input, RecordHeader as _tide_v1_RecordHeader } from './tide/v1/RecordHeader';
+import type { ReportLeaderUnreachableRequest__Input as _tide_v1_ReportLeaderUnreachableRequest__Input, ReportLeaderUnreachableRequest as _tide_v1_ReportLeaderUnreachableRequest } from './tide/v1/ReportLeaderUnreachableRequest';
+import type { ReportLeaderUnreachableResponse__Input as _tide_v1_ReportLeaderUnreachableResponse__Input, ReportLeaderUnreachableResponse as _tide_v1_ReportLeaderUnreachableResponse } from './tide/v1/ReportLeaderUnreachableResponse';
+import type { ReportReplicaOfflineRequest__Input as _tide_v1_ReportReplicaOfflineRequest__Input, ReportReplicaOfflineRequest as _tide_v1_ReportReplicaOfflineRequest } from './tide/v1/ReportReplicaOfflineRequest';
+import type { ReportReplicaOfflineResponse__Input as _tide_v1_ReportReplicaOfflineResponse__Input, ReportReplicaOfflineResponse as _tide_v1_ReportReplicaOfflineResponse } from './tide/v1/ReportReplicaOfflineResponse';
 import type { TopicInfo__Input as _tide_v1_TopicInfo__Input, TopicInfo as _tide_v1_TopicInfo } from './tide/v1/TopicInfo';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
@@ -38,6 +42,10 @@ export interface ProtoGrpcType {
       Record: MessageTypeDefinition<_tide_v1_Record__Input, _tide_v1_Record>
       RecordFormat: EnumTypeDefinition
       RecordHeader: MessageTypeDefinition<_tide_v1_RecordHeader__Input, _tide_v1_RecordHeader>
+      ReportLeaderUnreachableRequest: MessageTypeDefinition<_tide_v1_ReportLeaderUnreachableRequest__Input, _tide_v1_ReportLeaderUnreachableRequest>
+      ReportLeaderUnreachableResponse: MessageTypeDefinition<_tide_v1_ReportLeaderUnreachableResponse__Input, _tide_v1_ReportLeaderUnreachableResponse>
+      ReportReplicaOfflineRequest: MessageTypeDefinition<_tide_v1_ReportReplicaOfflineRequest__Input, _tide_v1_ReportReplicaOfflineRequest>
+      ReportReplicaOfflineResponse: MessageTypeDefinition<_tide_v1_ReportReplicaOfflineResponse__Input, _tide_v1_ReportReplicaOfflineResponse>
       TopicInfo: MessageTypeDefinition<_tide_v1_TopicInfo__Input, _tide_v1_TopicInfo>
     }
   }
