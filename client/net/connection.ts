@@ -1,7 +1,7 @@
 /**
  * The network layer: grpc-js channels to brokers, one set per broker address ('host:port').
  *
- * Channels are tuned for bulk data (docs/PERFORMANCE): a 16 MiB HTTP/2 flow-control window
+ * Channels are tuned for bulk data (docs/performance.md): a 16 MiB HTTP/2 flow-control window
  * (the 64 KiB default halves stream throughput), large message limits (a fetch returns at least
  * one whole batch, however big), and keepalive pings so a dead broker is noticed on idle streams.
  * Each pool member is its own TCP connection (a local subchannel pool), so `channelsPerBroker > 1`

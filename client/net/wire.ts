@@ -5,7 +5,7 @@
  * `ProduceRequest` on the fast path is a handful of scalars plus one large `bytes` field.
  * proto-loader would run `fromObject` + protobufjs `encode` for every request; the encoder here
  * writes the few tag/varint bytes and copies the batch once, and the stream sends the result with
- * an identity serializer (what "identity serializers" buy in docs/PERFORMANCE). The tests decode
+ * an identity serializer (what "identity serializers" buy in docs/performance.md). The tests decode
  * its output with the generated decoder.
  *
  *   field                 tag   wire type                          position
