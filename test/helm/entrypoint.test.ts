@@ -275,6 +275,9 @@ test('SIGTERM (after preStop) moves the broker leaderships away, and the broker 
     { timeoutMs: 15_000, what: 'leaders on the remaining brokers' },
   );
   expect(after).not.toContain(victim);
+  // The StatefulSet starts the pod again on its volume; later pods (the coordinator, which waits
+  // for min(3, broker.replicas) brokers before creating __consumer_offsets) see all three.
+  await startRenderedPod(`tide-broker-${victim}`, brokerContainer);
 });
 
 test('nothing is written outside the volumes (the root filesystem is read-only in the pod)', () => {

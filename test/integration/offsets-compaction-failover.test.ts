@@ -19,7 +19,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as grpc from '@grpc/grpc-js';
+import { Etcd3 } from 'etcd3';
 import { Tide } from '../../client';
+import { MetadataKeys } from '../../services/common/metadata/keys';
+import { INTERNAL_TOKEN_HEADER } from '../../services/common/grpc/routing-headers';
 import { fromGrpcError } from '../../services/common/grpc/status';
 import { coordinatorProto } from '../../services/common/grpc/coordinator-proto';
 import { OFFSETS_TOPIC, offsetKey } from '../../services/group-coordinator/offsets-codec';
@@ -172,7 +175,17 @@ it('a coordinator failover rebuilds every committed offset from the compacted __
   // Tombstones for partition 1 of the victim's groups, written where the coordinator writes
   // (partition of the group's shard): after the failover these offsets must stay deleted.
   const tombstoned = victimGroups.slice(0, 2);
-  const producer = tide.producer({ acks: 'all', lingerMs: 0 });
+  // Brokers take writes to __consumer_offsets only from Tide's services: the test writes as the
+  // coordinator does, with the cluster's internal token from the metadata store.
+  const etcd = new Etcd3({ hosts: cluster.etcd.endpoint });
+  const token = await etcd.get(new MetadataKeys('tide').internalToken).string();
+  etcd.close();
+  expect(token).toBeTruthy();
+  const asCoordinator = new Tide({
+    bootstrap: cluster.bootstrap(),
+    connection: { callMetadata: { [INTERNAL_TOKEN_HEADER]: token! } },
+  });
+  const producer = asCoordinator.producer({ acks: 'all', lingerMs: 0 });
   for (const group of tombstoned) {
     await producer.send(OFFSETS_TOPIC, {
       key: offsetKey(group, TOPIC, 1),
@@ -182,6 +195,7 @@ it('a coordinator failover rebuilds every committed offset from the compacted __
     delete expected.get(group)![1];
   }
   await producer.close();
+  await asCoordinator.close();
 
   // Other groups' commits push every record above out of the active segment, so the cleaner
   // rewrites the segments that hold them.

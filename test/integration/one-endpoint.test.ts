@@ -219,8 +219,9 @@ test('with every broker reachable but not the coordinator, auto routing relays t
     new Map([...hidden].filter(([advertised]) => advertised !== coordinator.address)),
   );
   try {
+    // The CLI keeps the client's log quiet unless asked; the relay's warning is what shows the route.
     const listed = await runCli(['groups', 'list', '--json', '--bootstrap', bootstrap], {
-      env: partial.env(),
+      env: { ...partial.env(), TIDE_CLI_LOG_LEVEL: 'warn' },
     });
     expect(listed.code).toBe(0);
     expect(listed.stderr).toContain('relaying group calls through the bootstrap broker');

@@ -108,6 +108,10 @@ export function fromGrpcError(err: unknown): TideError {
   const serviceError = err as Partial<grpc.ServiceError>;
   const trailerCode = serviceError.metadata?.get(TRAILER_ERROR_CODE)[0];
   if (typeof trailerCode === 'string' && isErrorCode(trailerCode)) {
+    // grpc-js's own size refusal carries the code (the broker adds it) but only grpc-js's wording.
+    if (trailerCode === 'REQUEST_TOO_LARGE' && /larger than max/.test(serviceError.details ?? '')) {
+      return requestTooLarge(cleanDetails(serviceError.details ?? ''), err);
+    }
     const retriable = serviceError.metadata?.get(TRAILER_RETRIABLE)[0] === 'true';
     const details = cleanDetails(serviceError.details ?? '');
     const message = details.startsWith(`${trailerCode}: `) ? details.slice(trailerCode.length + 2) : details;

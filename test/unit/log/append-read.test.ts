@@ -4,6 +4,8 @@
  * roll by size and by age, and that reads never see bytes still being written.
  */
 import { promises as fs } from 'node:fs';
+import { compressSync } from 'snappy';
+import { OFFSET_RECORDS, writeBatchCrc } from '../../../services/common/records';
 import { ManualClock } from '../../../services/common/clock';
 import {
   TIMESTAMP_TYPE_BIT,
@@ -251,16 +253,17 @@ describe('offsetForTimestamp', () => {
     log = await openLog(await dirs.make());
     await log.append(buildBatch({ records: 1 }), { leaderEpoch: 0 });
     const t = BASE_TIMESTAMP_MS + 1000;
-    // codec bit 2 (snappy) set; the log never decompresses
+    // a snappy batch: the index has only the batch's max timestamp, reads never decompress
     await log.append(
-      buildBatch({
-        records: [
-          { value: 'a', timestampMs: t },
-          { value: 'b', timestampMs: t + 10 },
-        ],
-        timestampMs: t,
-        attributes: 2,
-      }),
+      snappyCompressed(
+        buildBatch({
+          records: [
+            { value: 'a', timestampMs: t },
+            { value: 'b', timestampMs: t + 10 },
+          ],
+          timestampMs: t,
+        }),
+      ),
       { leaderEpoch: 0 },
     );
     await expect(log.offsetForTimestamp(t + 5)).resolves.toEqual({ offset: 1, timestampMs: t + 10 });
@@ -280,3 +283,15 @@ describe('offsetForTimestamp', () => {
     await expect(log.offsetForTimestamp(0)).resolves.toBeUndefined();
   });
 });
+
+/** The batch with its records section snappy-compressed (codec bits 2), length and CRC fixed. */
+function snappyCompressed(batch: Buffer): Buffer {
+  const out = Buffer.concat([
+    batch.subarray(0, OFFSET_RECORDS),
+    compressSync(batch.subarray(OFFSET_RECORDS)),
+  ]);
+  out.writeInt32BE(out.length - 12, 8); // batchLength
+  out.writeInt16BE((out.readInt16BE(21) & ~7) | 2, 21);
+  writeBatchCrc(out);
+  return out;
+}
