@@ -309,7 +309,8 @@ export class BrokerNode {
         replication,
         server,
         registration,
-        [topicWatch, brokerWatch],
+        // The disk-fault file's poll timer stops with the watches (it exists only in fault tests).
+        [topicWatch, brokerWatch, { cancel: async () => faults?.close() }],
         brokerInfo,
         forwarder,
         relay,
@@ -331,6 +332,7 @@ export class BrokerNode {
       replicas.closeAll();
       await fetchers.close();
       await logs.closeAll();
+      faults?.close();
       throw err;
     }
   }
