@@ -7,6 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Clock } from '../../services/common/clock';
 import type { Logger } from '../../services/common/logger';
+import { partitionAdmin } from '../../services/controller/elastic-admin';
 import { EmbeddedMetadataStore } from '../../services/common/metadata/embedded';
 import { ensureClusterId } from '../../services/common/cluster/cluster-id';
 import { TopicManager, internalTopicCreator, topicAdmin } from '../../services/controller';
@@ -69,6 +70,7 @@ export class DevNode {
           clusterId,
           topics: topicManager,
           topicAdmin: topicAdmin(topicManager),
+          elasticAdmin: partitionAdmin(topicManager),
           producerIds,
           controllerId: () => config.brokerId,
         },

@@ -41,6 +41,7 @@ import type { BrokerInfo__Input } from '../common/grpc/generated/tide/v1/BrokerI
 import { CoordinatorLocator } from '../common/cluster/coordinator-locator';
 import { ShardOwners } from '../common/cluster/coordinator-owners';
 import { CoordinatorRelay } from './api/coordinator-forward';
+import type { ElasticAdmin } from '../common/cluster/elastic-operations';
 
 export interface BrokerNodeDeps {
   store: MetadataStore;
@@ -52,6 +53,8 @@ export interface BrokerNodeDeps {
   topics: TopicRegistry;
   /** Where Admin requests go (the controller). */
   topicAdmin: TopicAdmin;
+  /** Where the Admin API's elastic requests go (the controller); absent: refused. */
+  elasticAdmin?: ElasticAdmin;
   producerIds: ProducerIdSource;
   /** The id of the active controller, for metadata responses. */
   controllerId: () => number;
@@ -247,6 +250,7 @@ export class BrokerNode {
             proto.Admin.service,
             adminHandlers({
               topics: deps.topicAdmin,
+              elastic: deps.elasticAdmin,
               partitions: replicas,
               metadata,
               logger,

@@ -66,6 +66,7 @@ export class ClusterBroker {
         clusterId,
         topics,
         topicAdmin: controller,
+        elasticAdmin: controller,
         producerIds,
         controllerId: () => controller.controllerId(),
         isrProposer: controller,

@@ -54,6 +54,36 @@ export const CONTROLLER_CONFIG_SCHEMA = {
     min: 1,
     doc: 'Replication factor of topics created without one.',
   },
+  reassignmentCheckIntervalMs: {
+    type: 'int',
+    default: 500,
+    min: 50,
+    doc: 'How often the controller advances replica moves (adds replicas, hands over leadership once they are in sync, removes the old ones).',
+  },
+  maxConcurrentMoves: {
+    type: 'int',
+    default: 4,
+    min: 1,
+    doc: 'Partition moves a decommission or the balancer keeps in flight at once (moves an operator asks for are not limited).',
+  },
+  balancerEnabled: {
+    type: 'bool',
+    default: false,
+    doc: 'Continuous balancing: the controller moves replicas and preferred leaders itself when brokers join, stay gone longer than balancerBrokerGraceMs, or their counts differ by more than balancerThresholdPercent (see docs/operations.md).',
+  },
+  balancerThresholdPercent: {
+    type: 'int',
+    default: 10,
+    min: 1,
+    max: 100,
+    doc: 'Balancing starts when the replica or leader count of a broker differs from the average by more than this percentage (and by more than one).',
+  },
+  balancerBrokerGraceMs: {
+    type: 'int',
+    default: 300_000,
+    min: 0,
+    doc: 'How long a broker may be gone before the balancer re-creates its replicas on the other brokers.',
+  },
 } satisfies ConfigSchema;
 
 export type ControllerConfig = ConfigOf<typeof CONTROLLER_CONFIG_SCHEMA>;

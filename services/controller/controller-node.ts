@@ -37,6 +37,10 @@ import {
 } from './partition-leadership';
 import { readPartition, readPartitions, writePartitions, type PartitionWrite } from './partition-store';
 import { Reconciler, emptyStats, type LeadershipStats } from './reconciler';
+import { Reassigner, emptyReassignmentStats, type ReassignmentStats } from './reassigner';
+import { elasticAdmin } from './elastic-admin';
+import { balancePlanner } from './balancer';
+import type { ElasticAdmin, ReassignmentAdmin } from '../common/cluster/elastic-operations';
 import { TopicManager } from './topic-manager';
 import { UnreachableReports } from './unreachable-reports';
 import { validateTopicName } from '../common/cluster/topic-name';
@@ -52,7 +56,7 @@ export interface ControllerNodeDeps {
 }
 
 /** Counters a controller exposes (cumulative over its activations). */
-export interface ControllerStats extends LeadershipStats {
+export interface ControllerStats extends LeadershipStats, ReassignmentStats {
   /** Times this instance became active. */
   activations: number;
   /** Writes of this instance rejected by fencing (each one made it step down). */
@@ -70,9 +74,12 @@ export class ControllerNode {
   private readonly keys: MetadataKeys;
   private readonly registry: BrokerRegistry;
   private readonly reconciler: Reconciler;
+  private readonly reassigner: Reassigner;
+  private readonly elastic: Required<ElasticAdmin>;
   private readonly logger: Logger;
   private readonly statsValue: ControllerStats = {
     ...emptyStats(),
+    ...emptyReassignmentStats(),
     activations: 0,
     fencedWrites: 0,
     controlledShutdownMoves: 0,
@@ -121,6 +128,14 @@ export class ControllerNode {
       logger: this.logger,
       defaultReplicationFactor: config.defaultReplicationFactor,
       liveBrokers: this.registry,
+      // New replicas never go to a broker being decommissioned.
+      placementBrokers: async () => {
+        const [brokers, leaving] = await Promise.all([
+          this.registry.listBrokers(),
+          this.reassigner.decommissioned(),
+        ]);
+        return brokers.filter((b) => !leaving.has(b.id));
+      },
       fencing: () => this.election.fencing(),
     });
     this.reconciler = new Reconciler({
@@ -142,6 +157,28 @@ export class ControllerNode {
       leaderImbalanceCheckIntervalMs: config.leaderImbalanceCheckIntervalMs,
       stats: this.statsValue,
     });
+    this.reassigner = new Reassigner({
+      store,
+      keys: this.keys,
+      clock,
+      logger: this.logger,
+      registry: this.registry,
+      topics: this.topics,
+      fencing: () => this.election.fencing(),
+      onFenced: (err) => this.onFenced(err),
+      shuttingDown: () => this.shuttingDown,
+      intervalMs: config.reassignmentCheckIntervalMs,
+      maxConcurrentMoves: config.maxConcurrentMoves,
+      stats: this.statsValue,
+      planner: config.balancerEnabled
+        ? balancePlanner({
+            thresholdPercent: config.balancerThresholdPercent,
+            clock,
+            brokerGraceMs: config.balancerBrokerGraceMs,
+          })
+        : undefined,
+    });
+    this.elastic = this.guardedElastic(elasticAdmin(this.topics, this.reassigner));
     this.adminOps = this.guardedAdmin(topicAdmin(this.topics));
     this.internalTopics = internalTopicCreator(this.topics);
     this.election.onChange((event) => this.onElection(event));
@@ -190,6 +227,16 @@ export class ControllerNode {
                 ref.node!.admin.alterConfigs(name, set, remove, validateOnly),
             },
             describeCluster: () => ref.node!.describeCluster(),
+            elastic: {
+              createPartitions: (topic, count, validateOnly) =>
+                ref.node!.elasticOps.createPartitions(topic, count, validateOnly),
+              alterReassignments: (entries, validateOnly) =>
+                ref.node!.elasticOps.alterReassignments(entries, validateOnly),
+              listReassignments: (topics) => ref.node!.elasticOps.listReassignments(topics),
+              decommissionBroker: (id) => ref.node!.elasticOps.decommissionBroker(id),
+              recommissionBroker: (id) => ref.node!.elasticOps.recommissionBroker(id),
+              describeDecommission: (id) => ref.node!.elasticOps.describeDecommission(id),
+            },
             logger: deps.logger,
           }),
         );
@@ -243,6 +290,11 @@ export class ControllerNode {
     return this.adminOps;
   }
 
+  /** Adding partitions, moves and decommissions (NOT_CONTROLLER on a standby). */
+  get elasticOps(): Required<ElasticAdmin> {
+    return this.elastic;
+  }
+
   /** Creates one of Tide's own topics (NOT_CONTROLLER on a standby). */
   createInternalTopic(spec: CreateTopicSpec): Promise<TopicInfo__Input> {
     return this.fenced(() => this.internalTopics.createInternalTopic(spec));
@@ -262,6 +314,7 @@ export class ControllerNode {
   async settled(): Promise<void> {
     await this.activation;
     await this.reconciler.settled();
+    await this.reassigner.settled();
   }
 
   /**
@@ -440,6 +493,7 @@ export class ControllerNode {
     this.server?.health.setStatus('', 'NOT_SERVING');
     await this.election.resign();
     await this.reconciler.deactivate();
+    await this.reassigner.deactivate();
     if (this.server) await stopServer(this.server.server, 2_000);
     this.logger.info({ address: this.address }, 'controller stopped');
   }
@@ -456,7 +510,9 @@ export class ControllerNode {
       this.activation = this.activation.then(() => this.activate(event.epoch));
     } else {
       // Stop at once (the reconciler's pending work is dropped synchronously); await the rest later.
-      const deactivated = this.reconciler.deactivate();
+      const deactivated = Promise.all([this.reconciler.deactivate(), this.reassigner.deactivate()]).then(
+        () => undefined,
+      );
       this.activation = this.activation.then(() => deactivated);
     }
   }
@@ -470,6 +526,7 @@ export class ControllerNode {
     }
     if (this.election.epoch !== epoch) return;
     await this.reconciler.activate();
+    if (this.election.epoch === epoch) this.reassigner.activate();
   }
 
   private onFenced(err: TideError): void {
@@ -507,6 +564,24 @@ export class ControllerNode {
       alterConfigs: (name, set, remove, validateOnly) =>
         this.fenced(() => ops.alterConfigs(name, set, remove, validateOnly)),
     };
+  }
+
+  private guardedElastic(ops: Required<ElasticAdmin>): Required<ElasticAdmin> {
+    const writes: (keyof ReassignmentAdmin)[] = [
+      'alterReassignments',
+      'decommissionBroker',
+      'recommissionBroker',
+    ];
+    const guarded = { ...ops };
+    guarded.createPartitions = (topic, count, validateOnly) =>
+      this.fenced(() => ops.createPartitions(topic, count, validateOnly));
+    for (const name of writes) {
+      const op = ops[name] as (...args: unknown[]) => Promise<unknown>;
+      (guarded as Record<string, unknown>)[name] = (...args: unknown[]) => this.fenced(() => op(...args));
+    }
+    guarded.listReassignments = async (topics) => (this.requireActive(), ops.listReassignments(topics));
+    guarded.describeDecommission = async (id) => (this.requireActive(), ops.describeDecommission(id));
+    return guarded;
   }
 
   private async unknownPartition(topic: string, partition: number): Promise<TideError> {

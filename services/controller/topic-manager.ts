@@ -47,6 +47,8 @@ export interface TopicManagerOptions extends TopicRegistryOptions {
   /** Replication factor of topics created without one (or with 0). */
   defaultReplicationFactor: number;
   liveBrokers: LiveBrokers;
+  /** Brokers new replicas may be placed on; default liveBrokers (the controller leaves out decommissioned ones). */
+  placementBrokers?: () => Promise<BrokerInfo[]>;
   /** Upper bound on a topic's partition count; default DEFAULT_PARTITIONS_PER_TOPIC_MAX. */
   partitionsPerTopicMax?: number;
   /** Conflict retries of alterConfigs before it gives up with METADATA_UNAVAILABLE (retriable). */
@@ -128,7 +130,7 @@ export class TopicManager extends TopicRegistry {
       );
     }
     const configs = validateTopicConfigs(request.configs ?? {});
-    const brokers = await this.liveBrokers();
+    const brokers = await this.placementBrokers();
     if (hasPartialRacks(brokers))
       this.logger.warn({ topic: name }, 'only some brokers have a rack; placing replicas without racks');
     const assignment = assignReplicas({
@@ -266,6 +268,85 @@ export class TopicManager extends TopicRegistry {
   }
 
   /**
+   * Grows a topic to `count` partitions (Kafka's CreatePartitions): the new partitions are placed
+   * like a new topic's (placement.ts, continuing from the current count so leaders keep spreading)
+   * on the live brokers `placementBrokers` gives, and written with the new count in one
+   * transaction guarded by the topic key's modRevision. Existing partitions are untouched, so
+   * records stay where they are, but a key may hash to a different partition from now on.
+   * Throws INVALID_PARTITIONS (not larger, above the maximum), UNKNOWN_TOPIC, INVALID_REPLICATION_FACTOR
+   * (fewer live brokers than the replication factor), NOT_CONTROLLER.
+   */
+  async createPartitions(
+    name: string,
+    count: number,
+    request: { validateOnly?: boolean } = {},
+    options: WriteOptions = {},
+  ): Promise<TopicDescription> {
+    const { kv, record } = await this.readTopic(name);
+    if (!Number.isInteger(count) || count > this.maxPartitions) {
+      throw new TideError(
+        'INVALID_PARTITIONS',
+        `partition count must be an integer up to ${this.maxPartitions} (got ${count})`,
+        { context: { topic: name } },
+      );
+    }
+    if (count <= record.partitions) {
+      throw new TideError(
+        'INVALID_PARTITIONS',
+        `topic ${name} has ${record.partitions} partitions; the count can only grow (asked for ${count}). ` +
+          'Partitions cannot be removed: their records would be lost',
+        { context: { topic: name } },
+      );
+    }
+    const brokers = await this.placementBrokers();
+    const assignment = assignReplicas({
+      partitions: count - record.partitions,
+      replicationFactor: record.replicationFactor,
+      brokers,
+      startPartition: record.partitions,
+      random: this.options.random,
+    });
+    const added: PartitionView[] = assignment.map((replicas, i) => ({
+      partition: record.partitions + i,
+      leader: replicas[0],
+      leaderEpoch: 0,
+      partitionEpoch: 0,
+      replicas,
+      isr: [...replicas],
+    }));
+    const current = await this.describeTopic(name);
+    const grown = { ...record, partitions: count };
+    if (request.validateOnly) return describeTopicRecord(name, grown, [...current.partitions, ...added]);
+    const result = await this.store.txn(
+      this.compares([{ key: kv.key, target: 'modRevision', op: '=', value: kv.modRevision }], options),
+      [
+        { type: 'put', key: kv.key, value: encodeTopicRecord(grown) },
+        ...added.map(({ partition, ...state }): TxnOp => ({
+          type: 'put',
+          key: this.keys.partition(name, partition),
+          value: encodePartitionState(state),
+        })),
+      ],
+      [{ type: 'get', key: kv.key }],
+    );
+    if (!result.succeeded) {
+      const now = result.gets[0];
+      if (!now || now.createRevision !== kv.createRevision) throw unknownTopic(name);
+      if (now.modRevision === kv.modRevision) throw notController('add partitions to', name);
+      throw new TideError(
+        'METADATA_UNAVAILABLE',
+        `topic ${name} changed while partitions were being added; retry`,
+        { context: { topic: name }, retriable: true },
+      );
+    }
+    this.logger.info(
+      { topic: name, from: record.partitions, to: count, revision: result.revision },
+      'partitions added',
+    );
+    return describeTopicRecord(name, grown, [...current.partitions, ...added]);
+  }
+
+  /**
    * Raises an internal topic's target replication factor (never lowers it). The reconciler then
    * adds replicas to its partitions as live brokers allow (internal-replicas.ts). Returns whether
    * the record changed.
@@ -288,6 +369,11 @@ export class TopicManager extends TopicRegistry {
         'internal topic replication factor raised; replicas are added as brokers allow',
       );
     return result.succeeded;
+  }
+
+  /** The brokers new replicas may go to (see TopicManagerOptions.placementBrokers). */
+  placementBrokers(): Promise<BrokerInfo[]> {
+    return this.options.placementBrokers?.() ?? this.liveBrokers();
   }
 
   /** The live brokers, as the constructor's `liveBrokers` gives them. */

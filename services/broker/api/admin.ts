@@ -12,11 +12,15 @@ import type { TopicAdmin } from '../../common/cluster/admin-operations';
 import type { MetadataView } from './registry';
 import type { PartitionRegistry } from '../partition/partition-registry';
 import { unary, type RpcEdge } from '../../common/grpc/unary';
+import type { ElasticAdmin } from '../../common/cluster/elastic-operations';
+import { elasticHandlers } from '../../common/cluster/elastic-handlers';
 
 export type { CreateTopicSpec, TopicAdmin } from '../../common/cluster/admin-operations';
 
 export interface AdminDeps {
   topics: TopicAdmin;
+  /** Adding partitions, moves, decommissions (the controller); absent: answered INVALID_REQUEST. */
+  elastic?: ElasticAdmin;
   partitions: PartitionRegistry;
   metadata: MetadataView;
   logger: Logger;
@@ -103,5 +107,11 @@ export function adminHandlers(deps: AdminDeps): AdminHandlers {
       controller_id: deps.metadata.controllerId(),
       brokers: deps.metadata.brokers(),
     })),
+    ...elasticHandlers(logger, deps.elastic ?? noElastic),
   };
 }
+
+const noElastic: ElasticAdmin = {
+  createPartitions: () =>
+    Promise.reject(new TideError('INVALID_REQUEST', 'this broker cannot reach a controller to add partitions')),
+};

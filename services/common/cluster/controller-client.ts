@@ -39,6 +39,12 @@ import type { ConfigEntry__Input } from '../grpc/generated/tide/v1/ConfigEntry';
 import type { PartitionInfo } from '../grpc/generated/tide/v1/PartitionInfo';
 import type { TopicInfo__Input } from '../grpc/generated/tide/v1/TopicInfo';
 import type { CreateTopicSpec, TopicAdmin } from './admin-operations';
+import type { ElasticAdmin, ReassignmentEntry, ReassignmentOutcome } from './elastic-operations';
+import type { CreatePartitionsResponse } from '../grpc/generated/tide/v1/CreatePartitionsResponse';
+import type { AlterPartitionReassignmentsResponse } from '../grpc/generated/tide/v1/AlterPartitionReassignmentsResponse';
+import type { ListPartitionReassignmentsResponse } from '../grpc/generated/tide/v1/ListPartitionReassignmentsResponse';
+import type { OngoingReassignment__Input } from '../grpc/generated/tide/v1/OngoingReassignment';
+import type { DecommissionStatus } from '../grpc/generated/tide/v1/DecommissionStatus';
 import type { ClusterDescription } from './admin-operations';
 import { activeControllerOf, type ActiveController } from './controller-record';
 import type { PartitionView } from './topic-watcher';
@@ -81,7 +87,7 @@ interface Connection {
 
 const RETRIED = new Set(['NOT_CONTROLLER', 'BROKER_NOT_AVAILABLE', 'METADATA_UNAVAILABLE']);
 
-export class ControllerClient implements TopicAdmin {
+export class ControllerClient implements TopicAdmin, Required<ElasticAdmin> {
   private readonly keys: MetadataKeys;
   private readonly logger: Logger;
   private current?: ActiveController;
@@ -261,6 +267,53 @@ export class ControllerClient implements TopicAdmin {
       controllerId: response.controller_id,
       brokers: response.brokers,
     };
+  }
+
+  // ---- ElasticAdmin ----
+
+  async createPartitions(topic: string, count: number, validateOnly: boolean): Promise<TopicInfo__Input> {
+    const response = await this.call('CreatePartitions', (c, options) =>
+      promised<CreatePartitionsResponse>((cb) =>
+        c.admin.CreatePartitions({ topic, count, validate_only: validateOnly }, options, cb),
+      ),
+    );
+    return required(response.topic, 'topic');
+  }
+
+  async alterReassignments(entries: ReassignmentEntry[], validateOnly: boolean): Promise<ReassignmentOutcome> {
+    const response = await this.call('AlterPartitionReassignments', (c, options) =>
+      promised<AlterPartitionReassignmentsResponse>((cb) =>
+        c.admin.AlterPartitionReassignments({ reassignments: entries, validate_only: validateOnly }, options, cb),
+      ),
+    );
+    return { accepted: response.accepted, unchanged: response.unchanged };
+  }
+
+  async listReassignments(topics: string[]): Promise<OngoingReassignment__Input[]> {
+    const response = await this.call('ListPartitionReassignments', (c, options) =>
+      promised<ListPartitionReassignmentsResponse>((cb) =>
+        c.admin.ListPartitionReassignments({ topics }, options, cb),
+      ),
+    );
+    return response.reassignments;
+  }
+
+  decommissionBroker(brokerId: number): Promise<DecommissionStatus> {
+    return this.call('DecommissionBroker', (c, options) =>
+      promised<DecommissionStatus>((cb) => c.admin.DecommissionBroker({ broker_id: brokerId }, options, cb)),
+    );
+  }
+
+  recommissionBroker(brokerId: number): Promise<DecommissionStatus> {
+    return this.call('RecommissionBroker', (c, options) =>
+      promised<DecommissionStatus>((cb) => c.admin.RecommissionBroker({ broker_id: brokerId }, options, cb)),
+    );
+  }
+
+  describeDecommission(brokerId: number): Promise<DecommissionStatus> {
+    return this.call('DescribeDecommission', (c, options) =>
+      promised<DecommissionStatus>((cb) => c.admin.DescribeDecommission({ broker_id: brokerId }, options, cb)),
+    );
   }
 
   /** Stops following the controller and closes the connection; pending retries fail. */

@@ -8,11 +8,15 @@ import { TideError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import { unary } from '../../common/grpc/unary';
 import type { ClusterDescription, TopicAdmin } from '../../common/cluster/admin-operations';
+import type { ElasticAdmin } from '../../common/cluster/elastic-operations';
+import { elasticHandlers } from '../../common/cluster/elastic-handlers';
 
 export interface ControllerAdminDeps {
   /** Topic operations; each throws NOT_CONTROLLER on a standby. */
   topics: TopicAdmin;
   describeCluster(): Promise<ClusterDescription>;
+  /** Adding partitions, moves and decommissions; each throws NOT_CONTROLLER on a standby. */
+  elastic: ElasticAdmin;
   logger: Logger;
 }
 
@@ -59,5 +63,6 @@ export function controllerAdminHandlers(deps: ControllerAdminDeps): AdminHandler
       const cluster = await deps.describeCluster();
       return { cluster_id: cluster.clusterId, controller_id: cluster.controllerId, brokers: cluster.brokers };
     }),
+    ...elasticHandlers(logger, deps.elastic),
   };
 }

@@ -4,10 +4,16 @@ import type { EnumTypeDefinition, MessageTypeDefinition } from '@grpc/proto-load
 import type { AdminClient as _tide_v1_AdminClient, AdminDefinition as _tide_v1_AdminDefinition } from './tide/v1/Admin';
 import type { AlterConfigsRequest__Input as _tide_v1_AlterConfigsRequest__Input, AlterConfigsRequest as _tide_v1_AlterConfigsRequest } from './tide/v1/AlterConfigsRequest';
 import type { AlterConfigsResponse__Input as _tide_v1_AlterConfigsResponse__Input, AlterConfigsResponse as _tide_v1_AlterConfigsResponse } from './tide/v1/AlterConfigsResponse';
+import type { AlterPartitionReassignmentsRequest__Input as _tide_v1_AlterPartitionReassignmentsRequest__Input, AlterPartitionReassignmentsRequest as _tide_v1_AlterPartitionReassignmentsRequest } from './tide/v1/AlterPartitionReassignmentsRequest';
+import type { AlterPartitionReassignmentsResponse__Input as _tide_v1_AlterPartitionReassignmentsResponse__Input, AlterPartitionReassignmentsResponse as _tide_v1_AlterPartitionReassignmentsResponse } from './tide/v1/AlterPartitionReassignmentsResponse';
 import type { BrokerInfo__Input as _tide_v1_BrokerInfo__Input, BrokerInfo as _tide_v1_BrokerInfo } from './tide/v1/BrokerInfo';
 import type { ConfigEntry__Input as _tide_v1_ConfigEntry__Input, ConfigEntry as _tide_v1_ConfigEntry } from './tide/v1/ConfigEntry';
+import type { CreatePartitionsRequest__Input as _tide_v1_CreatePartitionsRequest__Input, CreatePartitionsRequest as _tide_v1_CreatePartitionsRequest } from './tide/v1/CreatePartitionsRequest';
+import type { CreatePartitionsResponse__Input as _tide_v1_CreatePartitionsResponse__Input, CreatePartitionsResponse as _tide_v1_CreatePartitionsResponse } from './tide/v1/CreatePartitionsResponse';
 import type { CreateTopicRequest__Input as _tide_v1_CreateTopicRequest__Input, CreateTopicRequest as _tide_v1_CreateTopicRequest } from './tide/v1/CreateTopicRequest';
 import type { CreateTopicResponse__Input as _tide_v1_CreateTopicResponse__Input, CreateTopicResponse as _tide_v1_CreateTopicResponse } from './tide/v1/CreateTopicResponse';
+import type { DecommissionBrokerRequest__Input as _tide_v1_DecommissionBrokerRequest__Input, DecommissionBrokerRequest as _tide_v1_DecommissionBrokerRequest } from './tide/v1/DecommissionBrokerRequest';
+import type { DecommissionStatus__Input as _tide_v1_DecommissionStatus__Input, DecommissionStatus as _tide_v1_DecommissionStatus } from './tide/v1/DecommissionStatus';
 import type { DeleteTopicRequest__Input as _tide_v1_DeleteTopicRequest__Input, DeleteTopicRequest as _tide_v1_DeleteTopicRequest } from './tide/v1/DeleteTopicRequest';
 import type { DeleteTopicResponse__Input as _tide_v1_DeleteTopicResponse__Input, DeleteTopicResponse as _tide_v1_DeleteTopicResponse } from './tide/v1/DeleteTopicResponse';
 import type { DescribeClusterRequest__Input as _tide_v1_DescribeClusterRequest__Input, DescribeClusterRequest as _tide_v1_DescribeClusterRequest } from './tide/v1/DescribeClusterRequest';
@@ -17,9 +23,13 @@ import type { DescribeConfigsResponse__Input as _tide_v1_DescribeConfigsResponse
 import type { DescribeTopicRequest__Input as _tide_v1_DescribeTopicRequest__Input, DescribeTopicRequest as _tide_v1_DescribeTopicRequest } from './tide/v1/DescribeTopicRequest';
 import type { DescribeTopicResponse__Input as _tide_v1_DescribeTopicResponse__Input, DescribeTopicResponse as _tide_v1_DescribeTopicResponse } from './tide/v1/DescribeTopicResponse';
 import type { Error__Input as _tide_v1_Error__Input, Error as _tide_v1_Error } from './tide/v1/Error';
+import type { ListPartitionReassignmentsRequest__Input as _tide_v1_ListPartitionReassignmentsRequest__Input, ListPartitionReassignmentsRequest as _tide_v1_ListPartitionReassignmentsRequest } from './tide/v1/ListPartitionReassignmentsRequest';
+import type { ListPartitionReassignmentsResponse__Input as _tide_v1_ListPartitionReassignmentsResponse__Input, ListPartitionReassignmentsResponse as _tide_v1_ListPartitionReassignmentsResponse } from './tide/v1/ListPartitionReassignmentsResponse';
 import type { ListTopicsRequest__Input as _tide_v1_ListTopicsRequest__Input, ListTopicsRequest as _tide_v1_ListTopicsRequest } from './tide/v1/ListTopicsRequest';
 import type { ListTopicsResponse__Input as _tide_v1_ListTopicsResponse__Input, ListTopicsResponse as _tide_v1_ListTopicsResponse } from './tide/v1/ListTopicsResponse';
+import type { OngoingReassignment__Input as _tide_v1_OngoingReassignment__Input, OngoingReassignment as _tide_v1_OngoingReassignment } from './tide/v1/OngoingReassignment';
 import type { PartitionInfo__Input as _tide_v1_PartitionInfo__Input, PartitionInfo as _tide_v1_PartitionInfo } from './tide/v1/PartitionInfo';
+import type { PartitionReassignment__Input as _tide_v1_PartitionReassignment__Input, PartitionReassignment as _tide_v1_PartitionReassignment } from './tide/v1/PartitionReassignment';
 import type { PartitionStatus__Input as _tide_v1_PartitionStatus__Input, PartitionStatus as _tide_v1_PartitionStatus } from './tide/v1/PartitionStatus';
 import type { Record__Input as _tide_v1_Record__Input, Record as _tide_v1_Record } from './tide/v1/Record';
 import type { RecordHeader__Input as _tide_v1_RecordHeader__Input, RecordHeader as _tide_v1_RecordHeader } from './tide/v1/RecordHeader';
@@ -36,10 +46,16 @@ export interface ProtoGrpcType {
       Admin: SubtypeConstructor<typeof grpc.Client, _tide_v1_AdminClient> & { service: _tide_v1_AdminDefinition }
       AlterConfigsRequest: MessageTypeDefinition<_tide_v1_AlterConfigsRequest__Input, _tide_v1_AlterConfigsRequest>
       AlterConfigsResponse: MessageTypeDefinition<_tide_v1_AlterConfigsResponse__Input, _tide_v1_AlterConfigsResponse>
+      AlterPartitionReassignmentsRequest: MessageTypeDefinition<_tide_v1_AlterPartitionReassignmentsRequest__Input, _tide_v1_AlterPartitionReassignmentsRequest>
+      AlterPartitionReassignmentsResponse: MessageTypeDefinition<_tide_v1_AlterPartitionReassignmentsResponse__Input, _tide_v1_AlterPartitionReassignmentsResponse>
       BrokerInfo: MessageTypeDefinition<_tide_v1_BrokerInfo__Input, _tide_v1_BrokerInfo>
       ConfigEntry: MessageTypeDefinition<_tide_v1_ConfigEntry__Input, _tide_v1_ConfigEntry>
+      CreatePartitionsRequest: MessageTypeDefinition<_tide_v1_CreatePartitionsRequest__Input, _tide_v1_CreatePartitionsRequest>
+      CreatePartitionsResponse: MessageTypeDefinition<_tide_v1_CreatePartitionsResponse__Input, _tide_v1_CreatePartitionsResponse>
       CreateTopicRequest: MessageTypeDefinition<_tide_v1_CreateTopicRequest__Input, _tide_v1_CreateTopicRequest>
       CreateTopicResponse: MessageTypeDefinition<_tide_v1_CreateTopicResponse__Input, _tide_v1_CreateTopicResponse>
+      DecommissionBrokerRequest: MessageTypeDefinition<_tide_v1_DecommissionBrokerRequest__Input, _tide_v1_DecommissionBrokerRequest>
+      DecommissionStatus: MessageTypeDefinition<_tide_v1_DecommissionStatus__Input, _tide_v1_DecommissionStatus>
       DeleteTopicRequest: MessageTypeDefinition<_tide_v1_DeleteTopicRequest__Input, _tide_v1_DeleteTopicRequest>
       DeleteTopicResponse: MessageTypeDefinition<_tide_v1_DeleteTopicResponse__Input, _tide_v1_DeleteTopicResponse>
       DescribeClusterRequest: MessageTypeDefinition<_tide_v1_DescribeClusterRequest__Input, _tide_v1_DescribeClusterRequest>
@@ -49,9 +65,13 @@ export interface ProtoGrpcType {
       DescribeTopicRequest: MessageTypeDefinition<_tide_v1_DescribeTopicRequest__Input, _tide_v1_DescribeTopicRequest>
       DescribeTopicResponse: MessageTypeDefinition<_tide_v1_DescribeTopicResponse__Input, _tide_v1_DescribeTopicResponse>
       Error: MessageTypeDefinition<_tide_v1_Error__Input, _tide_v1_Error>
+      ListPartitionReassignmentsRequest: MessageTypeDefinition<_tide_v1_ListPartitionReassignmentsRequest__Input, _tide_v1_ListPartitionReassignmentsRequest>
+      ListPartitionReassignmentsResponse: MessageTypeDefinition<_tide_v1_ListPartitionReassignmentsResponse__Input, _tide_v1_ListPartitionReassignmentsResponse>
       ListTopicsRequest: MessageTypeDefinition<_tide_v1_ListTopicsRequest__Input, _tide_v1_ListTopicsRequest>
       ListTopicsResponse: MessageTypeDefinition<_tide_v1_ListTopicsResponse__Input, _tide_v1_ListTopicsResponse>
+      OngoingReassignment: MessageTypeDefinition<_tide_v1_OngoingReassignment__Input, _tide_v1_OngoingReassignment>
       PartitionInfo: MessageTypeDefinition<_tide_v1_PartitionInfo__Input, _tide_v1_PartitionInfo>
+      PartitionReassignment: MessageTypeDefinition<_tide_v1_PartitionReassignment__Input, _tide_v1_PartitionReassignment>
       PartitionStatus: MessageTypeDefinition<_tide_v1_PartitionStatus__Input, _tide_v1_PartitionStatus>
       Record: MessageTypeDefinition<_tide_v1_Record__Input, _tide_v1_Record>
       RecordFormat: EnumTypeDefinition
