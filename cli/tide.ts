@@ -13,6 +13,8 @@ import { groupsCommand } from './commands/groups';
 import { devCommand } from './commands/dev';
 import { produceCommand } from './commands/produce';
 import { topicsCommand } from './commands/topics';
+import { partitionsCommand } from './commands/partitions';
+import { brokersCommand } from './commands/brokers';
 import { completionCommand } from './commands/completion';
 import { contextCommand } from './commands/context';
 import { EXIT_USAGE, bootstrapOption, exitOverrideEverywhere, reportError } from './common';
@@ -41,6 +43,8 @@ function program(): Command {
   tide.addCommand(brokerCommand());
   tide.addCommand(coordinatorCommand());
   tide.addCommand(topicsCommand());
+  tide.addCommand(partitionsCommand());
+  tide.addCommand(brokersCommand());
   tide.addCommand(produceCommand());
   tide.addCommand(consumeCommand());
   tide.addCommand(clusterCommand());

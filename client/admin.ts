@@ -14,6 +14,32 @@ import type { DescribeConfigsResponse } from '../services/common/grpc/generated/
 import type { DescribeTopicResponse } from '../services/common/grpc/generated/tide/v1/DescribeTopicResponse';
 import type { ListTopicsResponse } from '../services/common/grpc/generated/tide/v1/ListTopicsResponse';
 import type { TopicInfo } from '../services/common/grpc/generated/tide/v1/TopicInfo';
+import type { CreatePartitionsResponse } from '../services/common/grpc/generated/tide/v1/CreatePartitionsResponse';
+import type { AlterPartitionReassignmentsResponse } from '../services/common/grpc/generated/tide/v1/AlterPartitionReassignmentsResponse';
+import type { ListPartitionReassignmentsResponse } from '../services/common/grpc/generated/tide/v1/ListPartitionReassignmentsResponse';
+import type { DecommissionStatus as WireDecommissionStatus } from '../services/common/grpc/generated/tide/v1/DecommissionStatus';
+
+/** A replica move in flight (ListPartitionReassignments). */
+export interface PartitionMove {
+  topic: string;
+  partition: number;
+  replicas: number[];
+  adding: number[];
+  removing: number[];
+  target: number[];
+  /** Adding replicas already in sync. */
+  caughtUp: number[];
+  startedAtMs: number;
+  /** 'admin', 'decommission' or 'balancer'. */
+  origin: string;
+}
+
+export interface DecommissionStatus {
+  brokerId: number;
+  decommissioning: boolean;
+  remainingReplicas: number;
+  remainingLeaders: number;
+}
 import { TideError } from '../services/common/errors';
 import {
   Cluster,
@@ -148,6 +174,87 @@ export class Admin {
   async describeConfigs(topic: string): Promise<ConfigEntry[]> {
     const r = await this.call<DescribeConfigsResponse>((c, o, cb) => c.DescribeConfigs({ topic }, o, cb));
     return r.configs.map(toConfigEntry);
+  }
+
+  /**
+   * Grows a topic to `count` partitions (never shrinks: INVALID_PARTITIONS). Records stay where
+   * they are, but keyed records may go to a different partition from now on.
+   */
+  async createPartitions(
+    topic: string,
+    count: number,
+    options: { validateOnly?: boolean } = {},
+  ): Promise<TopicDescription> {
+    const r = await this.call<CreatePartitionsResponse>((c, o, cb) =>
+      c.CreatePartitions({ topic, count, validate_only: options.validateOnly ?? false }, o, cb),
+    );
+    this.cluster.invalidate(topic);
+    if (!r.topic) throw new TideError('UNKNOWN', `CreatePartitions ${topic} answered without the topic`);
+    return toTopicDescription(r.topic);
+  }
+
+  /** Starts (or, with an empty replica list, cancels) replica moves; the plan is validated whole. */
+  async alterPartitionReassignments(
+    plan: { topic: string; partition: number; replicas: number[] }[],
+    options: { validateOnly?: boolean } = {},
+  ): Promise<{ accepted: number; unchanged: number }> {
+    return this.call<AlterPartitionReassignmentsResponse>((c, o, cb) =>
+      c.AlterPartitionReassignments(
+        { reassignments: plan, validate_only: options.validateOnly ?? false },
+        o,
+        cb,
+      ),
+    );
+  }
+
+  /** Moves in flight: replicas now, adding, removing, target, and which adding ones caught up. */
+  async listPartitionReassignments(topics: string[] = []): Promise<PartitionMove[]> {
+    const r = await this.call<ListPartitionReassignmentsResponse>((c, o, cb) =>
+      c.ListPartitionReassignments({ topics }, o, cb),
+    );
+    return r.reassignments.map((m) => ({
+      topic: m.topic,
+      partition: m.partition,
+      replicas: m.replicas,
+      adding: m.adding,
+      removing: m.removing,
+      target: m.target,
+      caughtUp: m.caught_up,
+      startedAtMs: m.started_at_ms,
+      origin: m.origin,
+    }));
+  }
+
+  /** Starts moving every replica off a broker; `remainingReplicas` 0 = it can be removed. */
+  decommissionBroker(brokerId: number): Promise<DecommissionStatus> {
+    return this.decommissionCall('decommission', brokerId);
+  }
+
+  /** Stops a decommission (its unfinished moves are cancelled). */
+  recommissionBroker(brokerId: number): Promise<DecommissionStatus> {
+    return this.decommissionCall('recommission', brokerId);
+  }
+
+  describeDecommission(brokerId: number): Promise<DecommissionStatus> {
+    return this.decommissionCall('describe', brokerId);
+  }
+
+  private async decommissionCall(
+    what: 'decommission' | 'recommission' | 'describe',
+    brokerId: number,
+  ): Promise<DecommissionStatus> {
+    const r = await this.call<WireDecommissionStatus>((c, o, cb) => {
+      const req = { broker_id: brokerId };
+      if (what === 'decommission') return c.DecommissionBroker(req, o, cb);
+      if (what === 'recommission') return c.RecommissionBroker(req, o, cb);
+      return c.DescribeDecommission(req, o, cb);
+    });
+    return {
+      brokerId: r.broker_id,
+      decommissioning: r.decommissioning,
+      remainingReplicas: r.remaining_replicas,
+      remainingLeaders: r.remaining_leaders,
+    };
   }
 
   /** Sets and deletes config keys, validated as a whole. Returns the resulting configs. */

@@ -213,8 +213,15 @@ export function topicsCommand(): Command {
   topics.addCommand(
     addBootstrap(
       new Command('alter')
-        .description('set or delete topic configs (validated as a whole: one bad key changes nothing)')
+        .description(
+          'set or delete topic configs (validated as a whole: one bad key changes nothing), or add partitions',
+        )
         .argument('<name>')
+        .option(
+          '-p, --partitions <n>',
+          'grow the topic to N partitions (never shrinks; keys then hash to different partitions)',
+          parseInteger('--partitions', 1),
+        )
         .option('--set <key=value>', 'set a config, repeatable', collectKeyValue, {})
         .option('--delete <key>', 'return a config to its default, repeatable', collectList, [])
         .option('--validate-only', 'check without changing anything'),
@@ -222,12 +229,29 @@ export function topicsCommand(): Command {
       action(
         async (
           name: string,
-          opts: { set: Record<string, string>; delete: string[]; validateOnly?: boolean; bootstrap: string },
+          opts: {
+            set: Record<string, string>;
+            delete: string[];
+            partitions?: number;
+            validateOnly?: boolean;
+            bootstrap: string;
+          },
         ) => {
-          if (Object.keys(opts.set).length === 0 && opts.delete.length === 0) {
-            throw new InvalidArgumentError('give at least one --set key=value or --delete key');
+          const configChange = Object.keys(opts.set).length > 0 || opts.delete.length > 0;
+          if (!configChange && opts.partitions === undefined) {
+            throw new InvalidArgumentError('give --partitions N, or at least one --set key=value or --delete key');
           }
           await withClient(opts.bootstrap, async (tide) => {
+            if (opts.partitions !== undefined) {
+              const grown = await tide
+                .admin()
+                .createPartitions(name, opts.partitions, { validateOnly: opts.validateOnly });
+              const verb = opts.validateOnly ? 'would grow' : 'grew';
+              process.stdout.write(
+                `${verb} topic ${name} to ${grown.partitions.length} partitions (keyed records may now go to other partitions)\n`,
+              );
+              if (!configChange) return;
+            }
             const configs = await tide
               .admin()
               .alterConfigs(name, { set: opts.set, delete: opts.delete, validateOnly: opts.validateOnly });
