@@ -141,7 +141,12 @@ export class ReplicaManager implements PartitionRegistry {
     const key = keyOf(topic.name, state.partition);
     const existing = this.partitions.get(key);
     if (!state.replicas.includes(this.deps.brokerId)) {
-      if (existing) this.stopHosting(key, existing, 'replica moved away');
+      if (existing) {
+        // A replica reassigned away: its copy is deleted, as Kafka's StopReplica(delete=true)
+        // does; the partition lives on its other replicas.
+        this.stopHosting(key, existing, 'replica moved away');
+        await this.deps.logs.delete(topic.name, state.partition);
+      }
       return;
     }
     try {

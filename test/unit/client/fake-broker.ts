@@ -504,6 +504,8 @@ export class FakeBroker {
   }
 
   private adminHandlers(): AdminHandlers {
+    const unsupported = (_call: unknown, cb: grpc.sendUnaryData<never>) =>
+      cb(toGrpcStatus(new TideError('INVALID_REQUEST', 'the fake broker does not move replicas')));
     const cluster = this.cluster;
     const topicInfo = (name: string) => ({
       name,
@@ -565,6 +567,12 @@ export class FakeBroker {
           controller_id: 0,
           brokers: cluster.brokers.map((b) => ({ id: b.id, host: '127.0.0.1', port: b.port })),
         }),
+      CreatePartitions: unsupported,
+      AlterPartitionReassignments: unsupported,
+      ListPartitionReassignments: unsupported,
+      DecommissionBroker: unsupported,
+      RecommissionBroker: unsupported,
+      DescribeDecommission: unsupported,
     };
   }
 }

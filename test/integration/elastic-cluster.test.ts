@@ -1,0 +1,128 @@
+/**
+ * Elastic clusters on real processes and real etcd (3 brokers, 1 controller): a topic grows from
+ * 3 to 6 partitions while a keyed producer runs (the producer picks the new partitions up from the
+ * metadata watch, nothing is lost), then a partition's replicas move from one broker set to
+ * another with acks=all writes before and after (the move completes, the removed replica is
+ * dropped, every acknowledged record reads back).
+ */
+import { Tide } from '../../client';
+import { TestCluster } from '../harness/cluster';
+import { waitFor } from '../harness/processes';
+
+jest.setTimeout(180_000);
+
+let cluster: TestCluster;
+let tide: Tide;
+
+beforeAll(async () => {
+  cluster = await TestCluster.start({ brokers: 3, controllers: 1, leaseTtlMs: 2_000 });
+  tide = new Tide({ bootstrap: cluster.bootstrap() });
+});
+
+afterAll(async () => {
+  await tide?.close();
+  await cluster?.stop();
+});
+
+async function readAll(topic: string, partitions: number, expected: number): Promise<string[]> {
+  const consumer = tide.consumer({ autoOffsetReset: 'earliest' });
+  consumer.assign(Array.from({ length: partitions }, (_, partition) => ({ topic, partition })));
+  await consumer.seekToBeginning();
+  const seen: string[] = [];
+  await waitFor(
+    async () => {
+      for await (const batch of consumer.batches()) {
+        for (const r of batch.records) seen.push(r.value!.toString());
+        if (seen.length >= expected) break;
+      }
+      return seen.length >= expected;
+    },
+    { what: `${expected} records of ${topic}`, timeoutMs: 60_000 },
+  );
+  await consumer.close();
+  return seen;
+}
+
+test('grow a topic 3 -> 6 while a keyed producer runs; growing never shrinks', async () => {
+  const admin = tide.admin();
+  await admin.createTopic('grow', { partitions: 3, replicationFactor: 2 });
+  const producer = tide.producer({ acks: 'all' });
+  const before = await producer.send(
+    'grow',
+    Array.from({ length: 300 }, (_, i) => ({ key: `k${i}`, value: `a${i}` })),
+  );
+  expect(before.count).toBe(300);
+
+  await expect(admin.createPartitions('grow', 3)).rejects.toMatchObject({ code: 'INVALID_PARTITIONS' });
+  const grown = await admin.createPartitions('grow', 6);
+  expect(grown.partitions).toHaveLength(6);
+
+  // The producer learns the new count from the metadata watch: keys hash over 6 partitions.
+  const used = new Set<number>();
+  await waitFor(
+    async () => {
+      const sent = await producer.send(
+        'grow',
+        Array.from({ length: 60 }, (_, i) => ({ key: `k${i}`, value: `b${used.size}-${i}` })),
+      );
+      for (const p of sent.partitions) used.add(p);
+      return [3, 4, 5].some((p) => used.has(p));
+    },
+    { what: 'keyed records reaching the new partitions', timeoutMs: 30_000 },
+  );
+  await producer.close();
+  const end = await Promise.all(
+    [0, 1, 2, 3, 4, 5].map(async (partition) => {
+      const c = tide.consumer();
+      const o = await c.listOffset({ topic: 'grow', partition }, 'latest');
+      await c.close();
+      return o.offset;
+    }),
+  );
+  expect(end.slice(3).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+  const total = end.reduce((a, b) => a + b, 0);
+  const records = await readAll('grow', 6, total);
+  for (let i = 0; i < 300; i++) expect(records).toContain(`a${i}`);
+});
+
+test('move a partition to other brokers under acks=all writes', async () => {
+  const admin = tide.admin();
+  await admin.createTopic('move', { partitions: 1, replicationFactor: 2, configs: { 'min.insync.replicas': '2' } });
+  const meta = await admin.metadata(['move']);
+  const from = meta.topics[0].partitions[0].replicas;
+  const spare = [0, 1, 2].find((id) => !from.includes(id))!;
+  const target = [from[1], spare];
+
+  const producer = tide.producer({ acks: 'all' });
+  await producer.send('move', Array.from({ length: 500 }, (_, i) => ({ value: `m${i}` })));
+
+  // Bad plans are refused whole.
+  await expect(
+    admin.alterPartitionReassignments([{ topic: 'move', partition: 0, replicas: [target[0]] }]),
+  ).rejects.toMatchObject({ code: 'INVALID_REPLICATION_FACTOR' });
+  await expect(
+    admin.alterPartitionReassignments([{ topic: 'move', partition: 0, replicas: [0, 99] }]),
+  ).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+
+  const outcome = await admin.alterPartitionReassignments([{ topic: 'move', partition: 0, replicas: target }]);
+  expect(outcome.accepted).toBe(1);
+  // Writes continue during the move.
+  const during = producer.send('move', Array.from({ length: 500 }, (_, i) => ({ value: `n${i}` })));
+  await waitFor(async () => (await admin.listPartitionReassignments()).length === 0, {
+    what: 'the move to finish',
+    timeoutMs: 60_000,
+  });
+  await during;
+  await producer.send('move', Array.from({ length: 100 }, (_, i) => ({ value: `o${i}` })));
+  await producer.close();
+  const after = await waitFor(
+    async () => {
+      const p = (await admin.metadata(['move'])).topics[0].partitions[0];
+      return p.replicas.join() === target.join() ? p : undefined;
+    },
+    { what: 'metadata naming the target replicas', timeoutMs: 30_000 },
+  );
+  expect(target).toContain(after!.leader);
+  const records = await readAll('move', 1, 1100);
+  expect(new Set(records).size).toBe(1100);
+});
