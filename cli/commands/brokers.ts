@@ -41,16 +41,22 @@ export function brokersCommand(): Command {
         .argument('<id>', 'broker id', id()),
     ).action(
       action(async (brokerId: number, opts: { bootstrap: string }) => {
-        await withClient(opts.bootstrap, async (tide) => report(await tide.admin().recommissionBroker(brokerId)));
+        await withClient(opts.bootstrap, async (tide) =>
+          report(await tide.admin().recommissionBroker(brokerId)),
+        );
       }),
     ),
   );
   brokers.addCommand(
     addBootstrap(
-      new Command('status').description('whether a broker is being decommissioned, and what it still holds').argument('<id>', 'broker id', id()),
+      new Command('status')
+        .description('whether a broker is being decommissioned, and what it still holds')
+        .argument('<id>', 'broker id', id()),
     ).action(
       action(async (brokerId: number, opts: { bootstrap: string }) => {
-        await withClient(opts.bootstrap, async (tide) => report(await tide.admin().describeDecommission(brokerId)));
+        await withClient(opts.bootstrap, async (tide) =>
+          report(await tide.admin().describeDecommission(brokerId)),
+        );
       }),
     ),
   );

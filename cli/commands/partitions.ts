@@ -33,7 +33,8 @@ function readPlan(file: string): PlanEntry[] {
       Number.isInteger(p.partition) &&
       Array.isArray(p.replicas) &&
       p.replicas.every((r) => Number.isInteger(r));
-    if (!ok) throw new UsageError(`${file}: partitions[${i}] needs topic, partition and replicas (broker ids)`);
+    if (!ok)
+      throw new UsageError(`${file}: partitions[${i}] needs topic, partition and replicas (broker ids)`);
     return { topic: p.topic as string, partition: p.partition as number, replicas: p.replicas as number[] };
   });
 }
@@ -47,7 +48,9 @@ async function generatePlan(tide: Tide, topics: string[], brokers: number[]): Pr
     for (const p of described.partitions) {
       const rf = p.replicas.length;
       if (rf > sorted.length)
-        throw new UsageError(`${topic} has ${rf} replicas per partition; --brokers lists only ${sorted.length}`);
+        throw new UsageError(
+          `${topic} has ${rf} replicas per partition; --brokers lists only ${sorted.length}`,
+        );
       // Keep the replicas already on an allowed broker, fill up round robin from the partition index.
       const keep = p.replicas.filter((id) => sorted.includes(id));
       const replicas = keep.slice(0, rf);
@@ -61,7 +64,9 @@ async function generatePlan(tide: Tide, topics: string[], brokers: number[]): Pr
   return plan;
 }
 
-function printMoves(moves: Awaited<ReturnType<ReturnType<Tide['admin']>['listPartitionReassignments']>>): void {
+function printMoves(
+  moves: Awaited<ReturnType<ReturnType<Tide['admin']>['listPartitionReassignments']>>,
+): void {
   if (moves.length === 0) {
     process.stdout.write('no moves in progress\n');
     return;
@@ -86,7 +91,9 @@ export function partitionsCommand(): Command {
   partitions.addCommand(
     addBootstrap(
       new Command('reassign')
-        .description('generate, start, verify or cancel replica moves (a plan like Kafka\'s reassignment JSON)')
+        .description(
+          "generate, start, verify or cancel replica moves (a plan like Kafka's reassignment JSON)",
+        )
         .option('--plan <file>', 'the plan: {"partitions":[{"topic","partition","replicas":[ids]}]}')
         .option('--generate', 'print a plan moving --topics onto --brokers')
         .option('--topics <names>', 'topics for --generate (comma-separated, repeatable)', collectList, [])
@@ -129,7 +136,9 @@ export function partitionsCommand(): Command {
             if (!opts.plan) throw new UsageError('give --plan FILE, --generate, or --verify');
             const plan = readPlan(opts.plan);
             const entries = opts.cancel ? plan.map((p) => ({ ...p, replicas: [] })) : plan;
-            const outcome = await admin.alterPartitionReassignments(entries, { validateOnly: opts.validateOnly });
+            const outcome = await admin.alterPartitionReassignments(entries, {
+              validateOnly: opts.validateOnly,
+            });
             const verb = opts.cancel ? 'cancelled' : opts.validateOnly ? 'valid:' : 'started';
             process.stdout.write(
               `${verb} ${outcome.accepted} move(s); ${outcome.unchanged} partition(s) unchanged\n`,

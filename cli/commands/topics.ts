@@ -239,7 +239,9 @@ export function topicsCommand(): Command {
         ) => {
           const configChange = Object.keys(opts.set).length > 0 || opts.delete.length > 0;
           if (!configChange && opts.partitions === undefined) {
-            throw new InvalidArgumentError('give --partitions N, or at least one --set key=value or --delete key');
+            throw new InvalidArgumentError(
+              'give --partitions N, or at least one --set key=value or --delete key',
+            );
           }
           await withClient(opts.bootstrap, async (tide) => {
             if (opts.partitions !== undefined) {

@@ -65,7 +65,10 @@ export function balancePlanner(options: BalancerOptions): MovePlanner {
     const live = new Set(view.brokers.map((b) => b.id));
     const eligible = view.brokers.filter((b) => !view.decommissioned.has(b.id));
     const ids = eligible.map((b) => b.id);
-    const excluded = new Set([...view.decommissioned, ...view.brokers.map((b) => b.id).filter((id) => !ids.includes(id))]);
+    const excluded = new Set([
+      ...view.decommissioned,
+      ...view.brokers.map((b) => b.id).filter((id) => !ids.includes(id)),
+    ]);
     const load = replicaCounts(view.partitions.map((p) => p.state.replicas));
     const planned: { partition: StoredPartition; target: number[] }[] = [];
     const healthy = (p: StoredPartition): boolean =>
@@ -107,7 +110,8 @@ export function balancePlanner(options: BalancerOptions): MovePlanner {
       const rackOf = new Map(eligible.map((b) => [b.id, b.rack || '']));
       let move: { partition: StoredPartition; target: number[] } | undefined;
       for (const p of view.partitions) {
-        if (!p.state.replicas.includes(from) || !healthy(p) || planned.some((m) => m.partition === p)) continue;
+        if (!p.state.replicas.includes(from) || !healthy(p) || planned.some((m) => m.partition === p))
+          continue;
         const to = chooseReplacement(p.state.replicas, from, eligible, load, tooFull);
         if (to === undefined) continue;
         // Rack-aware: never put the partition on fewer racks than it has now.

@@ -18,3 +18,4 @@ export type {
   WriteOptions,
 } from './topic-manager';
 export { internalTopicCreator, topicAdmin } from './topic-admin';
+export { elasticAdmin, partitionAdmin } from './elastic-admin';

@@ -54,11 +54,20 @@ export interface ReassignmentStats {
 }
 
 export function emptyReassignmentStats(): ReassignmentStats {
-  return { movesStarted: 0, movesCompleted: 0, movesCancelled: 0, leadershipHandovers: 0, partitionsMoving: 0 };
+  return {
+    movesStarted: 0,
+    movesCompleted: 0,
+    movesCancelled: 0,
+    leadershipHandovers: 0,
+    partitionsMoving: 0,
+  };
 }
 
 /** A move planner consulted at the end of each tick with the budget left (the balancer). */
-export type MovePlanner = (view: ClusterView, budget: number) => { partition: StoredPartition; target: number[] }[];
+export type MovePlanner = (
+  view: ClusterView,
+  budget: number,
+) => { partition: StoredPartition; target: number[] }[];
 
 /** What a tick saw: for planners. */
 export interface ClusterView {
@@ -163,7 +172,10 @@ export class Reassigner {
    * the topic's min.insync.replicas are rejected with INVALID_REQUEST / UNKNOWN_TOPIC /
    * UNKNOWN_PARTITION / INVALID_REPLICATION_FACTOR.
    */
-  async alterReassignments(entries: ReassignmentEntry[], validateOnly: boolean): Promise<ReassignmentOutcome> {
+  async alterReassignments(
+    entries: ReassignmentEntry[],
+    validateOnly: boolean,
+  ): Promise<ReassignmentOutcome> {
     if (entries.length === 0) throw new TideError('INVALID_REQUEST', 'the plan lists no partitions');
     const brokers = await this.options.registry.listBrokers();
     const live = new Set(brokers.map((b) => b.id));
@@ -182,7 +194,11 @@ export class Reassigner {
         const entryMin = described.configs.find((c) => c.name === 'min.insync.replicas');
         minIsr.set(entry.topic, Number(entryMin?.value ?? 1));
       }
-      if (!Number.isInteger(entry.partition) || entry.partition < 0 || entry.partition >= counts.get(entry.topic)!)
+      if (
+        !Number.isInteger(entry.partition) ||
+        entry.partition < 0 ||
+        entry.partition >= counts.get(entry.topic)!
+      )
         throw new TideError(
           'UNKNOWN_PARTITION',
           `topic ${entry.topic} has ${counts.get(entry.topic)} partitions; ${entry.partition} does not exist`,
@@ -190,9 +206,13 @@ export class Reassigner {
         );
       if (entry.replicas.length === 0) continue; // a cancel
       if (new Set(entry.replicas).size !== entry.replicas.length)
-        throw new TideError('INVALID_REQUEST', `replicas ${JSON.stringify(entry.replicas)} of ${id} list a broker twice`, {
-          context,
-        });
+        throw new TideError(
+          'INVALID_REQUEST',
+          `replicas ${JSON.stringify(entry.replicas)} of ${id} list a broker twice`,
+          {
+            context,
+          },
+        );
       const unknown = entry.replicas.filter((b) => !live.has(b));
       if (unknown.length > 0)
         throw new TideError(
@@ -269,8 +289,14 @@ export class Reassigner {
       throw new TideError('INVALID_REQUEST', `broker ${brokerId} is not registered and holds no replicas`);
     const key = this.elasticKeys.decommission(brokerId);
     if (!(await this.options.store.get(key))) {
-      await this.write([], [{ type: 'put', key, value: JSON.stringify({ startedAtMs: this.options.clock.nowMs() }) }]);
-      this.logger.info({ broker: brokerId }, 'broker decommission started: its replicas move to other brokers');
+      await this.write(
+        [],
+        [{ type: 'put', key, value: JSON.stringify({ startedAtMs: this.options.clock.nowMs() }) }],
+      );
+      this.logger.info(
+        { broker: brokerId },
+        'broker decommission started: its replicas move to other brokers',
+      );
     }
     this.kick();
     return this.status(brokerId, true, partitions);
@@ -309,7 +335,11 @@ export class Reassigner {
 
   // ---- internals ----
 
-  private status(brokerId: number, decommissioning: boolean, partitions: StoredPartition[]): DecommissionStatus__Input {
+  private status(
+    brokerId: number,
+    decommissioning: boolean,
+    partitions: StoredPartition[],
+  ): DecommissionStatus__Input {
     return {
       broker_id: brokerId,
       decommissioning,
@@ -329,7 +359,12 @@ export class Reassigner {
   }
 
   /** Starts (or replaces the target of) one partition's move. Returns false when already there. */
-  private async submit(topic: string, partition: number, target: number[], origin: MoveOrigin): Promise<boolean> {
+  private async submit(
+    topic: string,
+    partition: number,
+    target: number[],
+    origin: MoveOrigin,
+  ): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
       const stored = await readPartition(this.options.store, this.options.keys, topic, partition);
       if (!stored) throw new TideError('UNKNOWN_PARTITION', `${topic}-${partition} does not exist`);
@@ -357,7 +392,11 @@ export class Reassigner {
       if (!existing && sameSet(state.replicas, target)) {
         if (sameList(state.replicas, target)) return false;
         // Same brokers, new order: only the preferred leader changes; no data moves.
-        const next: PartitionState = { ...state, replicas: [...target], partitionEpoch: state.partitionEpoch + 1 };
+        const next: PartitionState = {
+          ...state,
+          replicas: [...target],
+          partitionEpoch: state.partitionEpoch + 1,
+        };
         if (await this.write([partitionCompare, recordCompare], [putState(stored.key, next)])) return true;
       } else {
         const record: ReassignmentRecord = {
@@ -385,13 +424,15 @@ export class Reassigner {
   /** Cancels one partition's move. Returns false when it has none. */
   private async cancel(topic: string, partition: number): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
-      const move = (await readReassignments(this.options.store, this.elasticKeys, () => undefined, [topic])).find(
-        (m) => m.partition === partition,
-      );
+      const move = (
+        await readReassignments(this.options.store, this.elasticKeys, () => undefined, [topic])
+      ).find((m) => m.partition === partition);
       if (!move) return false;
       const stored = await readPartition(this.options.store, this.options.keys, topic, partition);
       const ops: TxnOp[] = [{ type: 'delete', key: move.key }];
-      const compares: Compare[] = [{ key: move.key, target: 'modRevision', op: '=', value: move.modRevision }];
+      const compares: Compare[] = [
+        { key: move.key, target: 'modRevision', op: '=', value: move.modRevision },
+      ];
       if (stored) {
         const brokers = await this.options.registry.listBrokers();
         const next = cancelMove(stored.state, move.record, this.liveness(brokers), { topic, partition });
@@ -441,7 +482,8 @@ export class Reassigner {
     if (budget <= 0 || generation !== this.generation) return;
     const moving = new Set(moves.map((m) => `${m.topic}/${m.partition}`));
     let started = 0;
-    if (decommissioned.size > 0) started += await this.drain(partitions, brokers, decommissioned, moving, budget);
+    if (decommissioned.size > 0)
+      started += await this.drain(partitions, brokers, decommissioned, moving, budget);
     const planner = this.options.planner;
     if (planner && started === 0 && inFlight === 0 && generation === this.generation) {
       const topicMinIsr = await this.minIsrByTopic(partitions);
@@ -452,7 +494,10 @@ export class Reassigner {
       for (const { partition, target } of planned) {
         await this.submit(partition.topic, partition.partition, target, 'balancer').catch((err: unknown) => {
           if (err instanceof TideError && err.code === 'NOT_CONTROLLER') throw err;
-          this.logger.warn({ err, topic: partition.topic, partition: partition.partition }, 'balancer move not started');
+          this.logger.warn(
+            { err, topic: partition.topic, partition: partition.partition },
+            'balancer move not started',
+          );
         });
       }
     }
@@ -481,7 +526,12 @@ export class Reassigner {
     }
     const step = nextMoveStep(stored.state, move.record, liveness);
     if (step.kind === 'wait') return false;
-    const partitionCompare: Compare = { key: stored.key, target: 'modRevision', op: '=', value: stored.modRevision };
+    const partitionCompare: Compare = {
+      key: stored.key,
+      target: 'modRevision',
+      op: '=',
+      value: stored.modRevision,
+    };
     const ops: TxnOp[] = [putState(stored.key, step.state)];
     if (step.kind === 'finish') ops.push({ type: 'delete', key: move.key });
     if (!(await this.write([recordCompare, partitionCompare], ops))) return false;

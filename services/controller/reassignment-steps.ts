@@ -64,7 +64,11 @@ export function nextMoveStep(
   if (missing.length > 0) {
     return {
       kind: 'grow',
-      state: { ...state, replicas: [...state.replicas, ...missing], partitionEpoch: state.partitionEpoch + 1 },
+      state: {
+        ...state,
+        replicas: [...state.replicas, ...missing],
+        partitionEpoch: state.partitionEpoch + 1,
+      },
     };
   }
   const lagging = target.filter((id) => !state.isr.includes(id));

@@ -79,7 +79,10 @@ function brokerIds(key: string, field: string, value: unknown): number[] {
 export function decodeReassignment(value: Buffer | string, key: string): ReassignmentRecord {
   let parsed: Record<string, unknown>;
   try {
-    parsed = JSON.parse(typeof value === 'string' ? value : value.toString('utf8')) as Record<string, unknown>;
+    parsed = JSON.parse(typeof value === 'string' ? value : value.toString('utf8')) as Record<
+      string,
+      unknown
+    >;
   } catch {
     throw malformed(key, 'not JSON');
   }
@@ -88,7 +91,8 @@ export function decodeReassignment(value: Buffer | string, key: string): Reassig
   if (typeof startedAtMs !== 'number' || !Number.isSafeInteger(startedAtMs) || startedAtMs < 0)
     throw malformed(key, 'startedAtMs must be an integer >= 0');
   const origin = parsed.origin;
-  if (!ORIGINS.includes(origin as MoveOrigin)) throw malformed(key, `origin must be one of ${ORIGINS.join(', ')}`);
+  if (!ORIGINS.includes(origin as MoveOrigin))
+    throw malformed(key, `origin must be one of ${ORIGINS.join(', ')}`);
   return {
     target: brokerIds(key, 'target', parsed.target),
     original: brokerIds(key, 'original', parsed.original),

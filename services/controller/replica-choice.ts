@@ -29,7 +29,9 @@ export function chooseReplacement(
     if (!usedRacks.has(rack)) return 1;
     return 2;
   };
-  candidates.sort((a, b) => rank(a) - rank(b) || (load.get(a.id) ?? 0) - (load.get(b.id) ?? 0) || a.id - b.id);
+  candidates.sort(
+    (a, b) => rank(a) - rank(b) || (load.get(a.id) ?? 0) - (load.get(b.id) ?? 0) || a.id - b.id,
+  );
   return candidates[0]?.id;
 }
 

@@ -87,14 +87,21 @@ test('grow a topic 3 -> 6 while a keyed producer runs; growing never shrinks', a
 
 test('move a partition to other brokers under acks=all writes', async () => {
   const admin = tide.admin();
-  await admin.createTopic('move', { partitions: 1, replicationFactor: 2, configs: { 'min.insync.replicas': '2' } });
+  await admin.createTopic('move', {
+    partitions: 1,
+    replicationFactor: 2,
+    configs: { 'min.insync.replicas': '2' },
+  });
   const meta = await admin.metadata(['move']);
   const from = meta.topics[0].partitions[0].replicas;
   const spare = [0, 1, 2].find((id) => !from.includes(id))!;
   const target = [from[1], spare];
 
   const producer = tide.producer({ acks: 'all' });
-  await producer.send('move', Array.from({ length: 500 }, (_, i) => ({ value: `m${i}` })));
+  await producer.send(
+    'move',
+    Array.from({ length: 500 }, (_, i) => ({ value: `m${i}` })),
+  );
 
   // Bad plans are refused whole.
   await expect(
@@ -104,16 +111,24 @@ test('move a partition to other brokers under acks=all writes', async () => {
     admin.alterPartitionReassignments([{ topic: 'move', partition: 0, replicas: [0, 99] }]),
   ).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
 
-  const outcome = await admin.alterPartitionReassignments([{ topic: 'move', partition: 0, replicas: target }]);
+  const outcome = await admin.alterPartitionReassignments([
+    { topic: 'move', partition: 0, replicas: target },
+  ]);
   expect(outcome.accepted).toBe(1);
   // Writes continue during the move.
-  const during = producer.send('move', Array.from({ length: 500 }, (_, i) => ({ value: `n${i}` })));
+  const during = producer.send(
+    'move',
+    Array.from({ length: 500 }, (_, i) => ({ value: `n${i}` })),
+  );
   await waitFor(async () => (await admin.listPartitionReassignments()).length === 0, {
     what: 'the move to finish',
     timeoutMs: 60_000,
   });
   await during;
-  await producer.send('move', Array.from({ length: 100 }, (_, i) => ({ value: `o${i}` })));
+  await producer.send(
+    'move',
+    Array.from({ length: 100 }, (_, i) => ({ value: `o${i}` })),
+  );
   await producer.close();
   const after = await waitFor(
     async () => {

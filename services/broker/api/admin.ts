@@ -113,5 +113,7 @@ export function adminHandlers(deps: AdminDeps): AdminHandlers {
 
 const noElastic: ElasticAdmin = {
   createPartitions: () =>
-    Promise.reject(new TideError('INVALID_REQUEST', 'this broker cannot reach a controller to add partitions')),
+    Promise.reject(
+      new TideError('INVALID_REQUEST', 'this broker cannot reach a controller to add partitions'),
+    ),
 };

@@ -280,10 +280,17 @@ export class ControllerClient implements TopicAdmin, Required<ElasticAdmin> {
     return required(response.topic, 'topic');
   }
 
-  async alterReassignments(entries: ReassignmentEntry[], validateOnly: boolean): Promise<ReassignmentOutcome> {
+  async alterReassignments(
+    entries: ReassignmentEntry[],
+    validateOnly: boolean,
+  ): Promise<ReassignmentOutcome> {
     const response = await this.call('AlterPartitionReassignments', (c, options) =>
       promised<AlterPartitionReassignmentsResponse>((cb) =>
-        c.admin.AlterPartitionReassignments({ reassignments: entries, validate_only: validateOnly }, options, cb),
+        c.admin.AlterPartitionReassignments(
+          { reassignments: entries, validate_only: validateOnly },
+          options,
+          cb,
+        ),
       ),
     );
     return { accepted: response.accepted, unchanged: response.unchanged };
@@ -312,7 +319,9 @@ export class ControllerClient implements TopicAdmin, Required<ElasticAdmin> {
 
   describeDecommission(brokerId: number): Promise<DecommissionStatus> {
     return this.call('DescribeDecommission', (c, options) =>
-      promised<DecommissionStatus>((cb) => c.admin.DescribeDecommission({ broker_id: brokerId }, options, cb)),
+      promised<DecommissionStatus>((cb) =>
+        c.admin.DescribeDecommission({ broker_id: brokerId }, options, cb),
+      ),
     );
   }
 
