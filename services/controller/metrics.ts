@@ -5,6 +5,7 @@
  *   tide_controller_activations                           times this instance became active
  *   tide_controller_leader_elections / _unclean_elections / _preferred_leader_elections
  *   tide_controller_offline_transitions / _isr_shrinks / _fenced_writes
+ *   tide_controller_partitions_moving / _moves_started / _moves_completed / _moves_cancelled
  *   plus Node's process metrics. Counts are since this process started.
  */
 import { Gauge } from 'prom-client';
@@ -58,5 +59,13 @@ export function controllerMetrics(node: ControllerNode): ServiceMetrics {
     'Writes of this instance rejected by fencing',
     () => node.stats().fencedWrites,
   );
+  gauge(
+    'tide_controller_partitions_moving',
+    'Partitions with a replica move in flight (reassignment, decommission or balancer)',
+    () => node.stats().partitionsMoving,
+  );
+  gauge('tide_controller_moves_started', 'Replica moves started', () => node.stats().movesStarted);
+  gauge('tide_controller_moves_completed', 'Replica moves completed', () => node.stats().movesCompleted);
+  gauge('tide_controller_moves_cancelled', 'Replica moves cancelled', () => node.stats().movesCancelled);
   return metrics;
 }
