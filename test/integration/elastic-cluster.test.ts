@@ -141,3 +141,44 @@ test('move a partition to other brokers under acks=all writes', async () => {
   const records = await readAll('move', 1, 1100);
   expect(new Set(records).size).toBe(1100);
 });
+
+test('decommission a broker under load, then stop it: no partition goes offline', async () => {
+  const admin = tide.admin();
+  await admin.createTopic('drain', { partitions: 4, replicationFactor: 2 });
+  const victim = 2;
+  const producer = tide.producer({ acks: 'all' });
+  await producer.send(
+    'drain',
+    Array.from({ length: 400 }, (_, i) => ({ value: `d${i}`, partition: i % 4 })),
+  );
+  const first = await admin.decommissionBroker(victim);
+  expect(first.decommissioning).toBe(true);
+  const writes = producer.send(
+    'drain',
+    Array.from({ length: 400 }, (_, i) => ({ value: `e${i}`, partition: i % 4 })),
+  );
+  await waitFor(async () => (await admin.describeDecommission(victim)).remainingReplicas === 0, {
+    what: `broker ${victim} emptied`,
+    timeoutMs: 90_000,
+  });
+  await writes;
+  // New partitions are not placed on it.
+  const grown = await admin.createPartitions('drain', 6);
+  for (const p of grown.partitions) expect(p.replicas).not.toContain(victim);
+
+  await cluster.broker(victim).stop('SIGTERM');
+  const meta = await admin.metadata(['drain', 'grow', 'move']);
+  for (const t of meta.topics)
+    for (const p of t.partitions) {
+      expect(p.replicas).not.toContain(victim);
+      expect(p.leader).toBeGreaterThanOrEqual(0);
+    }
+  await producer.send(
+    'drain',
+    Array.from({ length: 100 }, (_, i) => ({ value: `f${i}`, partition: i % 4 })),
+  );
+  await producer.close();
+  const records = await readAll('drain', 4, 900);
+  expect(new Set(records).size).toBe(900);
+  expect((await admin.recommissionBroker(victim)).decommissioning).toBe(false);
+});
