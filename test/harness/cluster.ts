@@ -26,6 +26,8 @@ export interface ClusterOptions {
    * controllers are reached directly.
    */
   proxied?: boolean;
+  /** Extra environment of controller processes only (controller config keys). */
+  controllerEnv?: NodeJS.ProcessEnv;
   /** Extra environment of broker processes only (broker config keys). */
   brokerEnv?: NodeJS.ProcessEnv;
   /** Gives every broker a disk-fault file (injectDiskFaults) it polls (config diskFaultsFile). */
@@ -63,6 +65,7 @@ export class TestCluster {
       brokerSetup: () => ({}),
       proxied: false,
       brokerEnv: {},
+      controllerEnv: {},
       diskFaults: false,
       ...options,
     };
@@ -93,6 +96,7 @@ export class TestCluster {
           TIDE_LEASE_TTL_MS: String(this.options.leaseTtlMs),
           TIDE_LEADER_IMBALANCE_CHECK_INTERVAL_MS: '3600000',
           ...this.options.env,
+          ...this.options.controllerEnv,
         },
       },
     );
