@@ -9,6 +9,7 @@ import { fromGrpcError } from '../../services/common/grpc/status';
 import type { DescribeTopicResponse } from '../../services/common/grpc/generated/tide/v1/DescribeTopicResponse';
 import { action, addBootstrap, parseInteger, withClient } from '../common';
 import { printTable } from '../format';
+import type { PartitionMove } from '../../client/admin';
 import { clusterDown, clusterUp } from '../local-cluster';
 
 interface PartitionRow {
@@ -20,6 +21,8 @@ interface PartitionRow {
   isr: number[];
   highWatermark: number | null;
   logEndOffset: number | null;
+  /** Bytes of the partition's log on its leader (each replica holds about as much). */
+  sizeBytes: number | null;
 }
 
 /** Asks one broker for the status of the partitions it leads. */
@@ -32,9 +35,16 @@ function describeOn(address: string, topic: string): Promise<DescribeTopicRespon
   ).finally(() => client.close());
 }
 
-async function describeCluster(
-  tide: Tide,
-): Promise<{ clusterId: string; controllerId: number; brokers: object[]; partitions: PartitionRow[] }> {
+async function describeCluster(tide: Tide): Promise<{
+  clusterId: string;
+  controllerId: number;
+  brokers: object[];
+  load: { id: number; live: boolean; replicas: number; leaders: number; diskBytes: number }[];
+  underReplicated: PartitionRow[];
+  offline: PartitionRow[];
+  moves: PartitionMove[];
+  partitions: PartitionRow[];
+}> {
   const metadata = await tide.admin().metadata();
   const address = new Map(metadata.brokers.map((b) => [b.id, b.address]));
   const partitions: PartitionRow[] = [];
@@ -55,13 +65,34 @@ async function describeCluster(
         isr: p.isr,
         highWatermark: status ? status.high_watermark : null,
         logEndOffset: status ? status.log_end_offset : null,
+        sizeBytes: status ? status.size_bytes : null,
       });
     }
   }
+  const live = new Set(metadata.brokers.map((b) => b.id));
+  const brokerIds = [...new Set([...live, ...partitions.flatMap((p) => p.replicas)])].sort((a, b) => a - b);
+  const load = brokerIds.map((id) => {
+    const hosted = partitions.filter((p) => p.replicas.includes(id));
+    return {
+      id,
+      live: live.has(id),
+      replicas: hosted.length,
+      leaders: partitions.filter((p) => p.leader === id).length,
+      diskBytes: hosted.reduce((sum, p) => sum + (p.sizeBytes ?? 0), 0),
+    };
+  });
+  const moves = await tide
+    .admin()
+    .listPartitionReassignments()
+    .catch(() => []);
   return {
     clusterId: metadata.clusterId,
     controllerId: metadata.controllerId,
     brokers: metadata.brokers,
+    load,
+    underReplicated: partitions.filter((p) => p.isr.length < p.replicas.length),
+    offline: partitions.filter((p) => p.leader < 0 || !live.has(p.leader)),
+    moves,
     partitions,
   };
 }
@@ -136,6 +167,28 @@ export function clusterCommand(): Command {
               b.rack || '-',
             ]),
           );
+          process.stdout.write('\n');
+          printTable(
+            ['BROKER', 'STATE', 'REPLICAS', 'LEADERS', 'DISK (LEADER-REPORTED)'],
+            description.load.map((b) => [
+              b.id,
+              b.live ? 'live' : 'down',
+              b.replicas,
+              b.leaders,
+              `${(b.diskBytes / 1048576).toFixed(1)} MiB`,
+            ]),
+          );
+          process.stdout.write(
+            `\nunder-replicated partitions: ${description.underReplicated.length}  offline partitions: ${description.offline.length}  moves in progress: ${description.moves.length}\n`,
+          );
+          for (const p of [...description.offline, ...description.underReplicated])
+            process.stdout.write(
+              `  ${p.topic}-${p.partition}: leader ${p.leader < 0 ? 'none' : p.leader}, replicas ${p.replicas.join(',')}, isr ${p.isr.join(',')}\n`,
+            );
+          for (const m of description.moves)
+            process.stdout.write(
+              `  moving ${m.topic}-${m.partition}: ${m.replicas.join(',')} -> ${m.target.join(',')} (${m.caughtUp.length}/${m.adding.length} new replicas caught up, ${m.origin})\n`,
+            );
           if (description.partitions.length === 0) return;
           process.stdout.write('\n');
           printTable(

@@ -8,6 +8,10 @@
 import { Tide } from '../../client';
 import { TestCluster } from '../harness/cluster';
 import { waitFor } from '../harness/processes';
+import { runCli } from '../harness/cli';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 
 jest.setTimeout(180_000);
 
@@ -181,4 +185,47 @@ test('decommission a broker under load, then stop it: no partition goes offline'
   const records = await readAll('drain', 4, 900);
   expect(new Set(records).size).toBe(900);
   expect((await admin.recommissionBroker(victim)).decommissioning).toBe(false);
+});
+
+test('the CLI: topics alter --partitions, partitions reassign, brokers status, cluster describe', async () => {
+  const b = ['--bootstrap', cluster.bootstrap()[0]];
+  await tide.admin().createTopic('cli-elastic', { partitions: 2, replicationFactor: 2 });
+  const shrink = await runCli(['topics', 'alter', 'cli-elastic', '--partitions', '1', ...b]);
+  expect(shrink.code).not.toBe(0);
+  expect(shrink.stderr).toMatch(/can only grow/);
+  const grow = await runCli(['topics', 'alter', 'cli-elastic', '--partitions', '4', ...b]);
+  expect(grow.code).toBe(0);
+  expect(grow.out).toMatch(/grew topic cli-elastic to 4 partitions/);
+
+  const generated = await runCli([
+    'partitions',
+    'reassign',
+    '--generate',
+    '--topics',
+    'cli-elastic',
+    '--brokers',
+    '0,1',
+    ...b,
+  ]);
+  expect(generated.code).toBe(0);
+  const plan = JSON.parse(generated.out) as { partitions: { replicas: number[] }[] };
+  expect(plan.partitions).toHaveLength(4);
+  for (const p of plan.partitions) expect([...p.replicas].sort()).toEqual([0, 1]);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tide-plan-')), 'plan.json');
+  fs.writeFileSync(file, generated.out);
+  const started = await runCli(['partitions', 'reassign', '--plan', file, ...b]);
+  expect(started.code).toBe(0);
+  await waitFor(
+    async () =>
+      (await runCli(['partitions', 'reassign', '--verify', ...b])).out.includes('no moves in progress'),
+    { what: 'the CLI plan to finish', timeoutMs: 60_000, intervalMs: 500 },
+  );
+  const status = await runCli(['brokers', 'status', '0', ...b]);
+  expect(status.code).toBe(0);
+  expect(status.out).toMatch(/broker 0 in service/);
+  const described = await runCli(['cluster', 'describe', '--json', ...b]);
+  expect(described.code).toBe(0);
+  const json = JSON.parse(described.out) as { load: { id: number; replicas: number }[]; moves: unknown[] };
+  expect(json.moves).toEqual([]);
+  expect(json.load.find((l) => l.id === 0)!.replicas).toBeGreaterThan(0);
 });
