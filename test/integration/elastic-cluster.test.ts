@@ -20,6 +20,11 @@ let tide: Tide;
 
 beforeAll(async () => {
   cluster = await TestCluster.start({ brokers: 3, controllers: 1, leaseTtlMs: 2_000 });
+  // Offsets replicated twice, so decommissioning one of the 3 brokers has somewhere to move them.
+  await cluster.startCoordinator('c1', {
+    args: ['--offsets-partitions', '4'],
+    env: { TIDE_OFFSETS_TOPIC_REPLICATION_FACTOR: '2' },
+  });
   tide = new Tide({ bootstrap: cluster.bootstrap() });
 });
 
@@ -50,6 +55,12 @@ async function readAll(topic: string, partitions: number, expected: number): Pro
 test('grow a topic 3 -> 6 while a keyed producer runs; growing never shrinks', async () => {
   const admin = tide.admin();
   await admin.createTopic('grow', { partitions: 3, replicationFactor: 2 });
+  const group = tide.consumer({ groupId: 'g-grow', autoOffsetReset: 'earliest', sessionTimeoutMs: 6_000 });
+  group.subscribe(['grow']);
+  const consumed = new Set<string>();
+  void (async () => {
+    for await (const r of group) consumed.add(r.value!.toString());
+  })().catch(() => undefined);
   const producer = tide.producer({ acks: 'all' });
   const before = await producer.send(
     'grow',
@@ -87,6 +98,12 @@ test('grow a topic 3 -> 6 while a keyed producer runs; growing never shrinks', a
   const total = end.reduce((a, b) => a + b, 0);
   const records = await readAll('grow', 6, total);
   for (let i = 0; i < 300; i++) expect(records).toContain(`a${i}`);
+  // The group covers all 6 partitions and has consumed every record, old and new partitions alike.
+  await waitFor(() => group.assignment().length === 6 && records.every((v) => consumed.has(v)), {
+    what: 'the group to cover 6 partitions and read every record',
+    timeoutMs: 60_000,
+  });
+  await group.close();
 });
 
 test('move a partition to other brokers under acks=all writes', async () => {
