@@ -118,6 +118,20 @@ export class ReplicaManager implements PartitionRegistry {
             'deleting the log of a topic that no longer exists',
           );
           await this.deps.logs.delete(log.topic, log.partition);
+          continue;
+        }
+        // Replicas moved off this broker while it was down (the state is there and names others).
+        const state = topics.get(log.topic)?.partitions.find((p) => p.partition === log.partition);
+        if (
+          state &&
+          !state.replicas.includes(this.deps.brokerId) &&
+          !this.partitions.has(keyOf(log.topic, log.partition))
+        ) {
+          this.logger.info(
+            { topic: log.topic, partition: log.partition, replicas: state.replicas },
+            'deleting the log of a replica moved to other brokers',
+          );
+          await this.deps.logs.delete(log.topic, log.partition);
         }
       }
     }

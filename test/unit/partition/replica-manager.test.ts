@@ -226,7 +226,7 @@ it('a deleted topic stops fetching and serving and loses its logs', async () => 
   expect(() => manager.leaderFor('gone', 0)).toThrow(expect.objectContaining({ code: 'UNKNOWN_TOPIC' }));
 });
 
-it('a replica moved away stops, its log stays', async () => {
+it('a replica moved away stops and its log is deleted (reassignment removes the copy)', async () => {
   const t1 = topic('moved', [ps(2, 0)]);
   await manager.apply(update([{ type: 'created', topic: t1 }], [t1]));
   const t2 = topic('moved', [
@@ -240,7 +240,7 @@ it('a replica moved away stops, its log stays', async () => {
   );
   expect(manager.status()).toEqual([]);
   expect(fetchers.fetching.size).toBe(0);
-  expect(logs.get('moved', 0)).toBeDefined();
+  expect(logs.get('moved', 0)).toBeUndefined();
 });
 
 describe('LeaseFence', () => {
