@@ -15,6 +15,7 @@ import { produceCommand } from './commands/produce';
 import { topicsCommand } from './commands/topics';
 import { completionCommand } from './commands/completion';
 import { contextCommand } from './commands/context';
+import { addSecurityOptions } from './security-options';
 import { EXIT_USAGE, bootstrapOption, exitOverrideEverywhere, reportError } from './common';
 
 function program(): Command {
@@ -36,6 +37,7 @@ function program(): Command {
         'use this context of the config file instead of its current-context',
       ).env('TIDE_CONTEXT'),
     );
+  addSecurityOptions(tide);
   tide.addCommand(devCommand());
   tide.addCommand(controllerCommand());
   tide.addCommand(brokerCommand());

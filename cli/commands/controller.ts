@@ -18,6 +18,7 @@ import {
 import { action, parseInteger } from '../common';
 import { untilStopSignal } from '../signals';
 import { serveMetrics } from '../../services/common/metrics';
+import { serviceSecurityOf } from '../../services/common/security/service-security';
 
 interface ControllerOptions {
   id?: number;
@@ -60,12 +61,18 @@ export function controllerCommand(): Command {
         });
         const logger = createLogger({ level: config.logLevel, name: 'tide-controller' });
         logger.info({ config: redactConfig(CONTROLLER_CONFIG_SCHEMA, config) }, 'starting tide controller');
-        const store = new EtcdMetadataStore({ endpoints: etcdEndpointList(config), logger });
+        const security = serviceSecurityOf(config, logger);
+        const store = new EtcdMetadataStore({
+          endpoints: etcdEndpointList(config),
+          logger,
+          security: security.etcd,
+        });
         let node: ControllerNode;
         try {
-          node = await ControllerNode.start(config, { store, clock: systemClock, logger });
+          node = await ControllerNode.start(config, { store, clock: systemClock, logger, security });
         } catch (err) {
           await store.close().catch(() => undefined);
+          security.close();
           throw err;
         }
         const metricsServer =
@@ -87,6 +94,7 @@ export function controllerCommand(): Command {
           await metricsServer?.close();
         }, logger);
         await store.close().catch((err: unknown) => logger.warn({ err }, 'closing the etcd client failed'));
+        security.close();
         logger.flush();
         process.stdout.write('Tide controller stopped.\n');
       }),
