@@ -158,8 +158,9 @@ export class ReloadingCertProvider implements CertificateProvider {
 
   addCaCertificateListener(listener: CaListener): void {
     this.caListeners.add(listener);
-    // grpc-js expects the current value right away (FileWatcherCertificateProvider does the same).
-    listener(this.caUpdate());
+    // The current value, delivered on the next tick as FileWatcherCertificateProvider does: grpc-js
+    // servers register their own watcher only after adding this listener, and miss a synchronous call.
+    setImmediate(() => this.caListeners.has(listener) && listener(this.caUpdate()));
   }
 
   removeCaCertificateListener(listener: CaListener): void {
@@ -168,7 +169,7 @@ export class ReloadingCertProvider implements CertificateProvider {
 
   addIdentityCertificateListener(listener: IdentityListener): void {
     this.identityListeners.add(listener);
-    listener(this.identityUpdate());
+    setImmediate(() => this.identityListeners.has(listener) && listener(this.identityUpdate()));
   }
 
   removeIdentityCertificateListener(listener: IdentityListener): void {
