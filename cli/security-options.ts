@@ -59,3 +59,14 @@ export function resolveSecurity(command: Command, context: CliContext | undefine
     ...(tokenFile ? { tokenFile } : {}),
   };
 }
+
+/** The client-side env names above; services ignore them (they have their own TIDE_TLS_*_FILE keys). */
+export const CLIENT_SECURITY_ENV = [
+  'TIDE_TLS',
+  'TIDE_TLS_CA',
+  'TIDE_TLS_CERT',
+  'TIDE_TLS_KEY',
+  'TIDE_TLS_SERVER_NAME',
+  'TIDE_TOKEN',
+  'TIDE_TOKEN_FILE',
+];

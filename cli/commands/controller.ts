@@ -4,6 +4,7 @@
  * gRPC server is up (active or standby); SIGTERM/SIGINT resign (the controller key goes at once,
  * so a standby takes over without waiting for the lease) and exit.
  */
+import { CLIENT_SECURITY_ENV } from '../security-options';
 import { Command } from 'commander';
 import { loadConfig, redactConfig } from '../../services/common/config';
 import { systemClock } from '../../services/common/clock';
@@ -49,7 +50,7 @@ export function controllerCommand(): Command {
         const config = loadConfig(CONTROLLER_CONFIG_SCHEMA, {
           file: opts.config,
           env: process.env,
-          ignoreEnv: ['TIDE_BOOTSTRAP', 'TIDE_CONFIG'],
+          ignoreEnv: [...CLIENT_SECURITY_ENV, 'TIDE_BOOTSTRAP', 'TIDE_CONFIG'],
           flags: {
             controllerId: opts.id,
             port: opts.port,

@@ -4,6 +4,7 @@
  * `bootstrap <host:port>` once it serves; SIGTERM/SIGINT hand its shards over to the other
  * instances (members move without waiting for the lease) and exit.
  */
+import { CLIENT_SECURITY_ENV } from '../security-options';
 import { Command } from 'commander';
 import { serviceSecurityOf } from '../../services/common/security/service-security';
 import { loadConfig, redactConfig } from '../../services/common/config';
@@ -70,7 +71,7 @@ export function coordinatorCommand(): Command {
         const config = loadConfig(COORDINATOR_CONFIG_SCHEMA, {
           file: opts.config,
           env: process.env,
-          ignoreEnv: ['TIDE_BOOTSTRAP', 'TIDE_CONFIG'],
+          ignoreEnv: [...CLIENT_SECURITY_ENV, 'TIDE_BOOTSTRAP', 'TIDE_CONFIG'],
           flags: {
             coordinatorId: opts.id,
             port: opts.port,
