@@ -10,6 +10,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { Tide, TideError } from '../../client';
 import { TestCluster } from '../harness/cluster';
+import { runCli } from '../harness/cli';
 
 jest.setTimeout(180_000);
 
@@ -178,4 +179,19 @@ it('a plain-text client is refused, and a client trusting another CA gets TLS_FA
   expect(err).toBeInstanceOf(TideError);
   expect(err.code).toBe('TLS_FAILED');
   await wrong.close();
+});
+
+it('the CLI lists topics over TLS with --tls-ca (or TIDE_TLS_CA), and says TLS_FAILED without it', async () => {
+  const bootstrap = cluster!.bootstrap().join(',');
+  const ok = await runCli(['--tls-ca', path.join(dir, 'ca.crt'), 'topics', 'list', '-b', bootstrap]);
+  expect(ok.stderr).toBe('');
+  expect(ok.out).toContain('secure');
+  const byEnv = await runCli(['topics', 'list', '-b', bootstrap], {
+    env: { TIDE_TLS_CA: path.join(dir, 'ca.crt') },
+  });
+  expect(byEnv.out).toContain('secure');
+  const wrong = await runCli(['--tls-ca', path.join(dir, 'other.crt'), 'topics', 'list', '-b', bootstrap]);
+  expect(wrong.code).toBe(1);
+  expect(wrong.stderr).toContain('TLS_FAILED');
+  expect(wrong.stderr).toContain('--tls-ca');
 });
