@@ -6,7 +6,7 @@ const SERVICES = '(broker|controller|group-coordinator)';
 const STORAGE_ENGINE_MAY_USE =
   '^services/common/(records/|errors\\.ts$|clock\\.ts$|logger\\.ts$|assert\\.ts$)';
 const CLIENT_MAY_USE =
-  '^services/common/(records/|grpc/|errors\\.ts$|clock\\.ts$|logger\\.ts$|assert\\.ts$|assignor-names\\.ts$|reset-target\\.ts$)';
+  '^services/common/(records/|grpc/|errors\\.ts$|clock\\.ts$|logger\\.ts$|assert\\.ts$|assignor-names\\.ts$|reset-target\\.ts$|security/(transport|cert-files|bearer-token)\\.ts$)';
 
 module.exports = {
   forbidden: [
@@ -66,7 +66,7 @@ module.exports = {
       name: 'client-imports-no-service',
       comment:
         'The client is a package of its own: the protos and the wire helpers of services/common ' +
-        '(records, grpc, errors, clock, logger, assert, assignor names, reset target), nothing of any service.',
+        '(records, grpc, errors, clock, logger, assert, assignor names, reset target, TLS credentials and bearer tokens), nothing of any service.',
       severity: 'error',
       from: { path: '^client/' },
       to: { path: '^services/', pathNot: CLIENT_MAY_USE },

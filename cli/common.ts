@@ -4,11 +4,12 @@
  * and turning errors into one message that says what to do plus an exit code.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { Tide } from '../client';
+import { Tide, type ClientSecurityOptions } from '../client';
 import { TideError } from '../services/common/errors';
 import { ConfigError } from '../services/common/config';
 import { createLogger } from '../services/common/logger';
 import { resolveContext } from './config-file';
+import { resolveSecurity } from './security-options';
 
 export const DEFAULT_BOOTSTRAP = '127.0.0.1:9092';
 
@@ -66,13 +67,24 @@ function cliLogger() {
   return createLogger({ level: process.env.TIDE_CLI_LOG_LEVEL ?? 'silent' });
 }
 
+/**
+ * TLS and token settings of the running command, resolved by `action` with the bootstrap list;
+ * one CLI process runs one command.
+ */
+let commandSecurity: ClientSecurityOptions = {};
+
 /** A client for one command; closed by the caller. */
 export function connect(bootstrap: string): Tide {
   const addresses = bootstrap
     .split(',')
     .map((a) => a.trim())
     .filter(Boolean);
-  return new Tide({ bootstrap: addresses, clientId: 'tide-cli', logger: cliLogger() });
+  return new Tide({
+    bootstrap: addresses,
+    clientId: 'tide-cli',
+    logger: cliLogger(),
+    security: commandSecurity,
+  });
 }
 
 /** Runs a command body with a client and maps failures to a message and exit code. */
@@ -135,8 +147,12 @@ export function action<A extends unknown[]>(
     try {
       const command = args[args.length - 1];
       const opts = args[args.length - 2] as { bootstrap?: string } | undefined;
-      if (command instanceof Command && opts && command.options.some((o) => o.long === '--bootstrap'))
+      if (command instanceof Command && opts && command.options.some((o) => o.long === '--bootstrap')) {
         opts.bootstrap = resolveBootstrap(command);
+        const root = rootOf(command).opts<{ configFile?: string; context?: string }>();
+        const context = resolveContext({ file: root.configFile, name: root.context, env: process.env });
+        commandSecurity = resolveSecurity(command, context);
+      }
       await fn(...args);
     } catch (err) {
       process.exitCode = reportError(err);

@@ -11,8 +11,9 @@
  *     staging:
  *       bootstrap: tide-0.staging:9092,tide-1.staging:9092
  *
- * A context's keys: `bootstrap` (TLS and token settings join it when Tide has them). Unknown
- * keys are refused, so a typo does not silently connect somewhere else.
+ * A context's keys: `bootstrap`, and for a secured cluster `tls` (true: TLS with the system
+ * roots), `tls-ca`, `tls-cert`, `tls-key`, `tls-server-name`, `token-file` (docs/security.md).
+ * Unknown keys are refused, so a typo does not silently connect somewhere else.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -23,14 +24,23 @@ import { ConfigError } from '../services/common/config';
 export interface CliContext {
   name: string;
   bootstrap?: string;
+  tls?: boolean;
+  'tls-ca'?: string;
+  'tls-cert'?: string;
+  'tls-key'?: string;
+  'tls-server-name'?: string;
+  'token-file'?: string;
 }
+
+/** Context keys holding file paths or names (strings). */
+const CONTEXT_STRING_KEYS = ['tls-ca', 'tls-cert', 'tls-key', 'tls-server-name', 'token-file'] as const;
 
 export interface CliConfigFile {
   currentContext?: string;
   contexts: Record<string, Omit<CliContext, 'name'>>;
 }
 
-const CONTEXT_KEYS = new Set(['bootstrap']);
+const CONTEXT_KEYS = new Set<string>(['bootstrap', 'tls', ...CONTEXT_STRING_KEYS]);
 const TOP_KEYS = new Set(['current-context', 'contexts']);
 
 /** The config file's path (see the header). */
@@ -73,7 +83,20 @@ export function parseConfigFile(text: string, where: string): CliConfigFile {
       throw new ConfigError(
         `${where}: context "${name}": bootstrap must be a string like host:port,host:port`,
       );
-    contexts[name] = { bootstrap: settings.bootstrap as string | undefined };
+    const context: Omit<CliContext, 'name'> = { bootstrap: settings.bootstrap as string | undefined };
+    if (settings.tls !== undefined) {
+      if (typeof settings.tls !== 'boolean')
+        throw new ConfigError(`${where}: context "${name}": tls must be true or false`);
+      context.tls = settings.tls;
+    }
+    for (const key of CONTEXT_STRING_KEYS) {
+      const value = settings[key];
+      if (value === undefined) continue;
+      if (typeof value !== 'string')
+        throw new ConfigError(`${where}: context "${name}": ${key} must be a string (a file path or name)`);
+      context[key] = value;
+    }
+    contexts[name] = context;
   }
   const current = top['current-context'];
   if (current !== undefined && typeof current !== 'string')

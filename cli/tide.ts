@@ -17,6 +17,7 @@ import { partitionsCommand } from './commands/partitions';
 import { brokersCommand } from './commands/brokers';
 import { completionCommand } from './commands/completion';
 import { contextCommand } from './commands/context';
+import { addSecurityOptions } from './security-options';
 import { EXIT_USAGE, bootstrapOption, exitOverrideEverywhere, reportError } from './common';
 
 function program(): Command {
@@ -38,6 +39,7 @@ function program(): Command {
         'use this context of the config file instead of its current-context',
       ).env('TIDE_CONTEXT'),
     );
+  addSecurityOptions(tide);
   tide.addCommand(devCommand());
   tide.addCommand(controllerCommand());
   tide.addCommand(brokerCommand());
@@ -65,8 +67,23 @@ function endQuietlyOnClosedPipe(): void {
   }
 }
 
+/**
+ * grpc-js passes the dialled host as the TLS server name even when it is an IP address, and Node
+ * warns (DEP0123) on every such connection; the CLI's one-line output should not carry that noise.
+ */
+function dropIpServerNameWarning(): void {
+  const emit = process.emitWarning.bind(process) as (...args: unknown[]) => void;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const code =
+      typeof rest[0] === 'object' && rest[0] !== null ? (rest[0] as { code?: string }).code : rest[1];
+    if (code === 'DEP0123') return;
+    emit(warning, ...rest);
+  }) as typeof process.emitWarning;
+}
+
 async function main(argv: string[]): Promise<void> {
   endQuietlyOnClosedPipe();
+  dropIpServerNameWarning();
   try {
     await program().parseAsync(argv);
   } catch (err) {

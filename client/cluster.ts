@@ -16,7 +16,10 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 import type { Clock } from '../services/common/clock';
-import { TideError } from '../services/common/errors';
+import { TideError, type ErrorCode } from '../services/common/errors';
+
+/** Failures that are the same on every broker and that retrying elsewhere does not fix. */
+const SECURITY_FAILURES = new Set<string>(['TLS_FAILED', 'AUTHENTICATION_FAILED', 'AUTHORIZATION_FAILED']);
 import type { Logger } from '../services/common/logger';
 import { silentLogger } from '../services/common/logger';
 import type { MetadataResponse } from '../services/common/grpc/generated/tide/v1/MetadataResponse';
@@ -430,6 +433,7 @@ export class Cluster {
 
   private async bootstrap(): Promise<void> {
     const failures: string[] = [];
+    const codes = new Set<string>();
     for (const address of this.bootstrapAddresses) {
       if (this.closed) break;
       try {
@@ -443,11 +447,15 @@ export class Cluster {
       } catch (err) {
         const e = toTideError(err);
         failures.push(`${address} (${e.code}: ${e.message})`);
+        codes.add(e.code);
         this.pool.closeAddress(address);
       }
     }
+    // Every broker refused us for the same security reason: say which (TLS, authn, authz), not "unreachable".
+    const [only] = codes;
+    const security = codes.size === 1 && SECURITY_FAILURES.has(only!) ? (only as ErrorCode) : undefined;
     throw new TideError(
-      'BROKER_NOT_AVAILABLE',
+      security ?? 'BROKER_NOT_AVAILABLE',
       `no bootstrap broker reachable; tried ${failures.join(', ') || this.bootstrapAddresses.join(', ')}`,
     );
   }

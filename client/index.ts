@@ -21,7 +21,7 @@
  * (docs/architecture.md, "The client's layers"). Errors are TideError with `code` and `retriable`.
  */
 import type { Clock } from '../services/common/clock';
-import type { Logger } from '../services/common/logger';
+import { silentLogger, type Logger } from '../services/common/logger';
 import { Admin, type AdminOptions } from './admin';
 import { Cluster, type Routing } from './cluster';
 import type { ConnectionOptions } from './net/connection';
@@ -30,6 +30,7 @@ import { CoordinatorClient } from './group/coordinator-client';
 import { GroupAdmin } from './group/group-admin';
 import { GroupConsumer, type GroupConsumerOptions } from './group/group-consumer';
 import { Producer, type ProducerOptions } from './producer';
+import { clientCredentialsOf, type ClientSecurityOptions } from './net/security';
 
 export interface TideOptions {
   /** Broker addresses 'host:port', tried in order until one answers. */
@@ -49,6 +50,8 @@ export interface TideOptions {
   metadataMaxAgeMs?: number;
   connection?: ConnectionOptions;
   clock?: Clock;
+  /** TLS and bearer token (docs/security.md); plain text by default. */
+  security?: ClientSecurityOptions;
 }
 
 /** One cluster connection shared by the producers, consumers and admin clients made from it. */
@@ -58,16 +61,21 @@ export class Tide {
   private adminClient: Admin | undefined;
   private coordinatorClient: CoordinatorClient | undefined;
   private readonly connectionOptions: ConnectionOptions | undefined;
+  private readonly closeSecurity: () => void;
 
   constructor(options: TideOptions) {
-    this.connectionOptions = options.connection;
+    const security = clientCredentialsOf(options.security ?? {}, options.logger ?? silentLogger());
+    this.closeSecurity = () => security.close();
+    this.connectionOptions = security.credentials
+      ? { ...options.connection, credentials: security.credentials }
+      : options.connection;
     this.cluster = new Cluster({
       bootstrap: options.bootstrap,
       routing: options.routing,
       clientId: options.clientId,
       logger: options.logger,
       clock: options.clock,
-      connection: options.connection,
+      connection: this.connectionOptions,
       requestTimeoutMs: options.requestTimeoutMs,
       connectTimeoutMs: options.connectTimeoutMs,
       metadataMaxAgeMs: options.metadataMaxAgeMs,
@@ -125,6 +133,7 @@ export class Tide {
     } finally {
       this.coordinatorClient?.close();
       this.cluster.close();
+      this.closeSecurity();
     }
   }
 
@@ -145,6 +154,7 @@ export function defaultInstanceId(env: Record<string, string | undefined>): stri
 
 export { Producer, DEFAULT_BATCH_BYTES, DEFAULT_LINGER_MS, DEFAULT_MAX_BUFFERED_BYTES } from './producer';
 export type { ProducerOptions, SendOptions } from './producer';
+export type { ClientSecurityOptions, TlsOptions } from './net/security';
 export { Consumer } from './consumer';
 export { GroupConsumer } from './group/group-consumer';
 export type { GroupConsumerOptions, RebalanceListener } from './group/group-consumer';

@@ -1,5 +1,6 @@
 /** `tide broker`: one broker of a multi-process cluster (metadata in etcd). */
 import * as path from 'path';
+import { CLIENT_SECURITY_ENV } from '../security-options';
 import { Command } from 'commander';
 import { BROKER_CONFIG_SCHEMA, ClusterBroker } from '../../services/broker';
 import { loadConfig, redactConfig } from '../../services/common/config';
@@ -32,7 +33,7 @@ export function brokerCommand(): Command {
           const config = loadConfig(BROKER_CONFIG_SCHEMA, {
             file: opts.config,
             env: process.env,
-            ignoreEnv: ['TIDE_BOOTSTRAP'],
+            ignoreEnv: [...CLIENT_SECURITY_ENV, 'TIDE_BOOTSTRAP'],
             flags: {
               brokerId: opts.id,
               port: opts.port,

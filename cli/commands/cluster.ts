@@ -1,10 +1,7 @@
 /** `tide cluster up|down|describe`. */
 import * as path from 'path';
-import * as grpc from '@grpc/grpc-js';
 import { Command } from 'commander';
 import type { Tide } from '../../client';
-import { tideProto } from '../../services/common/grpc/proto';
-import { channelOptions } from '../../services/common/grpc/server';
 import { fromGrpcError } from '../../services/common/grpc/status';
 import type { DescribeTopicResponse } from '../../services/common/grpc/generated/tide/v1/DescribeTopicResponse';
 import { action, addBootstrap, parseInteger, withClient } from '../common';
@@ -26,13 +23,14 @@ interface PartitionRow {
 }
 
 /** Asks one broker for the status of the partitions it leads. */
-function describeOn(address: string, topic: string): Promise<DescribeTopicResponse> {
-  const client = new (tideProto().Admin)(address, grpc.credentials.createInsecure(), channelOptions());
+function describeOn(tide: Tide, address: string, topic: string): Promise<DescribeTopicResponse> {
+  // The client's pooled channel: the same TLS and token as every other call of the command.
+  const client = tide.cluster.pool.admin(address);
   return new Promise<DescribeTopicResponse>((resolve, reject) =>
     client.DescribeTopic({ name: topic }, { deadline: Date.now() + 5_000 }, (err, res) =>
       err ? reject(fromGrpcError(err)) : resolve(res!),
     ),
-  ).finally(() => client.close());
+  );
 }
 
 async function describeCluster(tide: Tide): Promise<{
@@ -53,7 +51,7 @@ async function describeCluster(tide: Tide): Promise<{
     const byLeader = new Map<number, DescribeTopicResponse | null>();
     for (const p of topic.partitions) {
       if (p.leader >= 0 && !byLeader.has(p.leader) && address.has(p.leader)) {
-        byLeader.set(p.leader, await describeOn(address.get(p.leader)!, topic.name).catch(() => null));
+        byLeader.set(p.leader, await describeOn(tide, address.get(p.leader)!, topic.name).catch(() => null));
       }
       const status = byLeader.get(p.leader)?.status.find((s) => s.partition === p.partition);
       partitions.push({

@@ -4,6 +4,7 @@
  * gRPC server is up (active or standby); SIGTERM/SIGINT resign (the controller key goes at once,
  * so a standby takes over without waiting for the lease) and exit.
  */
+import { CLIENT_SECURITY_ENV } from '../security-options';
 import { Command } from 'commander';
 import { loadConfig, redactConfig } from '../../services/common/config';
 import { systemClock } from '../../services/common/clock';
@@ -18,6 +19,7 @@ import {
 import { action, parseInteger } from '../common';
 import { untilStopSignal } from '../signals';
 import { serveMetrics } from '../../services/common/metrics';
+import { serviceSecurityOf } from '../../services/common/security/service-security';
 
 interface ControllerOptions {
   id?: number;
@@ -48,7 +50,7 @@ export function controllerCommand(): Command {
         const config = loadConfig(CONTROLLER_CONFIG_SCHEMA, {
           file: opts.config,
           env: process.env,
-          ignoreEnv: ['TIDE_BOOTSTRAP', 'TIDE_CONFIG'],
+          ignoreEnv: [...CLIENT_SECURITY_ENV, 'TIDE_BOOTSTRAP', 'TIDE_CONFIG'],
           flags: {
             controllerId: opts.id,
             port: opts.port,
@@ -60,12 +62,18 @@ export function controllerCommand(): Command {
         });
         const logger = createLogger({ level: config.logLevel, name: 'tide-controller' });
         logger.info({ config: redactConfig(CONTROLLER_CONFIG_SCHEMA, config) }, 'starting tide controller');
-        const store = new EtcdMetadataStore({ endpoints: etcdEndpointList(config), logger });
+        const security = serviceSecurityOf(config, logger);
+        const store = new EtcdMetadataStore({
+          endpoints: etcdEndpointList(config),
+          logger,
+          security: security.etcd,
+        });
         let node: ControllerNode;
         try {
-          node = await ControllerNode.start(config, { store, clock: systemClock, logger });
+          node = await ControllerNode.start(config, { store, clock: systemClock, logger, security });
         } catch (err) {
           await store.close().catch(() => undefined);
+          security.close();
           throw err;
         }
         const metricsServer =
@@ -87,6 +95,7 @@ export function controllerCommand(): Command {
           await metricsServer?.close();
         }, logger);
         await store.close().catch((err: unknown) => logger.warn({ err }, 'closing the etcd client failed'));
+        security.close();
         logger.flush();
         process.stdout.write('Tide controller stopped.\n');
       }),

@@ -4,7 +4,9 @@
  * `bootstrap <host:port>` once it serves; SIGTERM/SIGINT hand its shards over to the other
  * instances (members move without waiting for the lease) and exit.
  */
+import { CLIENT_SECURITY_ENV } from '../security-options';
 import { Command } from 'commander';
+import { serviceSecurityOf } from '../../services/common/security/service-security';
 import { loadConfig, redactConfig } from '../../services/common/config';
 import { systemClock } from '../../services/common/clock';
 import { createLogger } from '../../services/common/logger';
@@ -69,7 +71,7 @@ export function coordinatorCommand(): Command {
         const config = loadConfig(COORDINATOR_CONFIG_SCHEMA, {
           file: opts.config,
           env: process.env,
-          ignoreEnv: ['TIDE_BOOTSTRAP', 'TIDE_CONFIG'],
+          ignoreEnv: [...CLIENT_SECURITY_ENV, 'TIDE_BOOTSTRAP', 'TIDE_CONFIG'],
           flags: {
             coordinatorId: opts.id,
             port: opts.port,
@@ -91,13 +93,20 @@ export function coordinatorCommand(): Command {
           .split(',')
           .map((e) => e.trim())
           .filter(Boolean);
-        const store = new EtcdMetadataStore({ endpoints, logger, clock: systemClock });
+        const security = serviceSecurityOf(config, logger);
+        const store = new EtcdMetadataStore({
+          endpoints,
+          logger,
+          clock: systemClock,
+          security: security.etcd,
+        });
         // The coordinator creates __consumer_offsets through the active controller.
         const controller = new ControllerClient({
           store,
           clusterName: config.clusterName,
           logger,
           clock: systemClock,
+          credentials: security.channel,
         });
         let node: CoordinatorNode;
         try {
@@ -107,10 +116,12 @@ export function coordinatorCommand(): Command {
             clock: systemClock,
             logger,
             internalTopics: controller,
+            security,
           });
         } catch (err) {
           await controller.close().catch(() => undefined);
           await store.close().catch(() => undefined);
+          security.close();
           throw err;
         }
         process.stdout.write(
@@ -126,6 +137,7 @@ export function coordinatorCommand(): Command {
           .close()
           .catch((err: unknown) => logger.warn({ err }, 'closing the controller client failed'));
         await store.close().catch((err: unknown) => logger.warn({ err }, 'closing the etcd client failed'));
+        security.close();
         logger.flush();
         process.stdout.write('Tide coordinator stopped.\n');
       }),

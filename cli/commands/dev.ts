@@ -1,5 +1,6 @@
 /** `tide dev`: a complete single-node Tide in this process, stopped cleanly by Ctrl-C. */
 import * as path from 'path';
+import { CLIENT_SECURITY_ENV } from '../security-options';
 import { Command } from 'commander';
 import { BROKER_CONFIG_SCHEMA } from '../../services/broker';
 import { loadConfig, redactConfig } from '../../services/common/config';
@@ -21,7 +22,7 @@ export function devCommand(): Command {
         const config = loadConfig(BROKER_CONFIG_SCHEMA, {
           file: opts.config,
           env: process.env,
-          ignoreEnv: ['TIDE_BOOTSTRAP'],
+          ignoreEnv: [...CLIENT_SECURITY_ENV, 'TIDE_BOOTSTRAP'],
           flags: { dataDir: path.resolve(opts.data), port: opts.port, host: opts.host },
         });
         const logger = createLogger({ level: config.logLevel });

@@ -47,6 +47,7 @@ export class CoordinatorClient {
   private readonly brokerClients = new Map<string, GroupCoordinatorClient>();
   private readonly addresses = new Map<string, string>();
   private readonly channelOptions: grpc.ChannelOptions;
+  private readonly credentials: grpc.ChannelCredentials;
   /** 'auto' routing's decision for coordinators; undefined until the first probe. */
   private relay: boolean | undefined;
   private probing: Promise<void> | undefined;
@@ -58,6 +59,7 @@ export class CoordinatorClient {
     private readonly retryOptions: Partial<RetryOptions> = DEFAULT_COORDINATOR_RETRY,
   ) {
     this.channelOptions = channelOptionsFor(connection);
+    this.credentials = connection.credentials ?? grpc.credentials.createInsecure();
   }
 
   /** The address of the group's coordinator (cached until `forget`). */
@@ -135,7 +137,7 @@ export class CoordinatorClient {
     let client = this.clients.get(address);
     if (!client) {
       const Client = coordinatorProto().GroupCoordinator;
-      client = new Client(address, grpc.credentials.createInsecure(), this.channelOptions);
+      client = new Client(address, this.credentials, this.channelOptions);
       this.clients.set(address, client);
     }
     return client;
@@ -179,7 +181,7 @@ export class CoordinatorClient {
     let client = this.brokerClients.get(address);
     if (!client) {
       const Client = coordinatorProto().GroupCoordinator;
-      client = new Client(address, grpc.credentials.createInsecure(), {
+      client = new Client(address, this.credentials, {
         ...this.channelOptions,
         channelOverride: this.cluster.pool.broker(address).getChannel(),
       });

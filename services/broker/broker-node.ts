@@ -42,6 +42,7 @@ import { CoordinatorLocator } from '../common/cluster/coordinator-locator';
 import { ShardOwners } from '../common/cluster/coordinator-owners';
 import { CoordinatorRelay } from './api/coordinator-forward';
 import type { ElasticAdmin } from '../common/cluster/elastic-operations';
+import { insecureServiceSecurity, type ServiceSecurity } from '../common/security/service-security';
 
 export interface BrokerNodeDeps {
   store: MetadataStore;
@@ -68,6 +69,8 @@ export interface BrokerNodeDeps {
   leaderUnreachableReporter?: LeaderUnreachableReporter;
   /** How followers reach leaders; default gRPC. */
   replicationConnector?: ReplicationConnector;
+  /** TLS for the listener and for calls to other services; plain text by default. */
+  security?: ServiceSecurity;
 }
 
 export class BrokerNode {
@@ -129,7 +132,10 @@ export class BrokerNode {
       validUntilMs: () => keeper?.validUntilMs() ?? Infinity,
       refuses: 'produce requests as leader',
     });
-    const connect = deps.replicationConnector ?? grpcConnector({ maxMessageBytes: config.maxRequestBytes });
+    const security = deps.security ?? insecureServiceSecurity();
+    const connect =
+      deps.replicationConnector ??
+      grpcConnector({ maxMessageBytes: config.maxRequestBytes, credentials: security.channel });
     const fetchers = new ReplicaFetcherManager({
       brokerId: config.brokerId,
       brokerEpoch: deps.clock.nowMs(),
@@ -190,7 +196,7 @@ export class BrokerNode {
       },
     };
 
-    const forwarder = new LeaderForwarder(metadata);
+    const forwarder = new LeaderForwarder(metadata, security.channel);
     const internalToken = await ensureInternalToken(deps.store, config.clusterName);
     const metrics = new BrokerMetrics(() => replicas.status());
     changes.on('change', () => metrics.observePartitions(replicas.status()));
@@ -220,10 +226,12 @@ export class BrokerNode {
         logger,
         edge: metrics.edge(logger),
         maxMessageBytes: config.maxRequestBytes,
+        credentials: security.channel,
       }));
       server = await startServer({
         host: config.host,
         port: config.port,
+        credentials: security.server,
         connections: connectionLimitsOf(config),
         maxMessageBytes: config.maxRequestBytes,
         healthServices: ['tide.v1.Broker', 'tide.v1.Admin'],

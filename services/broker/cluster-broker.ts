@@ -13,6 +13,7 @@ import { TopicRegistry } from '../common/cluster/topic-registry';
 import { TideError } from '../common/errors';
 import { BrokerNode } from './broker-node';
 import type { BrokerConfig } from './config';
+import { serviceSecurityOf, type ServiceSecurity } from '../common/security/service-security';
 
 export class ClusterBroker {
   private constructor(
@@ -20,6 +21,7 @@ export class ClusterBroker {
     private readonly controller: ControllerClient,
     private readonly store: EtcdMetadataStore,
     private readonly logger: Logger,
+    private readonly security: ServiceSecurity,
   ) {}
 
   get address(): string {
@@ -37,7 +39,13 @@ export class ClusterBroker {
         'tide broker needs etcd: set --etcd http://host:2379 (or TIDE_ETCD_ENDPOINTS)',
       );
     }
-    const store = new EtcdMetadataStore({ endpoints, logger: deps.logger, clock: deps.clock });
+    const security = serviceSecurityOf(config, deps.logger);
+    const store = new EtcdMetadataStore({
+      endpoints,
+      logger: deps.logger,
+      clock: deps.clock,
+      security: security.etcd,
+    });
     try {
       const clusterId = await ensureClusterId(store, config.clusterName);
       const controller = new ControllerClient({
@@ -45,6 +53,7 @@ export class ClusterBroker {
         clusterName: config.clusterName,
         logger: deps.logger,
         clock: deps.clock,
+        credentials: security.channel,
       });
       await controller.start();
       // Brokers only read and watch topics; creation goes through the controller.
@@ -78,10 +87,12 @@ export class ClusterBroker {
         },
         leaderUnreachableReporter: controller,
         offlineReporter: controller,
+        security,
       });
-      return new ClusterBroker(broker, controller, store, deps.logger);
+      return new ClusterBroker(broker, controller, store, deps.logger, security);
     } catch (err) {
       await store.close();
+      security.close();
       throw err;
     }
   }
@@ -104,5 +115,6 @@ export class ClusterBroker {
     }
     await this.broker.stop();
     await this.store.close();
+    this.security.close();
   }
 }

@@ -144,6 +144,18 @@ export const ERROR_CODES = {
     retriable: false,
     hint: 'no such consumer group (no members and no committed offsets); check the name with `tide groups list`',
   },
+  TLS_FAILED: {
+    retriable: false,
+    hint: 'the TLS handshake failed: check --tls-ca trusts the broker certificate, that the certificate names the host you dial (or set --tls-server-name), and that the broker asks for a client certificate you have (--tls-cert/--tls-key); see docs/security.md',
+  },
+  AUTHENTICATION_FAILED: {
+    retriable: false,
+    hint: 'the broker did not accept who you are: give a client certificate (--tls-cert/--tls-key) or a token (--token/--token-file) the cluster trusts, and renew an expired one; see docs/security.md',
+  },
+  AUTHORIZATION_FAILED: {
+    retriable: false,
+    hint: 'you are authenticated but no ACL allows this: ask an administrator for the grant (tide acls add); see docs/security.md',
+  },
   UNKNOWN: {
     retriable: false,
     hint: 'see the broker log for details',

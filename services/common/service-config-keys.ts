@@ -1,6 +1,7 @@
 /** Config keys every Tide service (broker, controller, coordinator) has, with the same meaning. */
 import type { ConfigSchema } from './config';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './grpc/server';
+import { SECURITY_CONFIG_KEYS } from './security/config-keys';
 
 export const SERVICE_CONFIG_KEYS = {
   host: { type: 'string', default: '127.0.0.1', doc: 'Address the gRPC server binds.' },
@@ -52,6 +53,7 @@ export const SERVICE_CONFIG_KEYS = {
     min: 0,
     doc: 'Open connections per client IP address; a connection past the cap is closed at once; 0 = no limit.',
   },
+  ...SECURITY_CONFIG_KEYS,
 } satisfies ConfigSchema;
 
 /** The gRPC server's connection handling from a service's config. */

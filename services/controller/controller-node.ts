@@ -49,10 +49,13 @@ import type { PartitionView } from '../common/cluster/topic-watcher';
 /** Conflict retries of AlterPartition and ControlledShutdown. */
 export const RPC_CONFLICT_ATTEMPTS = 5;
 
+import type { ServiceSecurity } from '../common/security/service-security';
 export interface ControllerNodeDeps {
   store: MetadataStore;
   clock: Clock;
   logger: Logger;
+  /** TLS for the listener; plain text by default. */
+  security?: ServiceSecurity;
 }
 
 /** Counters a controller exposes (cumulative over its activations). */
@@ -197,6 +200,7 @@ export class ControllerNode {
       port: config.port,
       connections: connectionLimitsOf(config),
       healthServices: ['tide.v1.Controller', 'tide.v1.Admin'],
+      ...(deps.security ? { credentials: deps.security.server } : {}),
       register: (s) => {
         s.addService(
           internalProto().controller.Controller.service,

@@ -34,12 +34,15 @@ export const HEALTH_SERVICE = 'tide.v1.GroupCoordinator';
 /** How long start() waits for brokers (to create and reach `__consumer_offsets`). */
 export const BROKER_WAIT_MS = 120_000;
 
+import type { ServiceSecurity } from '../common/security/service-security';
 export interface CoordinatorNodeDeps {
   store: MetadataStore;
   /** Creates `__consumer_offsets`: the controller over gRPC (ControllerClient), or in process. */
   internalTopics: InternalTopicCreator;
   clock: Clock;
   logger: Logger;
+  /** TLS for the listener and for calls to brokers; plain text by default. */
+  security?: ServiceSecurity;
 }
 
 export class CoordinatorNode {
@@ -111,7 +114,10 @@ export class CoordinatorNode {
         clientId: `coordinator-${id}`,
         logger,
         clock: deps.clock,
-        connection: { callMetadata: { [INTERNAL_TOKEN_HEADER]: internalToken } },
+        connection: {
+          callMetadata: { [INTERNAL_TOKEN_HEADER]: internalToken },
+          ...(deps.security ? { credentials: deps.security.channel } : {}),
+        },
       });
       cleanup.push(async () => cluster.close());
       const offsetsPartitions = await ensureOffsetsTopic(
@@ -144,6 +150,7 @@ export class CoordinatorNode {
         port: config.port,
         connections: connectionLimitsOf(config),
         healthServices: [HEALTH_SERVICE],
+        ...(deps.security ? { credentials: deps.security.server } : {}),
         register: (s) =>
           s.addService(
             coordinatorProto().GroupCoordinator.service,

@@ -44,6 +44,8 @@ export interface CoordinatorRelayDeps {
   /** Where each call's outcome is reported (logs, RPC metrics). */
   edge: RpcEdge;
   maxMessageBytes?: number;
+  /** TLS to the coordinators (the broker's ServiceSecurity.channel); plain text by default. */
+  credentials?: grpc.ChannelCredentials;
 }
 
 type Invoke<Req, Res> = (
@@ -59,7 +61,7 @@ export class CoordinatorRelay {
     (address) =>
       new (coordinatorProto().GroupCoordinator)(
         address,
-        grpc.credentials.createInsecure(),
+        this.deps.credentials ?? grpc.credentials.createInsecure(),
         channelOptions(this.deps.maxMessageBytes),
       ),
   );

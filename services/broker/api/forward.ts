@@ -33,11 +33,15 @@ export function isLedElsewhere(err: unknown): boolean {
 
 export class LeaderForwarder {
   private readonly clients = new ClientCache<BrokerClient>(
-    (address) => new (tideProto().Broker)(address, grpc.credentials.createInsecure(), channelOptions()),
+    (address) => new (tideProto().Broker)(address, this.credentials, channelOptions()),
   );
   private readonly produceChains = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly metadata: MetadataView) {}
+  constructor(
+    private readonly metadata: MetadataView,
+    /** TLS to the other brokers (the broker's ServiceSecurity.channel); plain text by default. */
+    private readonly credentials: grpc.ChannelCredentials = grpc.credentials.createInsecure(),
+  ) {}
 
   /** The leader's address from this broker's metadata, or a retriable error. */
   leaderAddress(topic: string, partition: number): string {

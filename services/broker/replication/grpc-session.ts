@@ -18,6 +18,8 @@ import type { LeaderEndpoint, ReplicationConnector, ReplicationSession } from '.
 export interface GrpcConnectorOptions {
   /** Largest message either way; default channelOptions()'s. */
   maxMessageBytes?: number;
+  /** TLS to the leader (the broker's ServiceSecurity.channel); plain text by default. */
+  credentials?: grpc.ChannelCredentials;
 }
 
 /** Opens gRPC replication sessions. */
@@ -43,7 +45,7 @@ class GrpcReplicationSession implements ReplicationSession {
     const Replication = internalProto().replication.Replication;
     const client = new Replication(
       `${leader.host}:${leader.port}`,
-      grpc.credentials.createInsecure(),
+      options.credentials ?? grpc.credentials.createInsecure(),
       channelOptions(options.maxMessageBytes),
     );
     this.client = client;

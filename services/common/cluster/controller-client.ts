@@ -67,6 +67,8 @@ export interface ControllerClientOptions {
   backoffMaxMs?: number;
   /** Deadline of one gRPC call (real time); default DEFAULT_CONTROLLER_CALL_TIMEOUT_MS. */
   callTimeoutMs?: number;
+  /** TLS to the controller (the service's ServiceSecurity.channel); plain text by default. */
+  credentials?: grpc.ChannelCredentials;
 }
 
 /** An ISR change a leader proposes to the controller (the AlterPartition RPC). */
@@ -391,7 +393,7 @@ export class ControllerClient implements TopicAdmin, Required<ElasticAdmin> {
     if (this.connection?.address === address) return this.connection;
     this.connection?.controller.close();
     this.connection?.admin.close();
-    const credentials = grpc.credentials.createInsecure();
+    const credentials = this.options.credentials ?? grpc.credentials.createInsecure();
     this.connection = {
       address,
       controller: new (internalProto().controller.Controller)(address, credentials, channelOptions()),

@@ -98,10 +98,17 @@ export async function startServer(options: {
   register: (server: grpc.Server) => void;
   /** Health service names to report, besides the overall "" status. */
   healthServices?: string[];
+  /** TLS or plain text (the default); see services/common/security/. */
+  credentials?: grpc.ServerCredentials;
+  /** Run on every call before its handler (authentication, authorization, quotas). */
+  interceptors?: grpc.ServerInterceptor[];
 }): Promise<TideServer> {
   tagOversizedRequests();
   const limits = options.connections ?? DEFAULT_CONNECTION_LIMITS;
-  const server = new grpc.Server(serverOptions(options.maxMessageBytes, limits));
+  const server = new grpc.Server({
+    ...serverOptions(options.maxMessageBytes, limits),
+    ...(options.interceptors?.length ? { interceptors: options.interceptors } : {}),
+  });
   options.register(server);
   const statusMap: Record<string, 'SERVING' | 'NOT_SERVING'> = { '': 'NOT_SERVING' };
   for (const name of options.healthServices ?? []) statusMap[name] = 'NOT_SERVING';
@@ -111,7 +118,7 @@ export async function startServer(options: {
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(
       `${options.host}:${options.port}`,
-      grpc.ServerCredentials.createInsecure(),
+      options.credentials ?? grpc.ServerCredentials.createInsecure(),
       (err, bound) => (err ? reject(err) : resolve(bound)),
     );
   });

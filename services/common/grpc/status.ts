@@ -43,6 +43,9 @@ export const GRPC_STATUS_OF_CODE: Record<ErrorCode, grpc.status> = {
   ILLEGAL_GENERATION: grpc.status.FAILED_PRECONDITION,
   NON_EMPTY_GROUP: grpc.status.FAILED_PRECONDITION,
   GROUP_ID_NOT_FOUND: grpc.status.NOT_FOUND,
+  TLS_FAILED: grpc.status.UNAVAILABLE,
+  AUTHENTICATION_FAILED: grpc.status.UNAUTHENTICATED,
+  AUTHORIZATION_FAILED: grpc.status.PERMISSION_DENIED,
   UNKNOWN: grpc.status.UNKNOWN,
 };
 
@@ -97,6 +100,10 @@ export function requestTooLarge(details: string, cause?: unknown): TideError {
   });
 }
 
+/** What OpenSSL and Node say when a TLS handshake fails (wrong CA, name, missing client certificate, TLS vs plain text). */
+const TLS_FAILURE =
+  /certificate|self[- ]signed|SSL|TLS|handshake|altnames|unable to (verify|get local issuer)|wrong version number|packet length too long/i;
+
 /** grpc-js ends some messages with an empty "Resolution note: "; drop it. */
 function cleanDetails(details: string): string {
   return details.replace(/\.?\s*Resolution note:\s*$/, '');
@@ -119,6 +126,13 @@ export function fromGrpcError(err: unknown): TideError {
   }
   const code = serviceError.code;
   const details = cleanDetails(serviceError.details ?? '');
+  if (code === grpc.status.UNAVAILABLE && TLS_FAILURE.test(details)) {
+    return new TideError('TLS_FAILED', details, { cause: err });
+  }
+  if (code === grpc.status.UNAUTHENTICATED)
+    return new TideError('AUTHENTICATION_FAILED', details, { cause: err });
+  if (code === grpc.status.PERMISSION_DENIED)
+    return new TideError('AUTHORIZATION_FAILED', details, { cause: err });
   if (code !== undefined && TRANSPORT_RETRIABLE.has(code)) {
     return new TideError('BROKER_NOT_AVAILABLE', details || String(err), { cause: err });
   }

@@ -25,7 +25,7 @@ import type { Etcd3, IRangeResponse } from 'etcd3';
 import { systemClock, type Clock } from '../clock';
 import { TideError } from '../errors';
 import type { Logger } from '../logger';
-import { Caller, closedError, createEtcdClient, isCompacted } from './etcd/calls';
+import { Caller, closedError, createEtcdClient, isCompacted, type EtcdClientSecurity } from './etcd/calls';
 import {
   getsOf,
   isReadOnly,
@@ -68,6 +68,8 @@ export interface EtcdMetadataStoreOptions {
   dialTimeoutMs?: number;
   /** The gRPC deadline of each attempt: a hung etcd fails a request after this long. */
   requestTimeoutMs?: number;
+  /** etcd TLS (https:// endpoints) and password auth; none by default. */
+  security?: EtcdClientSecurity;
 }
 
 export class EtcdMetadataStore implements MetadataStore {
@@ -93,7 +95,7 @@ export class EtcdMetadataStore implements MetadataStore {
       'requestTimeoutMs',
       options.requestTimeoutMs ?? DEFAULT_ETCD_REQUEST_TIMEOUT_MS,
     );
-    this.client = createEtcdClient(this.endpoints);
+    this.client = createEtcdClient(this.endpoints, options.security);
     this.caller = new Caller({
       endpoints: this.endpoints,
       clock: this.clock,

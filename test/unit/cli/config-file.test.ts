@@ -58,3 +58,27 @@ describe('config file', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('security keys of a context', () => {
+  it('reads tls, tls-ca, tls-cert, tls-key, tls-server-name and token-file', () => {
+    const parsed = parseConfigFile(
+      'contexts:\n  prod:\n    bootstrap: b:9092\n    tls: true\n    tls-ca: ca.crt\n    tls-cert: me.crt\n    tls-key: me.key\n    tls-server-name: tide.svc\n    token-file: /var/run/token\n',
+      'test',
+    );
+    expect(parsed.contexts.prod).toEqual({
+      bootstrap: 'b:9092',
+      tls: true,
+      'tls-ca': 'ca.crt',
+      'tls-cert': 'me.crt',
+      'tls-key': 'me.key',
+      'tls-server-name': 'tide.svc',
+      'token-file': '/var/run/token',
+    });
+  });
+
+  it('refuses a tls that is not a boolean', () => {
+    expect(() => parseConfigFile('contexts:\n  x:\n    tls: yes-please\n', 'test')).toThrow(
+      /tls must be true or false/,
+    );
+  });
+});

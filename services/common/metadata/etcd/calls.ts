@@ -36,10 +36,15 @@ function passThroughPolicy(): Policy {
   return policy as unknown as Policy;
 }
 
+/** etcd TLS and password auth, as etcd3 takes them (services/common/security/service-security.ts). */
+export type EtcdClientSecurity = Pick<IOptions, 'credentials' | 'auth'>;
+
 /** An etcd3 client whose failures reach us at once (see the retry rule above). */
-export function createEtcdClient(endpoints: string[]): Etcd3 {
+export function createEtcdClient(endpoints: string[], security: EtcdClientSecurity = {}): Etcd3 {
   return new Etcd3({
     hosts: endpoints,
+    ...(security.credentials ? { credentials: security.credentials } : {}),
+    ...(security.auth ? { auth: security.auth } : {}),
     faultHandling: { host: () => passThroughPolicy(), global: passThroughPolicy() },
     grpcOptions: {
       // Notice a dead peer on an idle connection (lease keep-alives keep it busy anyway).

@@ -1,0 +1,202 @@
+/**
+ * TLS credentials end to end on one in-process server: a client trusting the CA connects, one
+ * trusting another CA gets TLS_FAILED, mTLS refuses a client without a certificate, and a rotated
+ * certificate is served to new connections without a restart. Certificates come from openssl in a
+ * temp dir.
+ */
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as grpc from '@grpc/grpc-js';
+import { startServer, stopServer, type TideServer } from '../../../services/common/grpc/server';
+import { channelCredentialsOf, serverCredentialsOf } from '../../../services/common/security/transport';
+import { ReloadingCertProvider } from '../../../services/common/security/cert-files';
+import { fromGrpcError } from '../../../services/common/grpc/status';
+import { silentLogger } from '../../../services/common/logger';
+import { TideError } from '../../../services/common/errors';
+
+jest.setTimeout(60_000);
+
+const openssl = (dir: string, args: string[]) =>
+  execFileSync('/usr/bin/openssl', args, { cwd: dir, stdio: 'pipe' });
+
+function makeCa(dir: string, name: string): void {
+  openssl(dir, [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${name}`,
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.crt`,
+  ]);
+}
+
+function makeLeaf(dir: string, ca: string, name: string, cn: string): void {
+  fs.writeFileSync(path.join(dir, `${name}.ext`), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+  openssl(dir, [
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-subj',
+    `/CN=${cn}`,
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.csr`,
+  ]);
+  openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    `${ca}.crt`,
+    '-CAkey',
+    `${ca}.key`,
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-extfile',
+    `${name}.ext`,
+    '-out',
+    `${name}.crt`,
+  ]);
+}
+
+function check(address: string, credentials: grpc.ChannelCredentials): Promise<void> {
+  const Health = grpc.makeGenericClientConstructor({}, 'Health');
+  const client = new Health(address, credentials);
+  return new Promise<void>((resolve, reject) => {
+    client.makeUnaryRequest(
+      '/grpc.health.v1.Health/Check',
+      () => Buffer.alloc(0),
+      (b: Buffer) => b,
+      {},
+      { deadline: Date.now() + 10_000 },
+      (err) => (err ? reject(fromGrpcError(err)) : resolve()),
+    );
+  }).finally(() => client.close());
+}
+
+describe('TLS transport', () => {
+  let dir: string;
+  let server: TideServer | undefined;
+  const closers: (() => void)[] = [];
+
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tide-tls-'));
+    makeCa(dir, 'ca');
+    makeCa(dir, 'other-ca');
+    makeLeaf(dir, 'ca', 'server', 'broker-0');
+    makeLeaf(dir, 'ca', 'client', 'alice');
+  });
+
+  afterEach(async () => {
+    if (server) await stopServer(server.server, 0);
+    server = undefined;
+    for (const close of closers.splice(0)) close();
+  });
+
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const file = (name: string) => path.join(dir, name);
+
+  async function serve(clientAuth: 'none' | 'require', refreshIntervalMs = 0): Promise<string> {
+    const creds = serverCredentialsOf(
+      {
+        certFile: file('server.crt'),
+        keyFile: file('server.key'),
+        caFile: file('ca.crt'),
+        clientAuth,
+        refreshIntervalMs,
+      },
+      silentLogger(),
+    );
+    closers.push(creds.close);
+    server = await startServer({
+      host: '127.0.0.1',
+      port: 0,
+      register: () => undefined,
+      credentials: creds.credentials,
+    });
+    return `127.0.0.1:${server.port}`;
+  }
+
+  function client(caFile: string, withCert = false) {
+    const creds = channelCredentialsOf(
+      {
+        enabled: true,
+        caFile,
+        ...(withCert ? { certFile: file('client.crt'), keyFile: file('client.key') } : {}),
+      },
+      silentLogger(),
+    );
+    closers.push(creds.close);
+    return creds.credentials;
+  }
+
+  it('connects a client that trusts the CA, and refuses one that does not with TLS_FAILED', async () => {
+    const address = await serve('none');
+    await check(address, client(file('ca.crt')));
+    const err = await check(address, client(file('other-ca.crt'))).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TideError);
+    expect((err as TideError).code).toBe('TLS_FAILED');
+  });
+
+  it('with client auth required, accepts a client certificate and refuses a client without one', async () => {
+    const address = await serve('require');
+    await check(address, client(file('ca.crt'), true));
+    const err = (await check(address, client(file('ca.crt'))).catch((e: unknown) => e)) as TideError;
+    expect(['TLS_FAILED', 'BROKER_NOT_AVAILABLE']).toContain(err.code);
+  });
+
+  it('a plain-text client cannot talk to a TLS listener', async () => {
+    const address = await serve('none');
+    await expect(check(address, grpc.credentials.createInsecure())).rejects.toBeInstanceOf(TideError);
+  });
+
+  it('reloads a rotated certificate without a restart', async () => {
+    const provider = new ReloadingCertProvider(
+      { certFile: file('server.crt'), keyFile: file('server.key') },
+      { refreshIntervalMs: 0, logger: silentLogger() },
+    );
+    closers.push(() => provider.close());
+    const before = provider.certSet.cert!;
+    const seen: Buffer[] = [];
+    provider.addIdentityCertificateListener((u) => u && seen.push(u.certificate));
+    // A half-written rotation (new certificate, old key) is skipped, the old pair stays.
+    makeLeaf(dir, 'ca', 'rotated', 'broker-0');
+    fs.copyFileSync(file('rotated.crt'), file('server.crt'));
+    expect(provider.poll()).toBe(false);
+    expect(provider.certSet.cert!.equals(before)).toBe(true);
+    fs.copyFileSync(file('rotated.key'), file('server.key'));
+    expect(provider.poll()).toBe(true);
+    expect(provider.certSet.cert!.equals(before)).toBe(false);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen.length).toBe(2);
+    // A server on the rotated files still serves clients that trust the CA.
+    const address = await serve('none');
+    await check(address, client(file('ca.crt')));
+  });
+
+  it('without settings stays plain text', async () => {
+    const creds = serverCredentialsOf(undefined, silentLogger());
+    expect(creds.secure).toBe(false);
+    server = await startServer({
+      host: '127.0.0.1',
+      port: 0,
+      register: () => undefined,
+      credentials: creds.credentials,
+    });
+    await check(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
+  });
+});
