@@ -96,6 +96,30 @@ export const ERROR_CODES = {
     retriable: false,
     hint: 'a newer producer with the same id exists; close this one',
   },
+  PRODUCER_FENCED: {
+    retriable: false,
+    hint: 'another producer with the same transactional id started (initTransactions); close this one',
+  },
+  INVALID_TXN_STATE: {
+    retriable: false,
+    hint: 'the call does not fit the transaction state (e.g. commit without beginTransaction); see docs/transactions.md',
+  },
+  CONCURRENT_TRANSACTIONS: {
+    retriable: true,
+    hint: 'the previous transaction of this transactional id is still completing; retry shortly',
+  },
+  TRANSACTIONAL_ID_NOT_FOUND: {
+    retriable: false,
+    hint: 'call initTransactions first (InitProducerId with the transactional id)',
+  },
+  INVALID_TRANSACTION_TIMEOUT: {
+    retriable: false,
+    hint: 'transaction.timeout.ms must be between 1 and the coordinator transactionMaxTimeoutMs',
+  },
+  TRANSACTION_ABORTED: {
+    retriable: false,
+    hint: 'the transaction was aborted (timeout or a fatal send error); abortTransaction and begin again',
+  },
   UNKNOWN_PRODUCER_ID: {
     retriable: false,
     hint: 'call InitProducerId to get a producer id',

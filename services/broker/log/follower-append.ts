@@ -17,6 +17,7 @@
  */
 import { TideError, type ErrorCode } from '../../common/errors';
 import {
+  OFFSET_ATTRIBUTES,
   OFFSET_BASE_OFFSET,
   OFFSET_BASE_SEQUENCE,
   OFFSET_LAST_OFFSET_DELTA,
@@ -26,6 +27,7 @@ import {
   OFFSET_PRODUCER_ID,
 } from '../../common/records/layout';
 import { batchFramingFault, describeFramingFault } from '../../common/records/framing';
+import { controlTypeOf, isControl, isTransactional } from '../../common/records/control';
 import type { IncomingBatch } from './validate';
 
 /** One checked batch of a follower append. */
@@ -86,10 +88,22 @@ function checkOne(
       `baseOffset ${baseOffset}, expected ${contiguous ? '' : 'at least '}${expectedOffset}`,
     );
   }
+  const attributes = buf.readInt16BE(at + OFFSET_ATTRIBUTES);
+  let marker: FollowerBatch['marker'];
+  if (isControl(attributes)) {
+    try {
+      marker = controlTypeOf(buf, at);
+    } catch (err) {
+      if (err instanceof TideError) fail('INVALID_RECORD', err.message);
+      throw err;
+    }
+  }
   return {
     position: at,
     sizeBytes,
     baseOffset,
+    transactional: isTransactional(attributes),
+    marker,
     lastOffset: baseOffset + lastOffsetDelta,
     lastOffsetDelta,
     partitionLeaderEpoch,

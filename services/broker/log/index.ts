@@ -16,6 +16,7 @@ export type {
   EpochEntry,
   FlushPolicy,
   LogConfig,
+  OpenTransaction,
   PartitionLog,
   ReadOptions,
   ReadResult,

@@ -49,6 +49,11 @@ export interface LogConfig {
 export interface AppendOptions {
   /** Stamped into each batch's partitionLeaderEpoch. */
   leaderEpoch: number;
+  /**
+   * 'client' (default): producer batches, never control batches. 'coordinator': transaction
+   * markers (control batches only), written for the transaction coordinator.
+   */
+  origin?: 'client' | 'coordinator';
 }
 
 export interface AppendResult {
@@ -66,6 +71,19 @@ export interface AppendResult {
 export interface ReadOptions {
   /** Return no batch whose first offset is at or above this (exclusive), e.g. the high watermark. */
   maxOffset?: number;
+  /**
+   * 'read_committed': also return the aborted transactions that overlap the batches returned,
+   * collected from the segments' aborted-transaction indexes in the same read. The caller bounds
+   * maxOffset by the last stable offset.
+   */
+  isolation?: 'read_uncommitted' | 'read_committed';
+}
+
+/** A transaction open in one partition (its marker not appended yet). */
+export interface OpenTransaction {
+  producerId: number;
+  epoch: number;
+  firstOffset: number;
 }
 
 export interface RetentionOptions {
@@ -79,6 +97,8 @@ export interface ReadResult {
   /** The offset after the last batch returned (= requested offset when nothing was returned). */
   nextOffset: number;
   logStartOffset: number;
+  /** With isolation 'read_committed': the aborted transactions whose records the batches may hold. */
+  abortedTransactions?: AbortedTransaction[];
 }
 
 export interface TimestampLookup {
@@ -100,6 +120,8 @@ export interface EpochEndOffset {
   /** The first offset not written in `epoch` (the next epoch's start, or the log end offset). */
   endOffset: number;
 }
+
+import type { AbortedTransaction } from '../../common/records/control';
 
 /** One partition replica's log on disk. */
 export interface PartitionLog {
@@ -134,6 +156,16 @@ export interface PartitionLog {
    * [logStartOffset, logEndOffset].
    */
   read(offset: number, maxBytes: number, options?: ReadOptions): Promise<ReadResult>;
+
+  /**
+   * The last stable offset given the high watermark: the smallest first offset of a transaction
+   * that is open, or closed by a marker at or above hw; hw when there is none. read_committed
+   * consumers read below it.
+   */
+  lastStableOffset(hw: number): number;
+
+  /** The transactions open in this partition, oldest first. */
+  openTransactions(): OpenTransaction[];
 
   /** The first offset with timestamp >= timestampMs, or undefined when every record is older. */
   offsetForTimestamp(timestampMs: number): Promise<TimestampLookup | undefined>;

@@ -21,11 +21,22 @@ import type { AppendOptions, AppendResult } from './interface';
 import type { PartitionLogState } from './log-state';
 import { RECOVERY_POINT_FILE } from './names';
 import { encodeProducerSnapshot } from './producer-snapshot';
-import type { ProducerBatch, ProducerBatchInfo } from './producer-state';
+import type { CompletedTxn, ProducerBatch, ProducerBatchInfo } from './producer-state';
+import type { AbortedTxnEntry } from './txn-index';
 import type { ReadWriteGate } from './read-write-gate';
 import { rollReason, type RollReason } from './roll';
 import { LogSegment, type SegmentBatch } from './segment';
 import { validateBatches, type IncomingBatch } from './validate';
+
+/** The index entry of an aborted transaction, its marker just applied to the producer state. */
+export function abortedEntry(log: PartitionLogState, completed: CompletedTxn): AbortedTxnEntry {
+  return {
+    producerId: completed.producerId,
+    firstOffset: completed.firstOffset,
+    lastOffset: completed.lastOffset,
+    lastStableOffset: log.producers.firstOpenOffset() ?? completed.lastOffset + 1,
+  };
+}
 
 export class LogAppender {
   constructor(
@@ -61,8 +72,10 @@ export class LogAppender {
     if (!Number.isInteger(leaderEpoch) || leaderEpoch < -1 || leaderEpoch > 0x7fff_ffff) {
       throw new TideError('INVALID_REQUEST', `leaderEpoch ${leaderEpoch} is not an int32 >= -1`);
     }
+    const control = options.origin === 'coordinator';
     const incoming = validateBatches(request, log.config.maxMessageBytes, {
-      requireKeys: log.cleanup.compact,
+      requireKeys: log.cleanup.compact && !control,
+      allowControl: control,
     });
     const nowMs = log.clock.nowMs();
     const logAppendTime = log.config.timestampType === 'LogAppendTime';
@@ -81,6 +94,8 @@ export class LogAppender {
           lastOffsetDelta: b.lastOffsetDelta,
           firstOffset: offset,
           maxTimestamp: logAppendTime ? nowMs : b.maxTimestamp,
+          transactional: b.transactional,
+          marker: b.marker,
         };
         const check = sequences.check(info);
         if (check.duplicate) {
@@ -140,6 +155,8 @@ export class LogAppender {
             lastOffsetDelta: b.lastOffsetDelta,
             firstOffset: b.baseOffset,
             maxTimestamp: b.maxTimestamp,
+            transactional: b.transactional,
+            marker: b.marker,
           },
     );
     for (const b of incoming) {
@@ -196,7 +213,10 @@ export class LogAppender {
         chunkPosition = 0;
       }
       const producerInfo = producerInfos[i];
-      if (producerInfo) log.producers.replay(producerInfo);
+      if (producerInfo) {
+        const completed = log.producers.replay(producerInfo);
+        if (completed?.aborted) segment.txnIndex.append(abortedEntry(log, completed));
+      }
       if (leaderEpoch !== undefined) {
         patchBaseOffset(request, b.position, log.nextOffset);
         patchPartitionLeaderEpoch(request, b.position, leaderEpoch);

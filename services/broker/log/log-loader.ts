@@ -23,13 +23,16 @@
  *   - Index files that fail their sanity checks (whole entries, increasing, inside the file) or
  *     are missing are rebuilt by scanning the segment.
  *   - The producer state comes from the newest valid snapshot at or below the log end, plus a
- *     replay of the batch headers after it.
+ *     replay of the batch headers after it. The same replay rebuilds the aborted-transaction
+ *     index entries (txn-index.ts) of the markers after the snapshot; entries below it come from
+ *     the segments' .txnindex files (written when each segment was finalized).
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Clock } from '../../common/clock';
 import type { Logger } from '../../common/logger';
 import { scanBatches } from './batch-scan';
+import { controlTypeOf, isControl, isTransactional, type ControlType } from '../../common/records/control';
 import { CLEANER_CHECKPOINT_FILE, readCleanerCheckpoint, type CleanerCheckpoint } from './cleaner-checkpoint';
 import { cleanupPolicyOf } from './cleanup-policy';
 import { completeInterruptedSwaps } from './segment-swap';
@@ -43,6 +46,7 @@ import {
   LOG_SUFFIX,
   RECOVERY_POINT_FILE,
   TIME_INDEX_SUFFIX,
+  TXN_INDEX_SUFFIX,
   isStrayFile,
   parseOffsetFileName,
 } from './names';
@@ -133,6 +137,14 @@ export class LogLoader {
       }
       if (next) segment.nextOffset = Math.max(segment.nextOffset, next.baseOffset);
     }
+    for (const segment of segments) {
+      const problem = await segment.loadTxnIndex();
+      if (problem)
+        this.logger.warn(
+          { file: segment.txnIndexFile, problem },
+          'ignoring invalid aborted-transaction index',
+        );
+    }
     const active = segments[segments.length - 1];
     await active.initRollingTimestamp(this.options.clock.nowMs());
 
@@ -191,7 +203,9 @@ export class LogLoader {
     const kept: string[] = [];
     for (const name of names) {
       const indexBase =
-        parseOffsetFileName(name, INDEX_SUFFIX) ?? parseOffsetFileName(name, TIME_INDEX_SUFFIX);
+        parseOffsetFileName(name, INDEX_SUFFIX) ??
+        parseOffsetFileName(name, TIME_INDEX_SUFFIX) ??
+        parseOffsetFileName(name, TXN_INDEX_SUFFIX);
       const orphanIndex = indexBase !== undefined && !logBases.has(indexBase);
       if (isStrayFile(name) || orphanIndex) {
         this.logger.warn({ file: path.join(this.dir, name) }, 'deleting leftover file');
@@ -332,6 +346,8 @@ export async function restoreProducerState(args: {
     for (const entry of snapshot.entries) producers.restore(entry);
     from = Math.max(from, snapshot.offset);
   }
+  // Index entries of markers at or after `from` are rebuilt by the replay below.
+  for (const segment of segments) segment.txnIndex.truncateFrom(from);
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i];
     const next = segments[i + 1];
@@ -347,16 +363,25 @@ export async function restoreProducerState(args: {
         minBaseOffset: start.offset,
         file: segment.logFile,
       },
-      (b) => {
+      (b, buf, at) => {
         if (b.baseOffset < from || b.producerId < 0) return;
-        producers.replay({
+        const completed = producers.replay({
           producerId: b.producerId,
           epoch: b.producerEpoch,
           firstSeq: b.baseSequence,
           lastOffsetDelta: b.lastOffsetDelta,
           firstOffset: b.baseOffset,
           maxTimestamp: b.maxTimestamp,
+          transactional: isTransactional(b.attributes),
+          marker: isControl(b.attributes) ? markerOf(buf, at) : undefined,
         });
+        if (completed?.aborted)
+          segment.txnIndex.append({
+            producerId: completed.producerId,
+            firstOffset: completed.firstOffset,
+            lastOffset: completed.lastOffset,
+            lastStableOffset: producers.firstOpenOffset() ?? completed.lastOffset + 1,
+          });
       },
     );
     if (result.invalid)
@@ -366,4 +391,17 @@ export async function restoreProducerState(args: {
       );
   }
   producers.removeBefore(args.logStartOffset);
+}
+
+/**
+ * The marker of a control batch met in a replay. A control batch whose record cannot be read
+ * (only a damaged disk makes one: the append path checks them) counts as ABORT: its records are
+ * then hidden from read_committed readers rather than shown.
+ */
+function markerOf(buf: Buffer, at: number): ControlType {
+  try {
+    return controlTypeOf(buf, at);
+  } catch {
+    return 'ABORT';
+  }
 }

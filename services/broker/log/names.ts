@@ -18,6 +18,8 @@ export const LOG_SUFFIX = '.log';
 export const INDEX_SUFFIX = '.index';
 export const TIME_INDEX_SUFFIX = '.timeindex';
 export const SNAPSHOT_SUFFIX = '.snapshot';
+/** Aborted-transaction index of a segment (txn-index.ts). */
+export const TXN_INDEX_SUFFIX = '.txnindex';
 export const TMP_SUFFIX = '.tmp';
 export const STRAY_SUFFIXES: readonly string[] = [TMP_SUFFIX, '.deleted', '.cleaned', '.swap'];
 

@@ -41,6 +41,7 @@ import type {
   AppendOptions,
   AppendResult,
   LogConfig,
+  OpenTransaction,
   PartitionLog,
   ReadOptions,
   ReadResult,
@@ -64,6 +65,7 @@ import { ReadWriteGate } from './read-write-gate';
 import { findByTimestamp, readSegment } from './reader';
 import { RetentionAndTruncation } from './retention-truncation';
 import type { LogSegment } from './segment';
+import type { AbortedTransaction } from '../../common/records/control';
 import type { LogIoStats } from './writer';
 
 export interface OpenPartitionLogOptions {
@@ -81,6 +83,22 @@ export interface OpenPartitionLogOptions {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/**
+ * The aborted transactions that may hide records in [fetchOffset, upperBound): Kafka collects
+ * them from the index of the segment holding fetchOffset and every later one (a transaction's
+ * marker always follows its records).
+ */
+function collectAborted(
+  segments: readonly LogSegment[],
+  first: number,
+  fetchOffset: number,
+  upperBound: number,
+): AbortedTransaction[] {
+  const out: AbortedTransaction[] = [];
+  for (let i = first; i < segments.length; i++) segments[i].txnIndex.collect(fetchOffset, upperBound, out);
+  return out;
+}
 
 /** Opens (creating or recovering) the partition log in `<dataDir>/<topic>-<partition>/`. */
 export function openPartitionLog(options: OpenPartitionLogOptions): Promise<SegmentedLog> {
@@ -274,23 +292,43 @@ export class SegmentedLog implements PartitionLog {
     try {
       this.checkReadable(offset);
       const limit = Math.min(options.maxOffset ?? Number.POSITIVE_INFINITY, this.log.writtenEndOffset);
+      const committed = options.isolation === 'read_committed';
       if (offset < limit) {
-        for (let i = this.log.floorSegment(offset, segments); i < segments.length; i++) {
+        const first = this.log.floorSegment(offset, segments);
+        for (let i = first; i < segments.length; i++) {
           const found = await readSegment(segments[i], offset, maxBytes, limit);
           if (found) {
+            const nextOffset = found.batches.length > 0 ? found.nextOffset : offset;
             return {
               batches: found.batches,
-              nextOffset: found.batches.length > 0 ? found.nextOffset : offset,
+              nextOffset,
               logStartOffset: this.log.startOffset,
+              ...(committed
+                ? { abortedTransactions: collectAborted(segments, first, offset, nextOffset) }
+                : {}),
             };
           }
         }
       }
-      return { batches: EMPTY, nextOffset: offset, logStartOffset: this.log.startOffset };
+      return {
+        batches: EMPTY,
+        nextOffset: offset,
+        logStartOffset: this.log.startOffset,
+        ...(committed ? { abortedTransactions: [] } : {}),
+      };
     } finally {
       this.compaction.exitRead(ticket);
       this.gate.exitRead();
     }
+  }
+
+  lastStableOffset(hw: number): number {
+    const first = this.log.producers.firstUnstableOffset(hw);
+    return first === undefined ? hw : Math.min(first, hw);
+  }
+
+  openTransactions(): OpenTransaction[] {
+    return this.log.producers.openTransactions();
   }
 
   async offsetForTimestamp(timestampMs: number): Promise<TimestampLookup | undefined> {

@@ -8,15 +8,16 @@
  * Format, big-endian:
  *
  *   offset  size  field
- *   0       2     version          u16  1
+ *   0       2     version          u16  2 (1: without currentTxnFirstOffset, still read)
  *   2       4     crc              u32  CRC32C of bytes [6, end)
  *   6       4     producerCount    u32
  *   10      ...   producerCount entries:
  *                   0   8   producerId       i64
  *                   8   2   producerEpoch    i16
  *                   10  8   lastTimestampMs  i64
- *                   18  1   batchCount       u8   (0..5, oldest first)
- *                   19  ... batchCount x 24 bytes:
+ *                   18  8   currentTxnFirstOffset i64 (-1: no open transaction; version 2 only)
+ *                   26  1   batchCount       u8   (0..5, oldest first)
+ *                   27  ... batchCount x 24 bytes:
  *                             0   4  firstSeq     i32
  *                             4   4  lastSeq      i32
  *                             8   8  firstOffset  i64
@@ -33,9 +34,10 @@ import { readFileIfExists, unlinkIfExists, writeFileAtomic } from './fs-util';
 import { SNAPSHOT_SUFFIX, offsetFileName, parseOffsetFileName } from './names';
 import { PRODUCER_BATCHES_KEPT, type ProducerEntry } from './producer-state';
 
-export const SNAPSHOT_VERSION = 1;
+export const SNAPSHOT_VERSION = 2;
 const HEADER_BYTES = 10;
-const ENTRY_FIXED_BYTES = 19;
+const ENTRY_FIXED_BYTES = 27;
+const ENTRY_FIXED_BYTES_V1 = 19;
 const BATCH_BYTES = 24;
 
 export function encodeProducerSnapshot(entries: Iterable<ProducerEntry>): Buffer {
@@ -50,7 +52,8 @@ export function encodeProducerSnapshot(entries: Iterable<ProducerEntry>): Buffer
     buf.writeBigInt64BE(BigInt(e.producerId), at);
     buf.writeInt16BE(e.epoch, at + 8);
     buf.writeBigInt64BE(BigInt(e.lastTimestampMs), at + 10);
-    buf.writeUInt8(e.batches.length, at + 18);
+    buf.writeBigInt64BE(BigInt(e.currentTxnFirstOffset), at + 18);
+    buf.writeUInt8(e.batches.length, at + 26);
     at += ENTRY_FIXED_BYTES;
     for (const b of e.batches) {
       buf.writeInt32BE(b.firstSeq, at);
@@ -68,22 +71,24 @@ export function encodeProducerSnapshot(entries: Iterable<ProducerEntry>): Buffer
 export function decodeProducerSnapshot(buf: Buffer): ProducerEntry[] | string {
   if (buf.length < HEADER_BYTES) return `${buf.length} bytes is shorter than the header`;
   const version = buf.readUInt16BE(0);
-  if (version !== SNAPSHOT_VERSION) return `unknown version ${version}`;
+  if (version !== SNAPSHOT_VERSION && version !== 1) return `unknown version ${version}`;
+  const fixedBytes = version === 1 ? ENTRY_FIXED_BYTES_V1 : ENTRY_FIXED_BYTES;
   if (crc32c(buf.subarray(6)) >>> 0 !== buf.readUInt32BE(2)) return 'crc mismatch';
   const count = buf.readUInt32BE(6);
   const entries: ProducerEntry[] = [];
   let at = HEADER_BYTES;
   for (let i = 0; i < count; i++) {
-    if (at + ENTRY_FIXED_BYTES > buf.length) return 'truncated entry';
-    const batchCount = buf.readUInt8(at + 18);
+    if (at + fixedBytes > buf.length) return 'truncated entry';
+    const batchCount = buf.readUInt8(at + fixedBytes - 1);
     if (batchCount > PRODUCER_BATCHES_KEPT) return `entry with ${batchCount} batches`;
     const entry: ProducerEntry = {
       producerId: Number(buf.readBigInt64BE(at)),
       epoch: buf.readInt16BE(at + 8),
       lastTimestampMs: Number(buf.readBigInt64BE(at + 10)),
       batches: [],
+      currentTxnFirstOffset: version === 1 ? -1 : Number(buf.readBigInt64BE(at + 18)),
     };
-    at += ENTRY_FIXED_BYTES;
+    at += fixedBytes;
     if (at + batchCount * BATCH_BYTES > buf.length) return 'truncated batch list';
     for (let j = 0; j < batchCount; j++) {
       entry.batches.push({

@@ -11,8 +11,21 @@
  *   - newer epoch and firstSeq != 0                     -> OUT_OF_ORDER_SEQUENCE
  *   - unknown producer id: any first sequence is accepted. Its state may have been dropped with the
  *     segments that held its batches (retention), and a live producer must keep working then.
+ *
+ * Transactions (docs/transactions.md): a transactional batch opens the producer's transaction in
+ * this partition when none is open (currentTxnFirstOffset = its first offset); a non-transactional
+ * batch while one is open -> INVALID_TXN_STATE. A control batch (COMMIT/ABORT marker, written by
+ * the coordinator) skips the sequence checks, needs epoch >= the known epoch (else
+ * INVALID_PRODUCER_EPOCH: a marker of an older epoch is a late duplicate) and closes the open
+ * transaction. Markers carry the epoch the coordinator bumped at the transaction's end (KIP-890),
+ * so any later data batch of the older epoch is fenced here.
+ *
+ * The first unstable offset (for the LSO) is the smallest first offset of an open transaction, or
+ * of a closed one whose marker is not below the high watermark yet (its outcome may still be cut
+ * off by a leader change).
  */
 import { TideError } from '../../common/errors';
+import type { ControlType } from '../../common/records/control';
 
 /** How many of a producer's latest batches are kept for duplicate detection (Kafka: 5). */
 export const PRODUCER_BATCHES_KEPT = 5;
@@ -32,6 +45,17 @@ export interface ProducerEntry {
   batches: ProducerBatch[];
   /** maxTimestamp of the producer's latest batch. */
   lastTimestampMs: number;
+  /** First offset of the producer's open transaction in this partition; -1 when none is open. */
+  currentTxnFirstOffset: number;
+}
+
+/** A transaction closed by a marker. */
+export interface CompletedTxn {
+  producerId: number;
+  firstOffset: number;
+  /** The marker's offset. */
+  lastOffset: number;
+  aborted: boolean;
 }
 
 /** What the state needs to know about one batch. */
@@ -43,6 +67,10 @@ export interface ProducerBatchInfo {
   lastOffsetDelta: number;
   firstOffset: number;
   maxTimestamp: number;
+  /** The batch has the transactional bit. */
+  transactional?: boolean;
+  /** Set for a control batch: the marker it holds. */
+  marker?: ControlType;
 }
 
 /** The sequence `delta` after `seq`, wrapping from 2^31-1 to 0 as Kafka does. */
@@ -54,11 +82,25 @@ function cloneEntry(entry: ProducerEntry): ProducerEntry {
   return { ...entry, batches: entry.batches.slice() };
 }
 
-function record(entry: ProducerEntry, info: ProducerBatchInfo): void {
+/** Applies a batch to an entry; returns the transaction a marker closed. */
+function record(entry: ProducerEntry, info: ProducerBatchInfo): CompletedTxn | undefined {
   if (info.epoch !== entry.epoch) {
     entry.epoch = info.epoch;
     entry.batches = [];
   }
+  entry.lastTimestampMs = info.maxTimestamp;
+  if (info.marker !== undefined) {
+    const first = entry.currentTxnFirstOffset;
+    entry.currentTxnFirstOffset = -1;
+    if (first < 0) return undefined;
+    return {
+      producerId: entry.producerId,
+      firstOffset: first,
+      lastOffset: info.firstOffset,
+      aborted: info.marker === 'ABORT',
+    };
+  }
+  if (info.transactional && entry.currentTxnFirstOffset < 0) entry.currentTxnFirstOffset = info.firstOffset;
   entry.batches.push({
     firstSeq: info.firstSeq,
     lastSeq: sequenceAfter(info.firstSeq, info.lastOffsetDelta),
@@ -66,11 +108,17 @@ function record(entry: ProducerEntry, info: ProducerBatchInfo): void {
     lastOffset: info.firstOffset + info.lastOffsetDelta,
   });
   if (entry.batches.length > PRODUCER_BATCHES_KEPT) entry.batches.shift();
-  entry.lastTimestampMs = info.maxTimestamp;
+  return undefined;
+}
+
+function newEntry(producerId: number, epoch: number): ProducerEntry {
+  return { producerId, epoch, batches: [], lastTimestampMs: -1, currentTxnFirstOffset: -1 };
 }
 
 export class ProducerStateManager {
   private readonly entries = new Map<number, ProducerEntry>();
+  /** Closed transactions whose marker may still be above the high watermark, marker order. */
+  private unreplicated: CompletedTxn[] = [];
 
   get producerCount(): number {
     return this.entries.size;
@@ -90,15 +138,54 @@ export class ProducerStateManager {
     return new ProducerAppend(this.entries, context);
   }
 
-  /** Applies a batch read back from the log, without checks (recovery and truncation). */
-  replay(info: ProducerBatchInfo): void {
+  /**
+   * Applies a batch, without checks (appends after their check, recovery, truncation). Returns
+   * the transaction a marker closed, if any.
+   */
+  replay(info: ProducerBatchInfo): CompletedTxn | undefined {
     let entry = this.entries.get(info.producerId);
     if (!entry) {
-      entry = { producerId: info.producerId, epoch: info.epoch, batches: [], lastTimestampMs: -1 };
+      entry = newEntry(info.producerId, info.epoch);
       this.entries.set(info.producerId, entry);
     }
-    if (info.epoch < entry.epoch) return;
-    record(entry, info);
+    if (info.epoch < entry.epoch) return undefined;
+    const completed = record(entry, info);
+    if (completed) this.unreplicated.push(completed);
+    return completed;
+  }
+
+  /**
+   * The first offset that is not stable yet given the high watermark `hw`: the smallest first
+   * offset of an open transaction or of a closed one whose marker is at or above hw; undefined
+   * when there is none (then the LSO is the high watermark). Forgets closed transactions whose
+   * marker is below hw (the high watermark only grows, truncation aside, which replays the state).
+   */
+  firstUnstableOffset(hw: number): number | undefined {
+    if (this.unreplicated.length > 0 && this.unreplicated[0].lastOffset < hw)
+      this.unreplicated = this.unreplicated.filter((t) => t.lastOffset >= hw);
+    let first = this.firstOpenOffset();
+    for (const t of this.unreplicated)
+      if (first === undefined || t.firstOffset < first) first = t.firstOffset;
+    return first;
+  }
+
+  /** The smallest first offset of an open transaction; undefined when none is open. */
+  firstOpenOffset(): number | undefined {
+    let first: number | undefined;
+    for (const e of this.entries.values()) {
+      if (e.currentTxnFirstOffset >= 0 && (first === undefined || e.currentTxnFirstOffset < first))
+        first = e.currentTxnFirstOffset;
+    }
+    return first;
+  }
+
+  /** The producers with an open transaction in this partition. */
+  openTransactions(): Array<{ producerId: number; epoch: number; firstOffset: number }> {
+    const out: Array<{ producerId: number; epoch: number; firstOffset: number }> = [];
+    for (const e of this.entries.values())
+      if (e.currentTxnFirstOffset >= 0)
+        out.push({ producerId: e.producerId, epoch: e.epoch, firstOffset: e.currentTxnFirstOffset });
+    return out.sort((a, b) => a.firstOffset - b.firstOffset);
   }
 
   /** Puts an entry loaded from a snapshot. */
@@ -106,10 +193,14 @@ export class ProducerStateManager {
     this.entries.set(entry.producerId, cloneEntry(entry));
   }
 
-  /** Forgets producers whose every kept batch lies below `offset` (deleted by retention). */
+  /**
+   * Forgets producers whose every kept batch lies below `offset` (deleted by retention), except
+   * those with an open transaction.
+   */
   removeBefore(offset: number): number {
     let removed = 0;
     for (const [id, entry] of this.entries) {
+      if (entry.currentTxnFirstOffset >= 0) continue;
       const last = entry.batches[entry.batches.length - 1];
       if (last === undefined || last.lastOffset < offset) {
         this.entries.delete(id);
@@ -121,6 +212,7 @@ export class ProducerStateManager {
 
   clear(): void {
     this.entries.clear();
+    this.unreplicated = [];
   }
 }
 
@@ -140,7 +232,10 @@ export class ProducerAppend {
   check(info: ProducerBatchInfo): SequenceCheck {
     const known = this.staged.get(info.producerId) ?? this.entries.get(info.producerId);
     const lastSeq = sequenceAfter(info.firstSeq, info.lastOffsetDelta);
-    const fail = (code: 'OUT_OF_ORDER_SEQUENCE' | 'INVALID_PRODUCER_EPOCH', why: string): never => {
+    const fail = (
+      code: 'OUT_OF_ORDER_SEQUENCE' | 'INVALID_PRODUCER_EPOCH' | 'INVALID_TXN_STATE',
+      why: string,
+    ): never => {
       throw new TideError(
         code,
         `producer ${info.producerId} epoch ${info.epoch} sequences ${info.firstSeq}..${lastSeq}: ${why}`,
@@ -149,6 +244,20 @@ export class ProducerAppend {
         },
       );
     };
+    if (info.marker !== undefined) {
+      if (known && info.epoch < known.epoch)
+        fail(
+          'INVALID_PRODUCER_EPOCH',
+          `${info.marker} marker of an older epoch (known epoch ${known.epoch})`,
+        );
+      this.stage(known, info);
+      return { duplicate: false };
+    }
+    if (known && !info.transactional && known.currentTxnFirstOffset >= 0 && info.epoch === known.epoch)
+      fail(
+        'INVALID_TXN_STATE',
+        `a non-transactional batch while transaction from offset ${known.currentTxnFirstOffset} is open`,
+      );
     if (known) {
       if (info.epoch < known.epoch) fail('INVALID_PRODUCER_EPOCH', `fenced by epoch ${known.epoch}`);
       if (info.epoch === known.epoch) {
@@ -162,14 +271,18 @@ export class ProducerAppend {
         fail('OUT_OF_ORDER_SEQUENCE', `a new epoch must start at sequence 0 (known epoch ${known.epoch})`);
       }
     }
+    this.stage(known, info);
+    return { duplicate: false };
+  }
+
+  private stage(known: ProducerEntry | undefined, info: ProducerBatchInfo): void {
     const entry = known
       ? this.staged.has(info.producerId)
         ? known
         : cloneEntry(known)
-      : { producerId: info.producerId, epoch: info.epoch, batches: [], lastTimestampMs: -1 };
+      : newEntry(info.producerId, info.epoch);
     record(entry, info);
     this.staged.set(info.producerId, entry);
-    return { duplicate: false };
   }
 
   /** Makes the staged batches part of the state. */

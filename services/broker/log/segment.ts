@@ -18,9 +18,10 @@ import { assert } from '../../common/assert';
 import { scanBatches, type ScanResult, type ScannedBatch } from './batch-scan';
 import { readExactly, readFileIfExists, unlinkIfExists, writeFileAtomic } from './fs-util';
 import { BATCH_HEADER_BYTES, OFFSET_MAX_TIMESTAMP } from '../../common/records/layout';
-import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, offsetFileName } from './names';
+import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, offsetFileName } from './names';
 import { OffsetIndex } from './offset-index';
 import { TimeIndex } from './time-index';
+import { TxnIndex } from './txn-index';
 
 /** Where one written batch sits and what the indexes need from it. */
 export interface SegmentBatch {
@@ -35,7 +36,10 @@ export class LogSegment {
   readonly logFile: string;
   readonly indexFile: string;
   readonly timeIndexFile: string;
+  readonly txnIndexFile: string;
   offsetIndex: OffsetIndex;
+  /** Transactions whose ABORT marker is in this segment (txn-index.ts). */
+  txnIndex = new TxnIndex();
   timeIndex: TimeIndex;
   indexIntervalBytes: number;
 
@@ -67,6 +71,7 @@ export class LogSegment {
     this.logFile = path.join(dir, offsetFileName(baseOffset, LOG_SUFFIX));
     this.indexFile = path.join(dir, offsetFileName(baseOffset, INDEX_SUFFIX));
     this.timeIndexFile = path.join(dir, offsetFileName(baseOffset, TIME_INDEX_SUFFIX));
+    this.txnIndexFile = path.join(dir, offsetFileName(baseOffset, TXN_INDEX_SUFFIX));
     this.indexIntervalBytes = indexIntervalBytes;
     this.offsetIndex = new OffsetIndex(baseOffset);
     this.timeIndex = new TimeIndex(baseOffset);
@@ -239,6 +244,7 @@ export class LogSegment {
     // In a compacted segment `offset` may fall in a gap before the cut batch: end at `offset`.
     const newNextOffset = cut ? Math.min(cut.baseOffset, offset) : scan.nextOffset;
     await this.truncateFile(position);
+    this.txnIndex.truncateFrom(newNextOffset);
     this.offsetIndex.truncateToPosition(position);
     this.timeIndex.truncateToOffset(newNextOffset);
     this.lastIndexedPosition =
@@ -308,6 +314,23 @@ export class LogSegment {
   async writeIndexFiles(): Promise<void> {
     await writeFileAtomic(this.indexFile, Buffer.from(this.offsetIndex.toBytes()), false);
     await writeFileAtomic(this.timeIndexFile, Buffer.from(this.timeIndex.toBytes()), false);
+    await this.writeTxnIndexFile();
+  }
+
+  /** Writes the aborted-transaction index, or removes its file when it has no entry. */
+  async writeTxnIndexFile(): Promise<void> {
+    if (this.txnIndex.entryCount === 0) await unlinkIfExists(this.txnIndexFile);
+    else await writeFileAtomic(this.txnIndexFile, this.txnIndex.toBytes(), false);
+  }
+
+  /** Loads the aborted-transaction index file; a missing or invalid one leaves it empty (says why). */
+  async loadTxnIndex(): Promise<string | undefined> {
+    const bytes = await readFileIfExists(this.txnIndexFile);
+    if (bytes === undefined) return undefined;
+    const index = TxnIndex.fromBytes(bytes);
+    if (typeof index === 'string') return index;
+    this.txnIndex = index;
+    return undefined;
   }
 
   /** fdatasyncs the .log if anything was written since the last sync; true if it did. */
@@ -331,5 +354,6 @@ export class LogSegment {
     await unlinkIfExists(this.logFile);
     await unlinkIfExists(this.indexFile);
     await unlinkIfExists(this.timeIndexFile);
+    await unlinkIfExists(this.txnIndexFile);
   }
 }

@@ -11,8 +11,9 @@
  *     oversized input); magic == 2, else INVALID_RECORD; CRC32C matches, else CORRUPT_MESSAGE
  *     (retriable: the client resends); lastOffsetDelta >= 0 and recordCount == lastOffsetDelta + 1
  *     (batches from producers are never compacted, so their offsets are dense), else INVALID_RECORD
- *   - compression codec 0..4, no control bit, no transactional bit (transactions are not supported
- *     yet), else INVALID_RECORD
+ *   - compression codec 0..4, else INVALID_RECORD; the control bit only with allowControl (the
+ *     coordinator's markers, checked by controlTypeOf: transactional bit, one record, a known
+ *     type), else INVALID_RECORD; the transactional bit only with a producer id, else INVALID_RECORD
  *   - producerId == -1, or producerId >= 0 with producerEpoch >= 0 and baseSequence >= 0, else
  *     INVALID_RECORD
  *   - attribute bit 6 (delete horizon, set only by the cleaner) clear, else INVALID_RECORD
@@ -43,12 +44,15 @@ import {
 import { batchFramingFault, describeFramingFault } from '../../common/records/framing';
 import { decompress } from '../../common/records/compression';
 import { checkRecordSection } from '../../common/records/record-section';
+import { controlTypeOf, type ControlType } from '../../common/records/control';
 import { DELETE_HORIZON_BIT } from './cleaner/batch-filter';
 import { RecordCursor } from './cleaner/record-walk';
 
 export interface ValidateOptions {
   /** Refuse records without a key (cleanup.policy includes compact). */
   requireKeys?: boolean;
+  /** Accept control batches (transaction markers written for the coordinator), and only those. */
+  allowControl?: boolean;
 }
 
 /** What the append path needs to know about one checked batch. */
@@ -61,6 +65,9 @@ export interface IncomingBatch {
   producerId: number;
   producerEpoch: number;
   baseSequence: number;
+  transactional: boolean;
+  /** Set for a control batch: the marker it holds. */
+  marker?: ControlType;
 }
 
 /** Checks every batch of a request; throws TideError on the first problem. */
@@ -73,7 +80,7 @@ export function validateBatches(
   const batches: IncomingBatch[] = [];
   let at = 0;
   while (at < request.length) {
-    batches.push(validateOne(request, at, batches.length, maxMessageBytes, options.requireKeys === true));
+    batches.push(validateOne(request, at, batches.length, maxMessageBytes, options));
     at += batches[batches.length - 1].sizeBytes;
   }
   return batches;
@@ -84,8 +91,9 @@ function validateOne(
   at: number,
   index: number,
   maxMessageBytes: number,
-  requireKeys: boolean,
+  options: ValidateOptions,
 ): IncomingBatch {
+  const requireKeys = options.requireKeys === true;
   const fail = (code: ErrorCode, why: string): never => {
     throw new TideError(code, `record batch ${index} at byte ${at}: ${why}`);
   };
@@ -95,15 +103,23 @@ function validateOne(
   const attributes = buf.readInt16BE(at + OFFSET_ATTRIBUTES);
   if (compressionOf(attributes) > CompressionCodec.Zstd)
     fail('INVALID_RECORD', `unknown compression codec ${compressionOf(attributes)}`);
-  if (attributes & CONTROL_BIT) fail('INVALID_RECORD', 'producers may not send control batches');
-  if (attributes & TRANSACTIONAL_BIT) fail('INVALID_RECORD', 'transactional batches are not supported yet');
+  const control = (attributes & CONTROL_BIT) !== 0;
+  const transactional = (attributes & TRANSACTIONAL_BIT) !== 0;
+  if (control && !options.allowControl) fail('INVALID_RECORD', 'producers may not send control batches');
+  if (!control && options.allowControl) fail('INVALID_RECORD', 'a marker append holds only control batches');
+  if (control && !transactional) fail('INVALID_RECORD', 'a control batch must have the transactional bit');
   const lastOffsetDelta = buf.readInt32BE(at + OFFSET_LAST_OFFSET_DELTA);
   const recordCount = buf.readInt32BE(at + OFFSET_RECORD_COUNT);
   const producerId = Number(buf.readBigInt64BE(at + OFFSET_PRODUCER_ID));
   const producerEpoch = buf.readInt16BE(at + OFFSET_PRODUCER_EPOCH);
   const baseSequence = buf.readInt32BE(at + OFFSET_BASE_SEQUENCE);
   if (producerId < NO_PRODUCER_ID) fail('INVALID_RECORD', `invalid producerId ${producerId}`);
-  if (producerId >= 0 && (producerEpoch < 0 || baseSequence < 0)) {
+  if (transactional && producerId < 0)
+    fail(
+      'INVALID_RECORD',
+      'a transactional batch needs a producer id (InitProducerId with a transactional id)',
+    );
+  if (producerId >= 0 && !control && (producerEpoch < 0 || baseSequence < 0)) {
     fail(
       'INVALID_RECORD',
       `idempotent batch (producerId ${producerId}) needs producerEpoch >= 0 and baseSequence >= 0, got ${producerEpoch} and ${baseSequence}`,
@@ -112,6 +128,16 @@ function validateOne(
   if (attributes & DELETE_HORIZON_BIT)
     fail('INVALID_RECORD', 'attribute bit 6 (delete horizon) is set only by the log cleaner');
   const records = checkedRecords(buf, at, sizeBytes, compressionOf(attributes), fail);
+  let marker: ControlType | undefined;
+  if (control) {
+    if (producerEpoch < 0) fail('INVALID_RECORD', `control batch with producerEpoch ${producerEpoch}`);
+    try {
+      marker = controlTypeOf(buf, at);
+    } catch (err) {
+      if (err instanceof TideError) fail('INVALID_RECORD', err.message);
+      throw err;
+    }
+  }
   if (requireKeys) {
     const missing = firstRecordWithoutKey(records, recordCount, fail);
     if (missing !== undefined)
@@ -128,6 +154,8 @@ function validateOne(
     producerId,
     producerEpoch,
     baseSequence,
+    transactional,
+    marker,
   };
 }
 

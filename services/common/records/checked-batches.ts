@@ -8,6 +8,7 @@ import { TideError } from '../errors';
 import { iterateBatches, openBatch, type DecodedRecord } from './codec';
 import { CONTROL_BIT, lastOffsetOf, type BatchHeader } from './layout';
 import { checkRecordSection, readRecordSection } from './record-section';
+import { AbortedFilter, controlTypeOf, type AbortedTransaction } from './control';
 
 interface CheckedSection {
   header: BatchHeader;
@@ -44,10 +45,13 @@ export class CheckedRecords {
  * Checks the batches of `buf` (whole batches only; trim a partial tail with `splitBatches`),
  * skipping control batches and batches wholly below `fromOffset` unread. Stops at the first batch
  * that fails: the batches before it are kept, and `failedAt` is the byte where the bad one begins.
+ * With `aborted` (a read_committed fetch's aborted transactions), the records of aborted
+ * transactions are skipped too (AbortedFilter, control.ts).
  */
 export function checkBatches(
   buf: Buffer,
   fromOffset = -Infinity,
+  aborted?: readonly AbortedTransaction[],
 ): { checked: CheckedRecords; error?: TideError; failedAt?: number } {
   const sections: CheckedSection[] = [];
   let count = 0;
@@ -55,6 +59,7 @@ export function checkBatches(
   let endAt = 0;
   let endOffset: number | undefined;
   let at = 0;
+  const filter = aborted && aborted.length > 0 ? new AbortedFilter(aborted) : undefined;
   const result = (error?: TideError) => ({
     checked: new CheckedRecords(sections, fromOffset, count, buf.subarray(firstAt, endAt), endOffset),
     ...(error ? { error, failedAt: at } : {}),
@@ -63,7 +68,9 @@ export function checkBatches(
     // `at` stays on a batch while it is checked and moves on after, so it names the one that failed.
     for (const { header } of iterateBatches(buf)) {
       const next = at + header.sizeBytes;
-      if (lastOffsetOf(header) >= fromOffset && (header.attributes & CONTROL_BIT) === 0) {
+      const control = (header.attributes & CONTROL_BIT) !== 0;
+      const skipped = filter?.skips(header, control ? controlTypeOf(buf, at) : undefined) ?? false;
+      if (lastOffsetOf(header) >= fromOffset && !control && !skipped) {
         const { data } = openBatch(buf, at, header);
         const kept = checkRecordSection(data, header, at, fromOffset);
         if (kept > 0) {
@@ -88,8 +95,12 @@ export function checkBatches(
  * and control batches (transaction markers, which carry no user records). Every decoded batch is
  * CRC-checked; batches entirely below `fromOffset` are skipped unread. Throws the first failure.
  */
-export function decodeRecords(buf: Buffer, fromOffset = -Infinity): DecodedRecord[] {
-  const { checked, error } = checkBatches(buf, fromOffset);
+export function decodeRecords(
+  buf: Buffer,
+  fromOffset = -Infinity,
+  aborted?: readonly AbortedTransaction[],
+): DecodedRecord[] {
+  const { checked, error } = checkBatches(buf, fromOffset, aborted);
   if (error) throw error;
   return checked.records();
 }

@@ -9,3 +9,4 @@ export * from './codec';
 export * from './framing';
 export * from './record-section';
 export * from './checked-batches';
+export * from './control';

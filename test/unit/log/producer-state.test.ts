@@ -1,3 +1,4 @@
+import { crc32c } from '@node-rs/crc32';
 /** Idempotent-producer sequence rules (table-driven) and the snapshot file format (golden). */
 import { TideError } from '../../../services/common/errors';
 import {
@@ -109,34 +110,37 @@ describe('ProducerStateManager checks', () => {
 });
 
 describe('producer snapshot file', () => {
-  it('golden bytes', () => {
-    const bytes = encodeProducerSnapshot([
-      {
-        producerId: 7,
-        epoch: 2,
-        lastTimestampMs: 1000,
-        batches: [{ firstSeq: 0, lastSeq: 4, firstOffset: 10, lastOffset: 14 }],
-      },
-    ]);
+  it('golden bytes (version 2, with the open transaction)', () => {
+    const entry = {
+      producerId: 7,
+      epoch: 2,
+      lastTimestampMs: 1000,
+      currentTxnFirstOffset: 10,
+      batches: [{ firstSeq: 0, lastSeq: 4, firstOffset: 10, lastOffset: 14 }],
+    };
+    const bytes = encodeProducerSnapshot([entry]);
     const body =
       '00000001' + // producerCount
       '0000000000000007' +
       '0002' +
       '00000000000003e8' +
-      '01' + // id, epoch, lastTimestampMs, batchCount
+      '000000000000000a' +
+      '01' + // id, epoch, lastTimestampMs, currentTxnFirstOffset, batchCount
       '00000000' +
       '00000004' +
       '000000000000000a' +
       '000000000000000e'; // firstSeq, lastSeq, firstOffset, lastOffset
-    expect(bytes.subarray(0, 2).toString('hex')).toBe('0001');
+    expect(bytes.subarray(0, 2).toString('hex')).toBe('0002');
     expect(bytes.subarray(6).toString('hex')).toBe(body);
+    expect(decodeProducerSnapshot(bytes)).toEqual([entry]);
+  });
+
+  it('reads version 1 files (no open transaction)', () => {
+    const body = Buffer.from('00000001' + '0000000000000007' + '0002' + '00000000000003e8' + '00', 'hex');
+    const bytes = Buffer.concat([Buffer.from('0001', 'hex'), Buffer.alloc(4), body]);
+    bytes.writeUInt32BE(crc32c(bytes.subarray(6)) >>> 0, 2);
     expect(decodeProducerSnapshot(bytes)).toEqual([
-      {
-        producerId: 7,
-        epoch: 2,
-        lastTimestampMs: 1000,
-        batches: [{ firstSeq: 0, lastSeq: 4, firstOffset: 10, lastOffset: 14 }],
-      },
+      { producerId: 7, epoch: 2, lastTimestampMs: 1000, currentTxnFirstOffset: -1, batches: [] },
     ]);
   });
 
@@ -145,7 +149,9 @@ describe('producer snapshot file', () => {
     { name: 'a short file', damage: (b: Buffer) => b.subarray(0, 5), why: /shorter/ },
     { name: 'another version', damage: (b: Buffer) => b.writeUInt16BE(9, 0), why: /version/ },
   ])('rejects $name', ({ damage, why }) => {
-    const bytes = encodeProducerSnapshot([{ producerId: 7, epoch: 2, lastTimestampMs: 1000, batches: [] }]);
+    const bytes = encodeProducerSnapshot([
+      { producerId: 7, epoch: 2, lastTimestampMs: 1000, currentTxnFirstOffset: -1, batches: [] },
+    ]);
     const result = damage(bytes);
     expect(decodeProducerSnapshot(Buffer.isBuffer(result) ? result : bytes)).toMatch(why);
   });
