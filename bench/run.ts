@@ -9,7 +9,14 @@
  *                    [--batch-bytes N] [--max-in-flight N] [--fetch-bytes N]   (client defaults otherwise)
  *                    [--warmup 1000000]   records produced and read back untimed first (0 = none)
  *                    [--acks leader|all]  all = an idempotent producer (idempotence needs acks=all)
+ *                    [--only produce,latency,partitions]   which parts to run (default all three)
+ *                    [--latency-rates 1000,10000,50000] [--latency-seconds 5]
+ *                    [--partitions 1,100,1000,10000] [--partition-records 1000000]
  *   npm run bench -- --compaction [...]   the log cleaner instead: see bench/compaction.ts
+ *
+ * latency: send-to-ack of single records at fixed rates with `lingerMs: 0`, per flush policy
+ * (bench/latency.ts). partitions: the partitions sweep on a fresh broker per count
+ * (bench/partitions.ts).
  */
 import * as fs from 'fs';
 import { Tide, type Producer } from '../client';
@@ -17,6 +24,8 @@ import { makeTempDir, startTide, type TideProcess } from '../test/harness/proces
 import { cpuSecondsOf, percentile, formatRate } from './stats';
 import { runCompactionBench } from './compaction';
 import { readBack, type ReadMode } from './read-back';
+import { DEFAULT_LATENCY_RATES, formatLatencyRows, latencyRows } from './latency';
+import { formatPartitionRows, partitionsSweep, type PartitionsOptions } from './partitions';
 
 interface BenchOptions {
   records: number;
@@ -29,6 +38,11 @@ interface BenchOptions {
   fetchBytes?: number;
   warmup: number;
   acks: 'leader' | 'all';
+  only: string[];
+  latencyRates: number[];
+  latencySeconds: number;
+  partitions: number[];
+  partitionRecords: number;
 }
 
 function parseArgs(argv: string[]): BenchOptions {
@@ -41,6 +55,11 @@ function parseArgs(argv: string[]): BenchOptions {
     maxInFlight: 5,
     warmup: 1_000_000,
     acks: 'leader',
+    only: ['produce', 'latency', 'partitions'],
+    latencyRates: DEFAULT_LATENCY_RATES,
+    latencySeconds: 5,
+    partitions: [1, 100, 1_000, 10_000],
+    partitionRecords: 1_000_000,
   };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
@@ -53,6 +72,11 @@ function parseArgs(argv: string[]): BenchOptions {
     else if (flag === '--max-in-flight') options.maxInFlight = Number(value);
     else if (flag === '--fetch-bytes') options.fetchBytes = Number(value);
     else if (flag === '--warmup') options.warmup = Number(value);
+    else if (flag === '--only') options.only = value.split(',');
+    else if (flag === '--latency-rates') options.latencyRates = value.split(',').map(Number);
+    else if (flag === '--latency-seconds') options.latencySeconds = Number(value);
+    else if (flag === '--partitions') options.partitions = value.split(',').map(Number);
+    else if (flag === '--partition-records') options.partitionRecords = Number(value);
     else if (flag === '--acks') {
       if (value !== 'leader' && value !== 'all')
         throw new Error(`--acks must be leader or all, got ${value}`);
@@ -233,13 +257,55 @@ async function main(): Promise<void> {
     env: { TIDE_LOG_LEVEL: 'warn' },
   });
   const results: ProduceConsumeResult[] = [];
+  const latency: string[] = [];
   try {
-    await warmUp(broker, options);
-    for (const policy of options.policies) results.push(await runPolicy(broker, options, policy));
+    if (options.only.includes('produce')) {
+      await warmUp(broker, options);
+      for (const policy of options.policies) results.push(await runPolicy(broker, options, policy));
+    }
+    if (options.only.includes('latency'))
+      for (const policy of options.policies) latency.push(await latencyOf(broker, options, policy));
   } finally {
     await broker.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+  if (results.length > 0) printResults(options, results);
+  for (const table of latency) process.stdout.write(table);
+  if (options.only.includes('partitions')) {
+    const sweep: PartitionsOptions = {
+      counts: options.partitions,
+      records: options.partitionRecords,
+      size: options.size,
+      policy: options.policies[0],
+    };
+    process.stdout.write(formatPartitionRows(sweep, await partitionsSweep(sweep)));
+  }
+}
+
+async function latencyOf(broker: TideProcess, options: BenchOptions, policy: string): Promise<string> {
+  const tide = new Tide({ bootstrap: [broker.address] });
+  const topic = `bench-latency-${policy}-${Date.now()}`;
+  await tide.admin().createTopic(topic, { partitions: 1, configs: { 'flush.policy': policy } });
+  const producer = tide.producer({ acks: options.acks, idempotence: options.acks === 'all', lingerMs: 0 });
+  await producer.connect();
+  const rows = await latencyRows(
+    producer,
+    topic,
+    0,
+    Buffer.alloc(options.size, 97),
+    options.latencyRates,
+    options.latencySeconds,
+  );
+  await producer.close();
+  await tide.admin().deleteTopic(topic);
+  await tide.close();
+  return formatLatencyRows(
+    `latency, send to ack of one ${options.size} B record, lingerMs 0, acks=${options.acks}, 1 replica, flush.policy=${policy}:`,
+    rows,
+  );
+}
+
+function printResults(options: BenchOptions, results: ProduceConsumeResult[]): void {
   process.stdout.write(
     `\nTide produce/consume: ${options.records.toLocaleString('en')} records x ${options.size} B, 1 partition, acks=${options.acks}${options.acks === 'all' ? ' (idempotent)' : ''}, ` +
       `compression ${options.compression}, sendBatch chunks of ${options.chunk}; broker = tide dev in its own process\n\n`,

@@ -46,7 +46,10 @@ export function startTide(
     );
   }
   // Children log at warn unless the run sets TIDE_LOG_LEVEL (e.g. TIDE_LOG_LEVEL=debug npx jest ...).
-  const child = spawn(process.execPath, [CLI, ...args], {
+  // CHILD_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles every child: node
+  // refuses --cpu-prof in NODE_OPTIONS.
+  const nodeArgs = (process.env.CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, CLI, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, TIDE_LOG_LEVEL: process.env.TIDE_LOG_LEVEL ?? 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -95,7 +98,10 @@ export function runCli(
   options: { input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    // CHILD_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles every child: node
+    // refuses --cpu-prof in NODE_OPTIONS.
+    const nodeArgs = (process.env.CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, CLI, ...args], {
       cwd: REPO_ROOT,
       env: { ...process.env, TIDE_LOG_LEVEL: 'warn', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
