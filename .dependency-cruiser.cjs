@@ -72,6 +72,14 @@ module.exports = {
       to: { path: '^services/', pathNot: CLIENT_MAY_USE },
     },
     {
+      name: 'streams-imports-no-service',
+      comment:
+        'The streams library uses only the public client and the wire helpers the client may use, nothing of any service.',
+      severity: 'error',
+      from: { path: '^streams/' },
+      to: { path: '^(services|cli|bench|test)/', pathNot: CLIENT_MAY_USE },
+    },
+    {
       name: 'composition-roots-use-service-index',
       comment: "cli/ builds services through each service's index.ts, the API it declares for that.",
       severity: 'error',

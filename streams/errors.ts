@@ -1,0 +1,38 @@
+/**
+ * Typed errors of the streams library. They are TideErrors (services/common/errors.ts) with a
+ * `kind` naming what went wrong, so callers can `switch (err.kind)` without parsing messages.
+ */
+import { TideError, type ErrorCode } from '../services/common/errors';
+
+export type StreamsErrorKind =
+  /** The topology is invalid (an unnamed stateful node, a duplicate name, a missing serde...). */
+  | 'TOPOLOGY'
+  /** Topics joined or merged into one task have different partition counts. */
+  | 'CO_PARTITIONING'
+  /** The requested processing guarantee is not available (exactlyOnce before transactions). */
+  | 'UNSUPPORTED_GUARANTEE'
+  /** A serde could not read or write a record. */
+  | 'SERDE'
+  /** A store was asked for that does not exist, or is not (yet) queryable. */
+  | 'STORE'
+  /** The test driver or the runtime was used out of order (piping after close...). */
+  | 'STATE';
+
+const CODE_OF: Record<StreamsErrorKind, ErrorCode> = {
+  TOPOLOGY: 'INVALID_CONFIG',
+  CO_PARTITIONING: 'INVALID_PARTITIONS',
+  UNSUPPORTED_GUARANTEE: 'INVALID_CONFIG',
+  SERDE: 'INVALID_RECORD',
+  STORE: 'INVALID_REQUEST',
+  STATE: 'INVALID_REQUEST',
+};
+
+export class StreamsError extends TideError {
+  readonly kind: StreamsErrorKind;
+
+  constructor(kind: StreamsErrorKind, message: string, options: { cause?: unknown } = {}) {
+    super(CODE_OF[kind], message, { cause: options.cause, retriable: false });
+    this.name = 'StreamsError';
+    this.kind = kind;
+  }
+}

@@ -1,0 +1,169 @@
+/** In-memory stores: a Map per store, keys indexed by keyId(). */
+import type { Window } from '../serdes';
+import { keyId } from './key-id';
+import type { ChangeListener, KeyValueStore, SessionStore, WindowEntry, WindowStore } from './stores';
+
+export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
+  readonly kind = 'keyValue' as const;
+  readonly persistent = false;
+  private readonly map = new Map<string, [K, V]>();
+
+  constructor(
+    readonly name: string,
+    private readonly onChange?: ChangeListener,
+  ) {}
+
+  get(key: K): V | null {
+    const e = this.map.get(keyId(key));
+    return e === undefined ? null : e[1];
+  }
+
+  put(key: K, value: V | null): void {
+    if (value === null || value === undefined) this.map.delete(keyId(key));
+    else this.map.set(keyId(key), [key, value]);
+    this.onChange?.({ store: this.name, key, value: value ?? null });
+  }
+
+  delete(key: K): V | null {
+    const old = this.get(key);
+    this.put(key, null);
+    return old;
+  }
+
+  *all(): IterableIterator<[K, V]> {
+    for (const e of this.map.values()) yield [e[0], e[1]];
+  }
+
+  size(): number {
+    return this.map.size;
+  }
+  flush(): void {}
+  close(): void {}
+}
+
+export class InMemoryWindowStore<K, V> implements WindowStore<K, V> {
+  readonly kind = 'window' as const;
+  readonly persistent = false;
+  /** keyId → window start → entry */
+  private readonly map = new Map<string, Map<number, WindowEntry<K, V>>>();
+
+  constructor(
+    readonly name: string,
+    readonly windowSizeMs: number,
+    readonly retentionMs: number,
+    private readonly onChange?: ChangeListener,
+  ) {}
+
+  fetch(key: K, windowStart: number): V | null {
+    return this.map.get(keyId(key))?.get(windowStart)?.value ?? null;
+  }
+
+  fetchRange(key: K, fromStart: number, toStart: number): WindowEntry<K, V>[] {
+    const byStart = this.map.get(keyId(key));
+    if (!byStart) return [];
+    return [...byStart.values()]
+      .filter((e) => e.window.start >= fromStart && e.window.start <= toStart)
+      .sort((a, b) => a.window.start - b.window.start);
+  }
+
+  all(): WindowEntry<K, V>[] {
+    const out: WindowEntry<K, V>[] = [];
+    for (const byStart of this.map.values()) out.push(...byStart.values());
+    return out.sort((a, b) => a.window.start - b.window.start);
+  }
+
+  put(key: K, windowStart: number, value: V | null): void {
+    const id = keyId(key);
+    const window: Window = { start: windowStart, end: windowStart + this.windowSizeMs };
+    if (value === null || value === undefined) {
+      const byStart = this.map.get(id);
+      byStart?.delete(windowStart);
+      if (byStart && byStart.size === 0) this.map.delete(id);
+    } else {
+      let byStart = this.map.get(id);
+      if (!byStart) this.map.set(id, (byStart = new Map()));
+      byStart.set(windowStart, { key, window, value });
+    }
+    this.onChange?.({ store: this.name, key, window, value: value ?? null });
+  }
+
+  expire(minStart: number): void {
+    for (const [id, byStart] of this.map) {
+      for (const start of byStart.keys()) if (start < minStart) byStart.delete(start);
+      if (byStart.size === 0) this.map.delete(id);
+    }
+  }
+
+  size(): number {
+    let n = 0;
+    for (const byStart of this.map.values()) n += byStart.size;
+    return n;
+  }
+  flush(): void {}
+  close(): void {}
+}
+
+export class InMemorySessionStore<K, V> implements SessionStore<K, V> {
+  readonly kind = 'session' as const;
+  readonly persistent = false;
+  private readonly map = new Map<string, WindowEntry<K, V>[]>();
+
+  constructor(
+    readonly name: string,
+    private readonly onChange?: ChangeListener,
+  ) {}
+
+  findSessions(key: K, earliestEnd: number, latestStart: number): WindowEntry<K, V>[] {
+    return (this.map.get(keyId(key)) ?? []).filter(
+      (e) => e.window.end >= earliestEnd && e.window.start <= latestStart,
+    );
+  }
+
+  fetch(key: K): WindowEntry<K, V>[] {
+    return [...(this.map.get(keyId(key)) ?? [])];
+  }
+
+  all(): WindowEntry<K, V>[] {
+    const out: WindowEntry<K, V>[] = [];
+    for (const list of this.map.values()) out.push(...list);
+    return out.sort((a, b) => a.window.start - b.window.start);
+  }
+
+  put(key: K, window: Window, value: V | null): void {
+    if (value === null || value === undefined) return this.remove(key, window);
+    const id = keyId(key);
+    const list = (this.map.get(id) ?? []).filter(
+      (e) => e.window.start !== window.start || e.window.end !== window.end,
+    );
+    list.push({ key, window: { ...window }, value });
+    list.sort((a, b) => a.window.start - b.window.start);
+    this.map.set(id, list);
+    this.onChange?.({ store: this.name, key, window, value });
+  }
+
+  remove(key: K, window: Window): void {
+    const id = keyId(key);
+    const list = (this.map.get(id) ?? []).filter(
+      (e) => e.window.start !== window.start || e.window.end !== window.end,
+    );
+    if (list.length === 0) this.map.delete(id);
+    else this.map.set(id, list);
+    this.onChange?.({ store: this.name, key, window, value: null });
+  }
+
+  expire(minEnd: number): void {
+    for (const [id, list] of this.map) {
+      const kept = list.filter((e) => e.window.end >= minEnd);
+      if (kept.length === 0) this.map.delete(id);
+      else this.map.set(id, kept);
+    }
+  }
+
+  size(): number {
+    let n = 0;
+    for (const list of this.map.values()) n += list.length;
+    return n;
+  }
+  flush(): void {}
+  close(): void {}
+}

@@ -1,0 +1,74 @@
+/**
+ * The store interfaces processors and interactive queries use. They are synchronous, as record
+ * processing is: a record goes through the whole topology before the next is read. Every write
+ * is reported to `onChange` (the changelog writer in the runtime; nothing in the test driver).
+ */
+import type { Window } from '../serdes';
+
+export type StoreKind = 'keyValue' | 'window' | 'session';
+
+export interface StateStore {
+  readonly name: string;
+  readonly kind: StoreKind;
+  readonly persistent: boolean;
+  /** Number of entries (for metrics and tests). */
+  size(): number;
+  flush(): void;
+  close(): void;
+}
+
+export interface ReadOnlyKeyValueStore<K, V> {
+  get(key: K): V | null;
+  all(): IterableIterator<[K, V]>;
+}
+
+export interface KeyValueStore<K, V> extends StateStore, ReadOnlyKeyValueStore<K, V> {
+  readonly kind: 'keyValue';
+  put(key: K, value: V | null): void;
+  delete(key: K): V | null;
+}
+
+export interface WindowEntry<K, V> {
+  key: K;
+  window: Window;
+  value: V;
+}
+
+export interface ReadOnlyWindowStore<K, V> {
+  fetch(key: K, windowStart: number): V | null;
+  /** Windows of `key` starting in [fromStart, toStart], by start. */
+  fetchRange(key: K, fromStart: number, toStart: number): WindowEntry<K, V>[];
+  all(): WindowEntry<K, V>[];
+}
+
+export interface WindowStore<K, V> extends StateStore, ReadOnlyWindowStore<K, V> {
+  readonly kind: 'window';
+  readonly windowSizeMs: number;
+  readonly retentionMs: number;
+  put(key: K, windowStart: number, value: V | null): void;
+  /** Drops windows that start before `minStart` (retention). */
+  expire(minStart: number): void;
+}
+
+export interface ReadOnlySessionStore<K, V> {
+  /** Sessions of `key` with end >= earliestEnd and start <= latestStart. */
+  findSessions(key: K, earliestEnd: number, latestStart: number): WindowEntry<K, V>[];
+  fetch(key: K): WindowEntry<K, V>[];
+  all(): WindowEntry<K, V>[];
+}
+
+export interface SessionStore<K, V> extends StateStore, ReadOnlySessionStore<K, V> {
+  readonly kind: 'session';
+  put(key: K, window: Window, value: V | null): void;
+  remove(key: K, window: Window): void;
+  expire(minEnd: number): void;
+}
+
+/** A write to a store, as the changelog records it (value null: a delete). */
+export interface StoreChange {
+  store: string;
+  key: unknown;
+  window?: Window;
+  value: unknown;
+}
+export type ChangeListener = (change: StoreChange) => void;
