@@ -237,12 +237,15 @@ export class TideGroupOutcomeWriter implements GroupOutcomeWriter {
     private readonly local: (group: string, ending: TxnEnding) => Promise<void> | undefined,
     private readonly ownerOf: (group: string) => Promise<CoordinatorRecord>,
     private readonly credentials: grpc.ChannelCredentials,
+    private readonly internalToken: string,
   ) {}
 
   async complete(ending: TxnEnding, group: string): Promise<void> {
     const here = this.local(group, ending);
     if (here) return here;
     const owner = await this.ownerOf(group);
+    const metadata = new grpc.Metadata();
+    metadata.set(INTERNAL_TOKEN_HEADER, this.internalToken);
     await new Promise<void>((resolve, reject) =>
       this.clients.get(`${owner.host}:${owner.port}`).CompleteTxnOffsets(
         {
@@ -251,6 +254,7 @@ export class TideGroupOutcomeWriter implements GroupOutcomeWriter {
           producer_epoch: ending.producerEpoch,
           commit: ending.commit,
         },
+        metadata,
         { deadline: new Date(Date.now() + 30_000) },
         (err) => (err ? reject(fromGrpcError(err)) : resolve()),
       ),
