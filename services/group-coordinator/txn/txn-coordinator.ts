@@ -183,7 +183,12 @@ export class TransactionCoordinator {
     }
   }
 
-  addPartitions(transactionalId: string, producerId: number, epoch: number, keys: string[]): Promise<void> {
+  async addPartitions(
+    transactionalId: string,
+    producerId: number,
+    epoch: number,
+    keys: string[],
+  ): Promise<void> {
     for (const key of keys) {
       const { topic, partition } = parseTpKey(key);
       const count = this.options.partitionCount(topic);
