@@ -130,7 +130,7 @@ export class CoordinatorNode {
       });
       cleanup.push(async () => cluster.close());
       const internalTopics = { registry: topics, brokers: registry, creator: deps.internalTopics };
-      const offsetsPartitions = await ensureInternalTopic(
+      const offsetsPartitions = (await ensureInternalTopic(
         {
           name: OFFSETS_TOPIC,
           partitions: config.offsetsTopicPartitions,
@@ -141,19 +141,7 @@ export class CoordinatorNode {
         partitionCounts,
         deps.clock,
         logger,
-      );
-      const statePartitions = await ensureInternalTopic(
-        {
-          name: TRANSACTION_STATE_TOPIC,
-          partitions: config.transactionStatePartitions,
-          replicationFactor: config.transactionStateReplicationFactor || config.offsetsTopicReplicationFactor,
-          segmentBytes: config.offsetsTopicSegmentBytes,
-        },
-        internalTopics,
-        partitionCounts,
-        deps.clock,
-        logger,
-      );
+      )) as number;
       const log = new TideOffsetsLog(cluster, deps.clock, logger);
       cleanup.push(() => log.close());
       const txnLog = new TideOffsetsLog(cluster, deps.clock, logger, TRANSACTION_STATE_TOPIC);
@@ -184,7 +172,6 @@ export class CoordinatorNode {
         clock: deps.clock,
         logger,
         log: txnLog,
-        statePartitions,
         shardCount: () => ownershipRef.current?.shardCount ?? 0,
         partitionCount: (topic) => partitionCounts.get(topic),
         ownerOf: (shard) => ownershipRef.current?.ownerOf(shard),
@@ -259,6 +246,10 @@ export class CoordinatorNode {
       cleanup.push(() => started.stop());
       transactions.start();
       cleanup.push(() => transactions.stop());
+      // Created in the background: groups must not wait for it (an existing cluster may have
+      // fewer brokers than its replication factor); transactions answer COORDINATOR_NOT_AVAILABLE
+      // (retriable) until it exists.
+      void createTransactionState(config, internalTopics, partitionCounts, transactions, deps.clock, logger);
       const ownership = new ShardOwnership({
         store: deps.store,
         clusterName: config.clusterName,
@@ -288,7 +279,6 @@ export class CoordinatorNode {
           address,
           shardCount: ownership.shardCount,
           offsetsPartitions,
-          statePartitions,
           metricsPort: metricsServer?.port,
         },
         'group coordinator started',
@@ -326,6 +316,39 @@ export class CoordinatorNode {
     this.cluster.close();
     await this.topicWatch.cancel();
     this.logger.info('group coordinator stopped');
+  }
+}
+
+/** Creates (or finds) `__transaction_state`, retrying until it exists or the node stops. */
+async function createTransactionState(
+  config: CoordinatorConfig,
+  topics: { registry: TopicRegistry; brokers: BrokerRegistry; creator: InternalTopicCreator },
+  known: ReadonlyMap<string, number>,
+  transactions: TransactionCoordinator,
+  clock: Clock,
+  logger: Logger,
+): Promise<void> {
+  while (!transactions.isStopped) {
+    try {
+      const partitions = await ensureInternalTopic(
+        {
+          name: TRANSACTION_STATE_TOPIC,
+          partitions: config.transactionStatePartitions,
+          replicationFactor: config.transactionStateReplicationFactor || config.offsetsTopicReplicationFactor,
+          segmentBytes: config.offsetsTopicSegmentBytes,
+        },
+        topics,
+        known,
+        clock,
+        logger,
+        () => transactions.isStopped,
+      );
+      if (partitions !== undefined) transactions.setStatePartitions(partitions);
+      return;
+    } catch (err) {
+      logger.warn({ err }, `cannot create ${TRANSACTION_STATE_TOPIC} yet; transactions wait for it`);
+      await new Promise<void>((resolve) => clock.setTimeout(resolve, 1_000));
+    }
   }
 }
 
@@ -368,7 +391,8 @@ async function ensureInternalTopic(
   known: ReadonlyMap<string, number>,
   clock: Clock,
   logger: Logger,
-): Promise<number> {
+  stopped: () => boolean = () => false,
+): Promise<number | undefined> {
   const deadline = clock.nowMs() + BROKER_WAIT_MS;
   const rf = wanted.replicationFactor;
   const name = wanted.name;
@@ -384,6 +408,7 @@ async function ensureInternalTopic(
     validateOnly: false,
   };
   for (let waiting = false; ;) {
+    if (stopped()) return undefined;
     const existing = known.get(name);
     if (existing !== undefined) {
       // Tells the controller the replication factor wanted, so it can grow a topic created smaller.

@@ -26,7 +26,7 @@ import { markerKey, markerValue } from '../offsets-codec';
 import type { OffsetsLog, OffsetsLogRecord } from '../offsets-log';
 import type { AcquiredShard } from '../shard-ownership';
 import { parseTpKey } from '../partitions';
-import { decodeTxnStateRecord, txnKey, txnValue } from './txn-codec';
+import { TRANSACTION_STATE_TOPIC, decodeTxnStateRecord, txnKey, txnValue } from './txn-codec';
 import type { TxnCompletion, TxnEnding } from './txn-completion';
 import {
   add,
@@ -52,8 +52,11 @@ export interface TxnCoordinatorOptions {
   logger: Logger;
   /** `__transaction_state` (the OffsetsLog interface over another topic). */
   log: OffsetsLog;
-  /** Partition count of `__transaction_state`. */
-  statePartitions: number;
+  /**
+   * Partition count of `__transaction_state`; undefined while it is being created (the node creates
+   * it in the background and calls setStatePartitions, so groups work before it exists).
+   */
+  statePartitions?: number;
   shardCount: () => number;
   ownerOf?: (shard: number) => CoordinatorRecord | undefined;
   /** Partition count of a data topic; undefined when it does not exist. */
@@ -85,9 +88,26 @@ export class TransactionCoordinator {
   private readonly logger: Logger;
   private timer?: Timer;
   private stopped = false;
+  private statePartitions: number | undefined;
+  /** Shards acquired before `__transaction_state` existed: loaded by setStatePartitions. */
+  private deferred: AcquiredShard[] = [];
 
   constructor(private readonly options: TxnCoordinatorOptions) {
     this.logger = options.logger.child({ component: 'txn-coordinator' });
+    this.statePartitions = options.statePartitions;
+  }
+
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
+  /** `__transaction_state` exists with this many partitions: the shards owned so far load now. */
+  setStatePartitions(partitions: number): void {
+    if (this.statePartitions !== undefined) return;
+    this.statePartitions = partitions;
+    const deferred = this.deferred.filter((a) => this.stillOwned(a));
+    this.deferred = [];
+    this.loadShards(deferred);
   }
 
   start(): void {
@@ -117,8 +137,7 @@ export class TransactionCoordinator {
   // ---------------------------------------------------------------- shard ownership
 
   acquire(acquired: AcquiredShard[]): void {
-    const byPartition = new Map<number, AcquiredShard[]>();
-    for (const a of acquired) {
+    for (const a of acquired)
       this.shards.set(a.shard, {
         shard: a.shard,
         epoch: a.epoch,
@@ -127,7 +146,14 @@ export class TransactionCoordinator {
         fence: a.fence,
         writable: true,
       });
-      const partition = partitionOfShard(a.shard, this.options.statePartitions);
+    if (this.statePartitions === undefined) this.deferred.push(...acquired);
+    else this.loadShards(acquired);
+  }
+
+  private loadShards(acquired: AcquiredShard[]): void {
+    const byPartition = new Map<number, AcquiredShard[]>();
+    for (const a of acquired) {
+      const partition = partitionOfShard(a.shard, this.partitions());
       let list = byPartition.get(partition);
       if (!list) byPartition.set(partition, (list = []));
       list.push(a);
@@ -277,7 +303,9 @@ export class TransactionCoordinator {
     if (state.status === 'loading')
       throw new TideError(
         'COORDINATOR_NOT_AVAILABLE',
-        `shard ${shard} of transactional id ${transactionalId} is still loading`,
+        this.statePartitions === undefined
+          ? `${TRANSACTION_STATE_TOPIC} does not exist yet (the coordinator creates it once enough brokers are registered)`
+          : `shard ${shard} of transactional id ${transactionalId} is still loading`,
       );
     return state;
   }
@@ -306,7 +334,7 @@ export class TransactionCoordinator {
 
   /** Appends the new state (fenced), then applies it. */
   private async persist(s: TxnShard, next: TxnMetadata): Promise<void> {
-    await this.appendFenced([s], partitionOfShard(s.shard, this.options.statePartitions), [
+    await this.appendFenced([s], partitionOfShard(s.shard, this.partitions()), [
       { key: txnKey(next.transactionalId), value: txnValue(s.epoch, next) },
     ]);
     s.txns.set(next.transactionalId, next);
@@ -404,6 +432,12 @@ export class TransactionCoordinator {
       'NOT_COORDINATOR',
       `coordinator ${this.options.selfId} no longer certainly holds its lease or gave shard ${s.shard} up: ${what}; find the transaction coordinator again and retry`,
     );
+  }
+
+  private partitions(): number {
+    if (this.statePartitions === undefined)
+      throw new TideError('COORDINATOR_NOT_AVAILABLE', `${TRANSACTION_STATE_TOPIC} does not exist yet`);
+    return this.statePartitions;
   }
 
   private stillOwned(a: AcquiredShard): boolean {
