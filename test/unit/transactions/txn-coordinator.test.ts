@@ -89,13 +89,13 @@ function held(shard: number, epoch: number): AcquiredShard {
   return { shard, epoch, fence: new TestLease(clock, 60_000).fence };
 }
 
-function coordinator(selfId: string): TransactionCoordinator {
+function coordinator(selfId: string, statePartitions: number | undefined = 2): TransactionCoordinator {
   const c = new TransactionCoordinator({
     selfId,
     clock,
     logger: silentLogger(),
     log,
-    statePartitions: 2,
+    statePartitions,
     shardCount: () => SHARDS,
     partitionCount: (topic) => (topic === 'out' ? 3 : undefined),
     completion,
@@ -256,6 +256,22 @@ it('calls for ids of shards it does not own are NOT_COORDINATOR; unknown ids nee
   expect(await codeOf(c.initTransactions(other, 0))).toBe('NOT_COORDINATOR');
   expect(await codeOf(c.endTxn(TX, 1, 0, true))).toBe('TRANSACTIONAL_ID_NOT_FOUND');
   expect(await codeOf(c.initTransactions(TX, 900_001))).toBe('INVALID_TRANSACTION_TIMEOUT');
+});
+
+it('shards owned before __transaction_state exists load once it does', async () => {
+  const c = coordinator('a', undefined);
+  c.acquire([held(SHARD, 5)]);
+  await flush();
+  const refused = await c.initTransactions(TX, 0).catch((err: TideError) => err);
+  expect(refused).toMatchObject({
+    code: 'COORDINATOR_NOT_AVAILABLE',
+    message: expect.stringMatching(/does not exist yet/),
+  });
+  expect(log.partitions.size).toBe(0);
+  c.setStatePartitions(2);
+  await flush();
+  expect((await c.initTransactions(TX, 0)).producerEpoch).toBe(0);
+  await c.stop();
 });
 
 describe('transactional offsets in the group coordinator', () => {
