@@ -89,13 +89,13 @@ function held(shard: number, epoch: number): AcquiredShard {
   return { shard, epoch, fence: new TestLease(clock, 60_000).fence };
 }
 
-function coordinator(selfId: string, statePartitions: number | undefined = 2): TransactionCoordinator {
+function coordinator(selfId: string, statePartitions: number | 'missing' = 2): TransactionCoordinator {
   const c = new TransactionCoordinator({
     selfId,
     clock,
     logger: silentLogger(),
     log,
-    statePartitions,
+    statePartitions: statePartitions === 'missing' ? undefined : statePartitions,
     shardCount: () => SHARDS,
     partitionCount: (topic) => (topic === 'out' ? 3 : undefined),
     completion,
@@ -259,7 +259,7 @@ it('calls for ids of shards it does not own are NOT_COORDINATOR; unknown ids nee
 });
 
 it('shards owned before __transaction_state exists load once it does', async () => {
-  const c = coordinator('a', undefined);
+  const c = coordinator('a', 'missing');
   c.acquire([held(SHARD, 5)]);
   await flush();
   const refused = await c.initTransactions(TX, 0).catch((err: TideError) => err);
