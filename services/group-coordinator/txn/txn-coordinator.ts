@@ -36,6 +36,7 @@ import {
   init,
   isPrepare,
   prepare,
+  rotateIfExhausted,
   timedOut,
   transactionTimeout,
   type TxnMetadata,
@@ -363,7 +364,8 @@ export class TransactionCoordinator {
         this.serial(transactionalId, async (current) => {
           const now = current.txns.get(transactionalId);
           if (!now || now.state !== m.state || now.producerEpoch !== m.producerEpoch) return;
-          await this.persist(current, complete(now, this.options.clock.nowMs()));
+          const completed = complete(now, this.options.clock.nowMs());
+          await this.persist(current, await rotateIfExhausted(completed, this.options.newProducerId));
           this.logger.debug(
             { transactionalId, state: m.state, partitions: m.partitions.length, groups: m.groups.length },
             'transaction completed',

@@ -241,6 +241,18 @@ export function prepare(m: TxnMetadata, state: PrepareState, nowMs: number): Txn
   };
 }
 
+/**
+ * After an end whose bumped epoch reached the largest one, the id moves to a fresh producer id at
+ * epoch 0 (KIP-890: the markers of the ended transaction still carry the old id's last epoch).
+ */
+export async function rotateIfExhausted(
+  m: TxnMetadata,
+  newProducerId: () => Promise<number>,
+): Promise<TxnMetadata> {
+  if (m.producerEpoch < MAX_PRODUCER_EPOCH) return m;
+  return { ...m, producerId: await newProducerId(), producerEpoch: 0, lastProducerEpoch: -1 };
+}
+
 /** Whether the coordinator must abort the open transaction now (it outlived its timeout). */
 export function timedOut(m: TxnMetadata, nowMs: number): boolean {
   return m.state === 'Ongoing' && nowMs - m.startTimeMs > m.timeoutMs;

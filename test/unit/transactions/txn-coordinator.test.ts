@@ -16,6 +16,7 @@ import type { AcquiredShard } from '../../../services/group-coordinator/shard-ow
 import { decodeTxnStateRecord } from '../../../services/group-coordinator/txn/txn-codec';
 import type { TxnCompletion, TxnEnding } from '../../../services/group-coordinator/txn/txn-completion';
 import { TransactionCoordinator } from '../../../services/group-coordinator/txn/txn-coordinator';
+import { MAX_PRODUCER_EPOCH } from '../../../services/group-coordinator/txn/txn-state';
 import { TestLease } from '../group/test-lease';
 
 const SHARDS = 4;
@@ -160,6 +161,25 @@ it('commit: markers carry the bumped epoch; each state is durable; the next tran
   });
   expect(c.describe(TX).state).toBe('CompleteAbort');
   expect(completion.endings[1]).toMatchObject({ commit: false, producerEpoch: 2 });
+});
+
+it('an end that reaches the largest epoch moves the id to a new producer id at epoch 0', async () => {
+  const c = await loaded('a');
+  const id = await c.initTransactions(TX, 0);
+  // Far along: as if 32765 transactions had ended (the state is what the log holds).
+  const far = { ...c.describe(TX), producerEpoch: MAX_PRODUCER_EPOCH - 1 };
+  (c as unknown as { shards: Map<number, { txns: Map<string, unknown> }> }).shards
+    .get(SHARD)!
+    .txns.set(TX, far);
+  await c.addPartitions(TX, id.producerId, MAX_PRODUCER_EPOCH - 1, [tpKey('out', 0)]);
+  const next = await c.endTxn(TX, id.producerId, MAX_PRODUCER_EPOCH - 1, true);
+  expect(completion.endings[0]).toMatchObject({
+    producerId: id.producerId,
+    producerEpoch: MAX_PRODUCER_EPOCH,
+  });
+  expect(next.producerId).not.toBe(id.producerId);
+  expect(next.producerEpoch).toBe(0);
+  await c.addPartitions(TX, next.producerId, 0, [tpKey('out', 1)]);
 });
 
 it('unknown topics and partitions are refused before anything is written', async () => {
