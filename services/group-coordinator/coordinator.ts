@@ -444,9 +444,11 @@ export class Coordinator {
 
   /**
    * The transaction of `producerId` that ended with marker epoch `producerEpoch` committed or
-   * aborted: its pending offsets (those of older epochs) become committed offsets, or are dropped.
-   * One append holds the committed offsets and the tombstones of the pending records, so a replay
-   * sees both or neither. Nothing pending is a no-op (the transaction coordinator retries).
+   * aborted: its pending offsets (written with epoch `producerEpoch - 1`, KIP-890's bump) become
+   * committed offsets, or are dropped. Pending offsets of even older epochs are a fenced zombie's
+   * (written after its successor took over) and are dropped either way. One append holds the
+   * committed offsets and the tombstones of the pending records, so a replay sees both or
+   * neither. Nothing pending is a no-op (the transaction coordinator retries).
    */
   async completeTxnOffsets(
     groupId: string,
@@ -461,7 +463,8 @@ export class Coordinator {
       const resolved = [...(offsets ?? [])].filter(([, p]) => p.producerEpoch < producerEpoch);
       if (resolved.length === 0) return 0;
       const nowMs = this.options.clock.nowMs();
-      const committed = resolved.map(([key, p]) => ({
+      const ending = resolved.filter(([, p]) => p.producerEpoch === producerEpoch - 1);
+      const committed = ending.map(([key, p]) => ({
         key,
         offset: { offset: p.offset, metadata: p.metadata, commitTimestampMs: nowMs },
       }));

@@ -355,9 +355,22 @@ describe('transactional offsets in the group coordinator', () => {
     expect(await b.completeTxnOffsets(GROUP, 7, 2, false)).toBe(1);
     expect(offsetOf(b, 0)).toBe(10);
 
-    // A third owner replays commits and tombstones: 10 committed, nothing pending.
+    // A zombie of epoch 0 writes after its successor (epoch 2) began: the successor's commit
+    // (marker epoch 3) commits its own offsets only and drops the zombie's.
+    await b.txnOffsetCommit(GROUP, { producerId: 7, producerEpoch: 0 }, { memberId: '', memberEpoch: -1 }, [
+      { key: tpKey('in', 1), offset: 999, metadata: '' },
+    ]);
+    await b.txnOffsetCommit(GROUP, { producerId: 7, producerEpoch: 2 }, { memberId: '', memberEpoch: -1 }, [
+      { key: tpKey('in', 0), offset: 30, metadata: '' },
+    ]);
+    expect(await b.completeTxnOffsets(GROUP, 7, 3, true)).toBe(2);
+    expect(offsetOf(b, 0)).toBe(30);
+    expect(offsetOf(b, 1)).toBe(-1);
+
+    // A third owner replays commits and tombstones: 30 committed, nothing pending.
     const c = await loadedGroups('c', 5);
-    expect(offsetOf(c, 0)).toBe(10);
+    expect(offsetOf(c, 0)).toBe(30);
+    expect(offsetOf(c, 1)).toBe(-1);
     expect(c.pendingTxnOffsets(GROUP).size).toBe(0);
   });
 
