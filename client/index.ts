@@ -31,6 +31,7 @@ import { GroupAdmin } from './group/group-admin';
 import { GroupConsumer, type GroupConsumerOptions } from './group/group-consumer';
 import { Producer, type ProducerOptions } from './producer';
 import { TransactionalProducer, type TransactionalProducerOptions } from './producer/transactional-producer';
+import { TransactionAdmin } from './transactions-admin';
 import { clientCredentialsOf, type ClientSecurityOptions } from './net/security';
 
 export interface TideOptions {
@@ -125,6 +126,11 @@ export class Tide {
     return consumer;
   }
 
+  /** Transaction administration (list, describe). */
+  transactions(): TransactionAdmin {
+    return new TransactionAdmin(this.coordinators());
+  }
+
   /** Consumer group administration (list, describe with lag, reset offsets). */
   groups(): GroupAdmin {
     return new GroupAdmin(this.coordinators());
@@ -167,6 +173,8 @@ export function defaultInstanceId(env: Record<string, string | undefined>): stri
 export { Producer, DEFAULT_BATCH_BYTES, DEFAULT_LINGER_MS, DEFAULT_MAX_BUFFERED_BYTES } from './producer';
 export type { ProducerOptions, SendOptions } from './producer';
 export { TransactionalProducer } from './producer/transactional-producer';
+export { TransactionAdmin } from './transactions-admin';
+export type { TransactionDescription, TransactionListing } from './transactions-admin';
 export type { TransactionalProducerOptions, TxnOffsetInput } from './producer/transactional-producer';
 export type { ClientSecurityOptions, TlsOptions } from './net/security';
 export { Consumer } from './consumer';

@@ -26,7 +26,7 @@ import { transactionsProto } from '../../services/common/grpc/transactions-proto
 import type { TransactionDescription } from '../../services/common/grpc/generated/tide/v1/TransactionDescription';
 import type { FetchResponse } from '../../services/common/grpc/generated/tide/v1/FetchResponse';
 import { TestCluster } from '../harness/cluster';
-import { waitFor } from '../harness/processes';
+import { runCli, waitFor } from '../harness/processes';
 
 jest.setTimeout(120_000);
 
@@ -152,6 +152,23 @@ it('commit: transactional batches, a COMMIT marker on every partition, read_comm
   expect(await readCommitted(TOPIC, 0)).toContain('c-0');
   const offsets = await tide.groups().fetchOffsets('g-commit');
   expect(offsets.find((o) => o.topic === INPUT && o.partition === 0)?.offset).toBe(17);
+  // The CLI shows it, through any broker.
+  const bootstrap = cluster.broker(1).address;
+  const described = await runCli(['transactions', 'describe', 'tx-commit', '--bootstrap', bootstrap]);
+  expect(described.stderr).toBe('');
+  expect(described.stdout).toContain(`state CompleteCommit  producer ${producerId} epoch 1`);
+  const listed = await runCli([
+    'transactions',
+    'list',
+    '--state',
+    'CompleteCommit',
+    '--json',
+    '--bootstrap',
+    bootstrap,
+  ]);
+  expect(JSON.parse(listed.stdout)).toContainEqual(
+    expect.objectContaining({ transactionalId: 'tx-commit', state: 'CompleteCommit', producerEpoch: 1 }),
+  );
 });
 
 it('abort: an ABORT marker follows the records, read_committed skips them, the offsets never become visible', async () => {
