@@ -25,6 +25,7 @@ import { fromGrpcError } from '../../services/common/grpc/status';
 import { transactionsProto } from '../../services/common/grpc/transactions-proto';
 import type { TransactionDescription } from '../../services/common/grpc/generated/tide/v1/TransactionDescription';
 import type { FetchResponse } from '../../services/common/grpc/generated/tide/v1/FetchResponse';
+import { shardOf } from '../../services/common/cluster/coordinator-shards';
 import { TestCluster } from '../harness/cluster';
 import { runCli, waitFor } from '../harness/processes';
 
@@ -252,7 +253,14 @@ it('coordinator SIGKILL mid-commit: the new owner resumes PrepareCommit and comp
   const metadata = await tide.cluster.topicMetadata(STUCK, true);
   const stuck = metadata.partitions.find((m) => m.leader === 1)?.partition ?? -1;
   expect(stuck).toBeGreaterThanOrEqual(0);
-  const p = transactional('tx-kill');
+  // A transactional id whose __transaction_state partition broker 0 leads: pausing broker 1 must
+  // hold up the markers, not the coordinator's own PrepareCommit write.
+  const state = await tide.cluster.topicMetadata('__transaction_state', true);
+  const txnId = [...Array(64).keys()]
+    .map((i) => `tx-kill-${i}`)
+    .find((id) => state.partitions.find((m) => m.partition === shardOf(id, 4) % 2)?.leader === 0)!;
+  expect(txnId).toBeDefined();
+  const p = transactional(txnId);
   await p.initTransactions();
   const { producerId } = p.producerIdentity!;
   p.beginTransaction();
@@ -268,24 +276,24 @@ it('coordinator SIGKILL mid-commit: the new owner resumes PrepareCommit and comp
   try {
     const commit = p.commitTransaction();
     commit.catch(() => undefined);
-    await waitFor(async () => (await describe('tx-kill').catch(() => undefined))?.state === 'PrepareCommit', {
+    await waitFor(async () => (await describe(txnId).catch(() => undefined))?.state === 'PrepareCommit', {
       timeoutMs: 30_000,
       what: 'PrepareCommit',
     });
-    const owner = (await describe('tx-kill')).coordinator_id;
+    const owner = (await describe(txnId)).coordinator_id;
     await cluster.coordinator(owner).stop('SIGKILL');
     // The other coordinator takes the shard once the lease lapses and finds PrepareCommit.
     await waitFor(
       async () => {
-        const d = await describe('tx-kill').catch(() => undefined);
+        const d = await describe(txnId).catch(() => undefined);
         return d !== undefined && d.coordinator_id !== owner;
       },
       { timeoutMs: 30_000, what: 'the takeover' },
     );
-    expect((await describe('tx-kill')).state).toMatch(/^(PrepareCommit|CompleteCommit)$/);
+    expect((await describe(txnId)).state).toMatch(/^(PrepareCommit|CompleteCommit)$/);
     resume();
     await commit;
-    expect(await describe('tx-kill')).toMatchObject({ state: 'CompleteCommit', producer_epoch: 1 });
+    expect(await describe(txnId)).toMatchObject({ state: 'CompleteCommit', producer_epoch: 1 });
     expect(p.producerIdentity).toEqual({ producerId, producerEpoch: 1 });
     for (const [topic, partition] of [
       [STUCK, stuck],
