@@ -282,6 +282,11 @@ export class TransactionalProducer {
   // ---------------------------------------------------------------- internals
 
   private async end(commit: boolean): Promise<void> {
+    // Nothing reached the coordinator (no partition, no offsets): there is no transaction to end.
+    if (this.added.size === 0 && this.groupsAdded.size === 0 && this.toAdd.size === 0 && !this.adding) {
+      this.reset();
+      return;
+    }
     const identity = this.identity as Identity;
     let r: EndTxnResponse;
     try {
