@@ -22,7 +22,7 @@ import { Tide, type TransactionalProducer } from '../../client';
 import { controlTypeOf, isControl, isTransactional } from '../../services/common/records/control';
 import { iterateBatches } from '../../services/common/records';
 import { fromGrpcError } from '../../services/common/grpc/status';
-import { transactionsProto } from '../../services/common/grpc/transactions-proto';
+import { transactionsProto, txnInternalProto } from '../../services/common/grpc/transactions-proto';
 import type { TransactionDescription } from '../../services/common/grpc/generated/tide/v1/TransactionDescription';
 import type { FetchResponse } from '../../services/common/grpc/generated/tide/v1/FetchResponse';
 import { shardOf } from '../../services/common/cluster/coordinator-shards';
@@ -48,6 +48,7 @@ beforeAll(async () => {
   const env = { TIDE_TRANSACTION_STATE_PARTITIONS: '2', TIDE_TRANSACTION_MAX_TIMEOUT_MS: '120000' };
   await Promise.all(['c1', 'c2'].map((id) => cluster.startCoordinator(id, { args: coordinatorArgs(), env })));
   tide = new Tide({ bootstrap: cluster.bootstrap(), routing: 'bootstrap' });
+  await requireMarkerService();
   await tide.admin().createTopic(TOPIC, { partitions: 3, replicationFactor: 2 });
   await tide.admin().createTopic(INPUT, { partitions: 1, replicationFactor: 2 });
 });
@@ -57,6 +58,25 @@ afterAll(async () => {
   await tide?.close();
   await cluster?.stop();
 });
+
+/** Fails fast, saying why, when the brokers do not serve TxnMarkers (nothing could ever end). */
+async function requireMarkerService(): Promise<void> {
+  const client = new (txnInternalProto().TxnMarkers)(
+    cluster.broker(0).address,
+    grpc.credentials.createInsecure(),
+  );
+  try {
+    const code = await new Promise<grpc.status | undefined>((resolve) =>
+      client.WriteTxnMarkers({ markers: [] }, { deadline: Date.now() + 10_000 }, (err) => resolve(err?.code)),
+    );
+    if (code === grpc.status.UNIMPLEMENTED)
+      throw new Error(
+        'the brokers do not serve tide.v1.internal.TxnMarkers (the broker side of transactions): no transaction can end',
+      );
+  } finally {
+    client.close();
+  }
+}
 
 function transactional(transactionalId: string, transactionTimeoutMs?: number): TransactionalProducer {
   const p = tide.producer({ transactionalId, transactionTimeoutMs, lingerMs: 0 });
