@@ -18,6 +18,25 @@ import type { Named } from './internal-builder';
 import type { KGroupedStream } from './kgrouped-stream';
 import { KTable } from './ktable';
 
+/** How long closed windows stay in the store (queryable) unless `retentionMs` says otherwise: Kafka's one day. */
+export const DEFAULT_WINDOW_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+/** Options of a windowed aggregation: its name and, optionally, how long its store keeps windows. */
+export interface WindowedOptions extends Named {
+  /** At least the window size plus grace; default max(that, one day). */
+  retentionMs?: number;
+}
+
+function retention(b: { problems: string[] }, name: string, minimumMs: number, retentionMs?: number): number {
+  if (retentionMs === undefined) return Math.max(minimumMs, DEFAULT_WINDOW_RETENTION_MS);
+  if (!Number.isInteger(retentionMs) || retentionMs < minimumMs) {
+    b.problems.push(
+      `"${name}": retentionMs must be a whole number >= window size + grace (${minimumMs}), got ${retentionMs}`,
+    );
+  }
+  return retentionMs;
+}
+
 export class TimeWindowedKStream<K, V> {
   /** @internal */
   constructor(
@@ -25,13 +44,13 @@ export class TimeWindowedKStream<K, V> {
     private readonly windows: TimeWindows | SlidingWindows,
   ) {}
 
-  count(options: Named): KTable<Windowed<K>, number> {
+  count(options: WindowedOptions): KTable<Windowed<K>, number> {
     return this.add<number>('count', options, Serdes.number, { init: () => 0, add: (_k, _v, n) => n + 1 });
   }
 
   reduce(
     reducer: (aggregate: V, value: V) => V,
-    options: Named & { value?: Serde<V> },
+    options: WindowedOptions & { value?: Serde<V> },
   ): KTable<Windowed<K>, V> {
     return this.add<V>('reduce', options, options.value ?? this.grouped.serdes.value, {
       add: (_k, v, agg) => reducer(agg, v),
@@ -41,14 +60,14 @@ export class TimeWindowedKStream<K, V> {
   aggregate<VA>(
     init: () => VA,
     aggregator: (key: K, value: V, aggregate: VA) => VA,
-    options: Named & { value: Serde<VA> },
+    options: WindowedOptions & { value: Serde<VA> },
   ): KTable<Windowed<K>, VA> {
     return this.add<VA>('aggregate', options, options.value, { init, add: aggregator });
   }
 
   private add<VA>(
     operation: string,
-    options: Named,
+    options: WindowedOptions,
     valueSerde: Serde<VA> | undefined,
     fns: AggregateFns<K, V, VA>,
   ): KTable<Windowed<K>, VA> {
@@ -57,6 +76,7 @@ export class TimeWindowedKStream<K, V> {
     const name = b.statefulName(`windowed-${operation}`, options, this.grouped.parentNode);
     const parent = this.grouped.input(name, operation);
     const sizeMs = w.type === 'time' ? w.sizeMs : w.timeDifferenceMs;
+    const retentionMs = retention(b, name, w.retentionMs, options.retentionMs);
     const keySerde = this.grouped.serdes.key;
     b.addStore({
       name,
@@ -64,7 +84,7 @@ export class TimeWindowedKStream<K, V> {
       key: keySerde as Serde<unknown>,
       value: valueSerde as Serde<unknown>,
       windowSizeMs: sizeMs,
-      retentionMs: w.retentionMs,
+      retentionMs,
       persistent: false,
       logged: true,
       global: false,
@@ -73,7 +93,7 @@ export class TimeWindowedKStream<K, V> {
     const stores = [name];
     let create: () => Processor<unknown, unknown>;
     if (w.type === 'time') {
-      create = () => timeWindowAggregate(name, w, fns);
+      create = () => timeWindowAggregate(name, w, fns, retentionMs);
     } else {
       const records = `${name}-records`;
       b.addStore({
@@ -85,7 +105,7 @@ export class TimeWindowedKStream<K, V> {
         global: false,
       });
       stores.push(records);
-      create = () => slidingWindowAggregate(name, records, w, fns);
+      create = () => slidingWindowAggregate(name, records, w, fns, retentionMs);
     }
     const getter = (ctx: ProcessorContext): ValueGetter<unknown, unknown> => {
       const ws = ctx.getStateStore<WindowStore<unknown, Stamped<unknown>>>(name);
@@ -122,7 +142,7 @@ export class SessionWindowedKStream<K, V> {
     private readonly windows: SessionWindows,
   ) {}
 
-  count(options: Named): KTable<Windowed<K>, number> {
+  count(options: WindowedOptions): KTable<Windowed<K>, number> {
     return this.add<number>('count', options, Serdes.number, {
       init: () => 0,
       add: (_k, _v, n) => n + 1,
@@ -132,7 +152,7 @@ export class SessionWindowedKStream<K, V> {
 
   reduce(
     reducer: (aggregate: V, value: V) => V,
-    options: Named & { value?: Serde<V> },
+    options: WindowedOptions & { value?: Serde<V> },
   ): KTable<Windowed<K>, V> {
     return this.add<V>('reduce', options, options.value ?? this.grouped.serdes.value, {
       add: (_k, v, agg) => reducer(agg, v),
@@ -145,14 +165,14 @@ export class SessionWindowedKStream<K, V> {
     init: () => VA,
     aggregator: (key: K, value: V, aggregate: VA) => VA,
     merger: (key: K, left: VA, right: VA) => VA,
-    options: Named & { value: Serde<VA> },
+    options: WindowedOptions & { value: Serde<VA> },
   ): KTable<Windowed<K>, VA> {
     return this.add<VA>('aggregate', options, options.value, { init, add: aggregator, merge: merger });
   }
 
   private add<VA>(
     operation: string,
-    options: Named,
+    options: WindowedOptions,
     valueSerde: Serde<VA> | undefined,
     fns: AggregateFns<K, V, VA> & { merge: (key: K, left: VA, right: VA) => VA },
   ): KTable<Windowed<K>, VA> {
@@ -160,9 +180,12 @@ export class SessionWindowedKStream<K, V> {
     const name = b.statefulName(`session-${operation}`, options, this.grouped.parentNode);
     const parent = this.grouped.input(name, operation);
     const keySerde = this.grouped.serdes.key;
+    const w = this.windows;
+    const retentionMs = retention(b, name, w.inactivityGapMs + w.graceMs, options.retentionMs);
     b.addStore({
       name,
       kind: 'session',
+      retentionMs,
       key: keySerde as Serde<unknown>,
       value: valueSerde as Serde<unknown>,
       persistent: false,
@@ -180,7 +203,6 @@ export class SessionWindowedKStream<K, V> {
         return s ? s.value : null;
       };
     };
-    const w = this.windows;
     const def = b.addNode({
       name,
       kind: 'processor',
@@ -188,7 +210,7 @@ export class SessionWindowedKStream<K, V> {
       parents: [parent],
       stores: [name],
       stateful: true,
-      create: () => sessionWindowAggregate(name, w, fns),
+      create: () => sessionWindowAggregate(name, w, fns, retentionMs),
       valueGetter: getter,
     });
     return new KTable<Windowed<K>, VA>(

@@ -20,6 +20,7 @@ export function timeWindowAggregate<K, V, VA>(
   store: string,
   windows: TimeWindows,
   fns: AggregateFns<K, V, VA>,
+  retentionMs: number,
 ): Processor<unknown, unknown> {
   let ws!: WindowStore<K, Stamped<VA>>;
   let ctx!: InternalProcessorContext;
@@ -44,7 +45,7 @@ export function timeWindowAggregate<K, V, VA>(
         });
       }
       if (!accepted) ctx.recordDroppedLate();
-      ws.expire(streamTime - windows.retentionMs);
+      ws.expire(streamTime - retentionMs);
     },
     (c) => {
       ctx = c;
@@ -65,6 +66,7 @@ export function slidingWindowAggregate<K, V, VA>(
   recordsStore: string,
   windows: SlidingWindows,
   fns: AggregateFns<K, V, VA>,
+  retentionMs: number,
 ): Processor<unknown, unknown> {
   let ws!: WindowStore<K, Stamped<VA>>;
   let rs!: KeyValueStore<K, [number, V][]>;
@@ -113,7 +115,7 @@ export function slidingWindowAggregate<K, V, VA>(
           headers: r.headers,
         });
       }
-      ws.expire(streamTime - windows.retentionMs);
+      ws.expire(streamTime - retentionMs);
     },
     (c) => {
       ctx = c;
@@ -132,6 +134,7 @@ export function sessionWindowAggregate<K, V, VA>(
   store: string,
   windows: SessionWindows,
   fns: AggregateFns<K, V, VA> & { merge: (key: K, left: VA, right: VA) => VA },
+  retentionMs: number,
 ): Processor<unknown, unknown> {
   let ss!: SessionStore<K, Stamped<VA>>;
   let ctx!: InternalProcessorContext;
@@ -180,7 +183,7 @@ export function sessionWindowAggregate<K, V, VA>(
         timestamp,
         headers: r.headers,
       });
-      ss.expire(streamTime - gap - windows.graceMs);
+      ss.expire(streamTime - retentionMs);
     },
     (c) => {
       ctx = c;
