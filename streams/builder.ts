@@ -106,8 +106,9 @@ export class StreamsBuilder {
         `reading "${topic}" needs { key, value } serdes (Serdes.string, Serdes.json<T>()...)`,
       );
     }
-    const name = `source-${topic}`;
-    this.b.addSourceTopic(topic, name);
+    const name = this.b.addSourceTopic(topic, `source-${topic}`)
+      ? `source-${topic}`
+      : this.b.autoName(`source-${topic}`);
     this.b.addNode({
       name,
       kind: 'source',

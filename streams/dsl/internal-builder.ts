@@ -27,6 +27,8 @@ export class InternalBuilder {
   /** Topics read by sources, to refuse a topic read twice. */
   readonly sourceTopics = new Map<string, string>();
   readonly problems: string[] = [];
+  /** Names already reported as duplicates (a stateful node's store and node share its name). */
+  private readonly duplicates = new Set<string>();
   private counter = 0;
 
   constructor(readonly applicationId: string) {}
@@ -61,7 +63,10 @@ export class InternalBuilder {
 
   addNode(def: NodeDef): NodeDef {
     if (this.nodes.has(def.name)) {
-      this.problems.push(`two nodes are named "${def.name}": names must be unique in a topology`);
+      if (!this.duplicates.has(def.name)) {
+        this.problems.push(`two nodes are named "${def.name}": names must be unique in a topology`);
+        this.duplicates.add(def.name);
+      }
       def = { ...def, name: this.autoName(`duplicate-${def.name}`) };
     }
     for (const p of def.parents) {
@@ -74,19 +79,20 @@ export class InternalBuilder {
   addStore(def: StoreDef): void {
     if (this.stores.has(def.name)) {
       this.problems.push(`two stores are named "${def.name}": store names must be unique in a topology`);
+      this.duplicates.add(def.name);
       return;
     }
     this.stores.set(def.name, def);
   }
 
-  addSourceTopic(topic: string, node: string): void {
-    const other = this.sourceTopics.get(topic);
-    if (other !== undefined) {
-      this.problems.push(
-        `topic "${topic}" is read twice (nodes "${other}" and "${node}"): read it once and reuse the stream`,
-      );
+  /** Registers a topic read by a source; false (and a problem) if it is read already. */
+  addSourceTopic(topic: string, node: string): boolean {
+    if (this.sourceTopics.has(topic)) {
+      this.problems.push(`topic "${topic}" is read twice: read it once and reuse the stream (or merge)`);
+      return false;
     }
     this.sourceTopics.set(topic, node);
+    return true;
   }
 
   /** `<app>-<name>-<suffix>`, registered as an internal topic. */

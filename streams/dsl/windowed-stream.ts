@@ -76,7 +76,7 @@ export class TimeWindowedKStream<K, V> {
     const name = b.statefulName(`windowed-${operation}`, options, this.grouped.parentNode);
     const parent = this.grouped.input(name, operation);
     const sizeMs = w.type === 'time' ? w.sizeMs : w.timeDifferenceMs;
-    const retentionMs = retention(b, name, w.retentionMs, options.retentionMs);
+    const retentionMs = retention(b, name, w.retentionMs, options?.retentionMs);
     const keySerde = this.grouped.serdes.key;
     b.addStore({
       name,
@@ -181,7 +181,7 @@ export class SessionWindowedKStream<K, V> {
     const parent = this.grouped.input(name, operation);
     const keySerde = this.grouped.serdes.key;
     const w = this.windows;
-    const retentionMs = retention(b, name, w.inactivityGapMs + w.graceMs, options.retentionMs);
+    const retentionMs = retention(b, name, w.inactivityGapMs + w.graceMs, options?.retentionMs);
     b.addStore({
       name,
       kind: 'session',
