@@ -28,7 +28,8 @@ export type Getter = (ctx: ProcessorContext) => ValueGetter<unknown, unknown>;
 
 /** Windowed tables know when a window closes (for suppress). */
 export interface WindowClosing {
-  isClosed(window: Window, streamTimeMs: number): boolean;
+  /** The first stream time at which the window is closed. */
+  closesAt(window: Window): number;
 }
 
 export class KTable<K, V> {
@@ -156,10 +157,7 @@ export class KTable<K, V> {
     b.addStore({ name, kind: 'keyValue', persistent: false, logged: true, global: false });
     const rule =
       suppressed.kind === 'untilWindowCloses'
-        ? {
-            kind: 'untilWindowCloses' as const,
-            isClosed: (w: Window, st: number) => windows?.isClosed(w, st) ?? false,
-          }
+        ? { kind: 'untilWindowCloses' as const, closesAt: (w: Window) => windows?.closesAt(w) ?? Infinity }
         : suppressed;
     const def = b.addNode({
       name,

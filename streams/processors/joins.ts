@@ -135,14 +135,20 @@ export function streamStreamJoinProcessor(o: {
   const join = (mineValue: unknown, theirValue: unknown, key: unknown): unknown =>
     o.side === 'left' ? o.joiner(mineValue, theirValue, key) : o.joiner(theirValue, mineValue, key);
 
+  // A left record's partners come up to `after` later, a right record's up to `before` later.
+  const dueMs = (k: OuterKey): number =>
+    k.timestamp + (k.side === me ? o.afterMs : o.beforeMs) + o.graceMs + 1;
+  /** Earliest due time of the entries this side wrote (-Infinity: unknown, e.g. restored: scan). */
+  let nextDueMs = -Infinity;
+
   /** Emits the null joins of unmatched records whose window has closed, oldest first. */
   const emitUnmatched = (streamTime: number): void => {
-    if (!outer) return;
+    if (!outer || streamTime < nextDueMs) return;
     const closed: [OuterKey, unknown[]][] = [];
+    nextDueMs = Infinity;
     for (const [k, values] of outer.all()) {
-      // A left record's partners come up to `after` later, a right record's up to `before` later.
-      const window = k.side === me ? o.afterMs : o.beforeMs;
-      if (k.timestamp + window + o.graceMs < streamTime) closed.push([k, values]);
+      if (dueMs(k) <= streamTime) closed.push([k, values]);
+      else nextDueMs = Math.min(nextDueMs, dueMs(k));
     }
     closed.sort((a, b) => a[0].timestamp - b[0].timestamp);
     for (const [k, values] of closed) {
@@ -169,6 +175,7 @@ export function streamStreamJoinProcessor(o: {
         if (tracksMine && outer) {
           const k: OuterKey = { side: me, key: r.key, timestamp: t };
           outer.put(k, [...(outer.get(k) ?? []), r.value]);
+          nextDueMs = Math.min(nextDueMs, dueMs(k));
         }
       }
       for (const p of partners) {
@@ -185,8 +192,9 @@ export function streamStreamJoinProcessor(o: {
       mine = c.getStateStore(o.side === 'left' ? o.stores.left : o.stores.right);
       theirs = c.getStateStore(o.side === 'left' ? o.stores.right : o.stores.left);
       if (o.stores.outer) outer = c.getStateStore<KeyValueStore<OuterKey, unknown[]>>(o.stores.outer);
-      // Both sides share the outer store; the left side alone emits its closed entries.
-      if (outer && o.side === 'left') c.schedule(1, 'streamTime', emitUnmatched);
+      // Both sides share the outer store and both scan it when one of their own entries is due;
+      // an entry is emitted (and deleted) by whichever scan finds it first.
+      if (outer) c.schedule(1, 'streamTime', emitUnmatched);
     },
   );
 }

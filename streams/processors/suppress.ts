@@ -15,28 +15,36 @@ import type { InternalProcessorContext } from '../runtime/internal-context';
 import { processorOf } from './common';
 
 export type SuppressRule =
-  | { kind: 'untilWindowCloses'; isClosed: (window: Window, streamTimeMs: number) => boolean }
+  | { kind: 'untilWindowCloses'; closesAt: (window: Window) => number }
   | { kind: 'untilTimeLimit'; timeLimitMs: number };
 
 interface Held {
   record: StreamRecord<unknown, Change<unknown>>;
   /** untilTimeLimit: when the key's first held update arrived (stream time of its record). */
   sinceMs: number;
+  /** The stream time at which it is forwarded. */
+  dueMs: number;
 }
 
 export function suppressProcessor(store: string, rule: SuppressRule): Processor<unknown, unknown> {
   let buffer!: KeyValueStore<unknown, Held>;
   let ctx!: InternalProcessorContext;
 
-  const due = (h: Held, streamTime: number): boolean =>
-    rule.kind === 'untilWindowCloses'
-      ? rule.isClosed((h.record.key as Windowed<unknown>).window, streamTime)
-      : h.sinceMs + rule.timeLimitMs <= streamTime;
+  /**
+   * The earliest due time of anything held: eviction scans the buffer only once that is reached.
+   * It starts at -Infinity so the first scan also covers a buffer restored from a changelog.
+   */
+  let nextDueMs = -Infinity;
 
   const evict = (streamTime: number): void => {
+    if (streamTime < nextDueMs) return;
     const ready: [unknown, Held][] = [];
-    for (const [key, held] of buffer.all()) if (due(held, streamTime)) ready.push([key, held]);
-    ready.sort((a, b) => a[1].record.timestamp - b[1].record.timestamp);
+    nextDueMs = Infinity;
+    for (const [key, held] of buffer.all()) {
+      if (held.dueMs <= streamTime) ready.push([key, held]);
+      else nextDueMs = Math.min(nextDueMs, held.dueMs);
+    }
+    ready.sort((a, b) => a[1].dueMs - b[1].dueMs || a[1].record.timestamp - b[1].record.timestamp);
     for (const [key, held] of ready) {
       buffer.delete(key);
       // Final results only: a window's delete (a merged-away session) is not a result.
@@ -52,7 +60,13 @@ export function suppressProcessor(store: string, rule: SuppressRule): Processor<
         newValue: r.value.newValue,
         oldValue: prior ? prior.record.value.oldValue : r.value.oldValue,
       };
-      buffer.put(r.key, { record: { ...r, value }, sinceMs: prior ? prior.sinceMs : r.timestamp });
+      const sinceMs = prior ? prior.sinceMs : r.timestamp;
+      const dueMs =
+        rule.kind === 'untilWindowCloses'
+          ? rule.closesAt((r.key as Windowed<unknown>).window)
+          : sinceMs + rule.timeLimitMs;
+      buffer.put(r.key, { record: { ...r, value }, sinceMs, dueMs });
+      nextDueMs = Math.min(nextDueMs, dueMs);
       evict(ctx.streamTime());
     },
     (c) => {
