@@ -22,6 +22,7 @@ import type { InternalBuilder, Named } from './internal-builder';
 import { KStream, type StreamSerdes } from './kstream';
 import { KGroupedTable } from './kgrouped-table';
 import { addRepartition } from './repartition';
+import { foreignKeyJoin } from './fk-join';
 import type { Suppressed } from './suppressed';
 
 export type Getter = (ctx: ProcessorContext) => ValueGetter<unknown, unknown>;
@@ -119,12 +120,34 @@ export class KTable<K, V> {
     return new KGroupedTable<KR, VR>(this.builder, def.name, options);
   }
 
+  /** Inner join on the key: a result while both tables have a value. */
   join<VO, VR>(
     other: KTable<K, VO>,
     joiner: (value: V, other: VO, key: K) => VR,
     options: Named,
-  ): KTable<K, VR> {
-    return this.tableJoin('inner', other, joiner as never, options);
+  ): KTable<K, VR>;
+  /**
+   * Foreign-key join: each value of this table joins the other table's value at `foreignKey(value)`.
+   * The tables need not be co-partitioned (two internal topics carry the lookups).
+   */
+  join<KO, VO, VR>(
+    other: KTable<KO, VO>,
+    foreignKey: (value: V) => KO,
+    joiner: (value: V, other: VO, key: K) => VR,
+    options: Named,
+  ): KTable<K, VR>;
+  join(other: unknown, a: unknown, b: unknown, c?: unknown): unknown {
+    if (typeof b === 'function') {
+      return foreignKeyJoin(
+        'inner',
+        this,
+        other as KTable<unknown, unknown>,
+        a as never,
+        b as never,
+        c as Named,
+      );
+    }
+    return this.tableJoin('inner', other as KTable<K, unknown>, a as never, b as Named);
   }
 
   /** Every key of this table; the joiner gets null while the other table has no value. */
@@ -132,8 +155,26 @@ export class KTable<K, V> {
     other: KTable<K, VO>,
     joiner: (value: V, other: VO | null, key: K) => VR,
     options: Named,
-  ): KTable<K, VR> {
-    return this.tableJoin('left', other, joiner as never, options);
+  ): KTable<K, VR>;
+  /** Foreign-key left join: the joiner gets null when the foreign key has no value (or is null). */
+  leftJoin<KO, VO, VR>(
+    other: KTable<KO, VO>,
+    foreignKey: (value: V) => KO | null,
+    joiner: (value: V, other: VO | null, key: K) => VR,
+    options: Named,
+  ): KTable<K, VR>;
+  leftJoin(other: unknown, a: unknown, b: unknown, c?: unknown): unknown {
+    if (typeof b === 'function') {
+      return foreignKeyJoin(
+        'left',
+        this,
+        other as KTable<unknown, unknown>,
+        a as never,
+        b as never,
+        c as Named,
+      );
+    }
+    return this.tableJoin('left', other as KTable<K, unknown>, a as never, b as Named);
   }
 
   outerJoin<VO, VR>(

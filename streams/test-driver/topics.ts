@@ -13,6 +13,8 @@ export class MemoryTopic {
   readonly partitions: RawRecord[][];
   /** Every record in write order (for reading output across partitions). */
   readonly written: LoggedRecord[] = [];
+  /** How far output handles have read `written` (shared: reading consumes, as in Kafka's driver). */
+  readPosition = 0;
   private roundRobin = 0;
 
   constructor(
@@ -105,10 +107,11 @@ export class TestInputTopic<K, V> {
   }
 }
 
-/** Reads, in write order, what the topology wrote to a topic since the last read. */
+/**
+ * Reads, in write order, what the topology wrote to a topic since the last read. Reading consumes:
+ * every handle of a topic shares one position.
+ */
 export class TestOutputTopic<K, V> {
-  private position = 0;
-
   /** @internal */
   constructor(
     private readonly topicOf: () => MemoryTopic | undefined,
@@ -119,8 +122,8 @@ export class TestOutputTopic<K, V> {
 
   readRecord(): TestRecord<K | null, V | null> | undefined {
     const t = this.topicOf();
-    if (!t || this.position >= t.written.length) return undefined;
-    const r = t.written[this.position++];
+    if (!t || t.readPosition >= t.written.length) return undefined;
+    const r = t.written[t.readPosition++];
     return {
       key: r.key === null ? null : this.key.deserialize(r.key),
       value: r.value === null ? null : this.value.deserialize(r.value),
@@ -143,6 +146,6 @@ export class TestOutputTopic<K, V> {
 
   isEmpty(): boolean {
     const t = this.topicOf();
-    return !t || this.position >= t.written.length;
+    return !t || t.readPosition >= t.written.length;
   }
 }

@@ -82,13 +82,15 @@ export class Topology {
     }
     for (const t of this.internalTopics.values())
       if (t.partitions !== undefined) counts.set(t.name, t.partitions);
-    this.sizeRepartitionTopics(counts);
+    // Sized first from upstream; topics in a cycle of subtopologies (foreign-key joins) are sized
+    // by their co-partitioning groups below.
+    this.sizeRepartitionTopics(counts, false);
     for (const group of this.coPartitionGroups) {
       const external = group.topics.filter((t) => !this.internalTopics.has(t));
       const flexible = group.topics.filter(
         (t) => this.internalTopics.get(t)?.partitions === undefined && this.internalTopics.has(t),
       );
-      const fixed = group.topics.filter((t) => !flexible.includes(t));
+      const fixed = group.topics.filter((t) => !flexible.includes(t) && counts.has(t));
       if (fixed.length > 0) {
         const target = Math.max(...(external.length > 0 ? external : fixed).map((t) => counts.get(t)!));
         for (const t of flexible) counts.set(t, target);
@@ -103,7 +105,7 @@ export class Topology {
         );
       }
     }
-    this.sizeRepartitionTopics(counts);
+    this.sizeRepartitionTopics(counts, true);
     return counts;
   }
 
@@ -112,7 +114,7 @@ export class Topology {
   }
 
   /** An internal topic without an explicit count gets the widest source count of the subtopology writing it. */
-  private sizeRepartitionTopics(counts: Map<string, number>): void {
+  private sizeRepartitionTopics(counts: Map<string, number>, complete: boolean): void {
     for (let changed = true; changed;) {
       changed = false;
       for (const s of this.subtopologies) {
@@ -126,6 +128,7 @@ export class Topology {
         }
       }
     }
+    if (!complete) return;
     for (const t of this.internalTopics.keys()) {
       if (!counts.has(t)) throw new Error(`bug: internal topic ${t} could not be sized`);
     }
