@@ -62,3 +62,12 @@ export class ChangeForwarder<K, V> {
     for (const r of records) this.ctx.forward(r);
   }
 }
+
+/**
+ * Expiry bound rounded down to a multiple of 1/16 of the retention: stores scan for expired
+ * entries at most 16 times per retention period of stream time, not on every record.
+ */
+export function coarseExpiry(minTimeMs: number, retentionMs: number): number {
+  const step = Math.max(1, Math.floor(retentionMs / 16));
+  return minTimeMs - (((minTimeMs % step) + step) % step);
+}

@@ -12,7 +12,7 @@ import type { Processor, ProcessorContext, ValueGetter } from '../processor';
 import type { Change, StreamRecord } from '../record';
 import type { KeyValueStore, WindowStore } from '../state/stores';
 import type { InternalProcessorContext } from '../runtime/internal-context';
-import { ChangeForwarder, processorOf } from './common';
+import { ChangeForwarder, coarseExpiry, processorOf } from './common';
 
 export type JoinKind = 'inner' | 'left' | 'outer';
 type Getter = (ctx: ProcessorContext) => ValueGetter<unknown, unknown>;
@@ -184,8 +184,8 @@ export function streamStreamJoinProcessor(o: {
           ctx.forward({ ...r, value: join(r.value, v, r.key), timestamp: Math.max(t, p.window.start) });
         }
       }
-      mine.expire(streamTime - span);
-      theirs.expire(streamTime - span);
+      mine.expire(coarseExpiry(streamTime - span, span));
+      theirs.expire(coarseExpiry(streamTime - span, span));
     },
     (c) => {
       ctx = c;

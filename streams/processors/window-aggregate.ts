@@ -10,7 +10,7 @@ import type { KeyValueStore, SessionStore, WindowStore } from '../state/stores';
 import type { SessionWindows, SlidingWindows, TimeWindows } from '../windows';
 import type { InternalProcessorContext } from '../runtime/internal-context';
 import { addTo, type AggregateFns } from './aggregate';
-import { ChangeForwarder, processorOf, type Stamped } from './common';
+import { ChangeForwarder, coarseExpiry, processorOf, type Stamped } from './common';
 
 function skip(r: StreamRecord<unknown, unknown>): boolean {
   return r.key === null || r.key === undefined || r.value === null || r.value === undefined;
@@ -45,7 +45,7 @@ export function timeWindowAggregate<K, V, VA>(
         });
       }
       if (!accepted) ctx.recordDroppedLate();
-      ws.expire(streamTime - retentionMs);
+      ws.expire(coarseExpiry(streamTime - retentionMs, retentionMs));
     },
     (c) => {
       ctx = c;
@@ -115,7 +115,7 @@ export function slidingWindowAggregate<K, V, VA>(
           headers: r.headers,
         });
       }
-      ws.expire(streamTime - retentionMs);
+      ws.expire(coarseExpiry(streamTime - retentionMs, retentionMs));
     },
     (c) => {
       ctx = c;
@@ -183,7 +183,7 @@ export function sessionWindowAggregate<K, V, VA>(
         timestamp,
         headers: r.headers,
       });
-      ss.expire(streamTime - retentionMs);
+      ss.expire(coarseExpiry(streamTime - retentionMs, retentionMs));
     },
     (c) => {
       ctx = c;
