@@ -20,6 +20,22 @@ export interface InternalTopicDef {
 
 const NAME = /^[A-Za-z0-9._-]+$/;
 
+/**
+ * A store's key and value serdes: the runtime writes every store to its changelog, so a store
+ * without them is a build problem today rather than a failure after a deploy.
+ */
+export function requireStoreSerdes(
+  b: InternalBuilder,
+  store: string,
+  key: Serde<unknown> | Serde<never> | undefined,
+  value: Serde<unknown> | Serde<never> | undefined,
+  where: string,
+): void {
+  const hint = `pass it to ${where} (stores are written to their changelog)`;
+  b.requireSerde(key, `the key of store "${store}"`, hint);
+  b.requireSerde(value, `the value of store "${store}"`, `pass it to the operation that makes "${store}"`);
+}
+
 export class InternalBuilder {
   readonly nodes = new Map<string, NodeDef>();
   readonly stores = new Map<string, StoreDef>();

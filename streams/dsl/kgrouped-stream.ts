@@ -9,6 +9,7 @@ import { storeGetter } from '../processors/table-ops';
 import type { Named } from './internal-builder';
 import type { KStream, StreamSerdes } from './kstream';
 import { addRepartition } from './repartition';
+import { requireStoreSerdes } from './internal-builder';
 import { KTable } from './ktable';
 import { SessionWindowedKStream, TimeWindowedKStream } from './windowed-stream';
 import type { SessionWindows, SlidingWindows, TimeWindows } from '../windows';
@@ -80,6 +81,7 @@ export class KGroupedStream<K, V> {
     const b = this.stream.builder;
     const name = b.statefulName(operation, options, this.stream.node);
     const parent = this.input(name, operation);
+    requireStoreSerdes(b, name, this.serdes.key, valueSerde, `groupByKey({ key }) / groupBy(..., { key })`);
     b.addStore({
       name,
       kind: 'keyValue',

@@ -18,7 +18,7 @@ import { tableJoinGetter, tableTableJoinProcessor, type JoinKind } from '../proc
 import { processorOf } from '../processors/common';
 import { suppressProcessor } from '../processors/suppress';
 import type { Processor } from '../processor';
-import type { InternalBuilder, Named } from './internal-builder';
+import { requireStoreSerdes, type InternalBuilder, type Named } from './internal-builder';
 import { KStream, type StreamSerdes } from './kstream';
 import { KGroupedTable } from './kgrouped-table';
 import { addRepartition } from './repartition';
@@ -265,6 +265,7 @@ export function materializeStream<K, V>(
   const b = stream.builder;
   const name = b.statefulName(operation, options, stream.node);
   const serdes = { key: options.key ?? stream.serdes.key, value: options.value ?? stream.serdes.value };
+  requireStoreSerdes(b, name, serdes.key, serdes.value, `${operation}({ name, key, value })`);
   b.addStore({
     name,
     kind: 'keyValue',

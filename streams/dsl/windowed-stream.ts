@@ -14,7 +14,7 @@ import {
   timeWindowAggregate,
 } from '../processors/window-aggregate';
 import type { Processor } from '../processor';
-import type { Named } from './internal-builder';
+import { requireStoreSerdes, type Named } from './internal-builder';
 import type { KGroupedStream } from './kgrouped-stream';
 import { KTable } from './ktable';
 
@@ -77,6 +77,7 @@ export class TimeWindowedKStream<K, V> {
     const parent = this.grouped.input(name, operation);
     const sizeMs = w.type === 'time' ? w.sizeMs : w.timeDifferenceMs;
     const retentionMs = retention(b, name, w.retentionMs, options?.retentionMs);
+    requireStoreSerdes(b, name, this.grouped.serdes.key, valueSerde, 'groupByKey({ key })');
     const keySerde = this.grouped.serdes.key;
     b.addStore({
       name,
@@ -182,6 +183,7 @@ export class SessionWindowedKStream<K, V> {
     const keySerde = this.grouped.serdes.key;
     const w = this.windows;
     const retentionMs = retention(b, name, w.inactivityGapMs + w.graceMs, options?.retentionMs);
+    requireStoreSerdes(b, name, this.grouped.serdes.key, valueSerde, 'groupByKey({ key })');
     b.addStore({
       name,
       kind: 'session',

@@ -84,6 +84,15 @@ describe('aggregations', () => {
     expect(() => b.build()).toThrow(/app-n-repartition/);
   });
 
+  it('a store without serdes is a build error (the runtime changelogs every store)', () => {
+    const b = new StreamsBuilder({ applicationId: 'app' });
+    b.stream('orders', orders)
+      .mapValues((o) => o.amount)
+      .groupByKey()
+      .reduce((a, v) => a + v, { name: 'totals' });
+    expect(() => b.build()).toThrow(/the value of store "totals" has no serde/);
+  });
+
   it('reduce starts from the first value', () => {
     const b = new StreamsBuilder({ applicationId: 'app' });
     b.stream('n', { key: Serdes.string, value: Serdes.number })
