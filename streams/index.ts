@@ -71,6 +71,8 @@ export { Stores } from './dsl/stores';
 export type { Named } from './dsl/internal-builder';
 export { Topology } from './topology/topology';
 export type { TopologyDescription, NodeDescription } from './topology/describe';
+export { diffTopologies } from './topology/diff';
+export type { TopologyDiff } from './topology/diff';
 export { StreamTask } from './runtime/task';
 export type { RawRecord, TaskMetrics } from './runtime/task';
 export { TopologyTestDriver } from './test-driver/driver';

@@ -3,6 +3,7 @@
  * an operation that changes the key marks the stream, and the next grouping or join repartitions
  * it through `<app>-<name>-repartition` so each key is processed by one task.
  */
+import { StreamsError } from '../errors';
 import type { Processor, ProcessorSupplier } from '../processor';
 import type { KeyValue, StreamRecord } from '../record';
 import type { Serde } from '../serdes';
@@ -391,7 +392,12 @@ export class BranchedKStream<K, V> {
   }
 
   branch(predicate: (key: K, value: V) => boolean, named: Named): this {
-    if (this.done) throw new Error('split(): branch() after defaultBranch()/noDefaultBranch()');
+    if (this.done) {
+      throw new StreamsError(
+        'TOPOLOGY',
+        `split "${this.prefix}": branch() after defaultBranch()/noDefaultBranch()`,
+      );
+    }
     const name = `${this.prefix}-${named.name}`;
     this.branches.push({ name, predicate });
     this.addBranchNode(name);

@@ -51,6 +51,8 @@ export interface TaskOptions {
 
 export interface TaskMetrics {
   recordsIn: number;
+  /** Records written by the task's sinks (output and repartition topics). */
+  recordsOut: number;
   droppedLateRecords: number;
   /** Records skipped because the timestamp extractor returned a negative time. */
   skippedInvalidTimestamp: number;
@@ -98,6 +100,7 @@ export class StreamTask {
   private closed = false;
   readonly metrics: TaskMetrics = {
     recordsIn: 0,
+    recordsOut: 0,
     droppedLateRecords: 0,
     skippedInvalidTimestamp: 0,
     enforcedProcessing: 0,
@@ -126,9 +129,18 @@ export class StreamTask {
     for (const node of spec.nodes) {
       for (const parent of node.parents) this.children.get(parent)?.push(node.name);
     }
+    const metrics = this.metrics;
+    const counted: RecordCollector = {
+      partitionsOf: (topic) => options.collector.partitionsOf(topic),
+      send: (record) => {
+        metrics.recordsOut++;
+        options.collector.send(record);
+      },
+    };
+    const nodeOptions = { ...options, collector: counted };
     for (const node of spec.nodes) {
       this.processors.set(node.name, node.create());
-      this.contexts.set(node.name, new NodeContext(this, node.name, this.options));
+      this.contexts.set(node.name, new NodeContext(this, node.name, nodeOptions));
     }
     // Parents are initialised first, so a child's init may rely on its parent's stores.
     for (const node of spec.nodes) this.processors.get(node.name)!.init?.(this.contexts.get(node.name)!);

@@ -9,6 +9,7 @@ import { StreamsError } from '../errors';
 import type { NodeDef, StoreDef } from './nodes';
 import type { InternalTopicDef } from '../dsl/internal-builder';
 import { describeTopology, type TopologyDescription } from './describe';
+import { diffTopologies, type TopologyDiff } from './diff';
 
 export interface Subtopology {
   id: number;
@@ -111,6 +112,11 @@ export class Topology {
 
   describe(): TopologyDescription {
     return describeTopology(this);
+  }
+
+  /** What starting this topology over `previous` (an earlier version's describe()) does to its state. */
+  diff(previous: TopologyDescription): TopologyDiff {
+    return diffTopologies(previous, this.describe());
   }
 
   /** An internal topic without an explicit count gets the widest source count of the subtopology writing it. */

@@ -53,8 +53,14 @@ describe('aggregations', () => {
       expect(store.get(`c${c}`)).toBe(expected);
     }
     expect(store.all()).toHaveLength(3);
-    const inputTasks = driver.metrics().tasks.filter((t) => t.id.startsWith('0_'));
+    const tasks = driver.metrics().tasks;
+    const inputTasks = tasks.filter((t) => t.id.startsWith('0_'));
     expect(inputTasks.every((t) => t.recordsIn > 0)).toBe(true);
+    // Every record crosses the repartition topic once, and every aggregate update is written out.
+    expect(inputTasks.reduce((n, t) => n + t.recordsOut, 0)).toBe(30);
+    const aggTasks = tasks.filter((t) => t.id.startsWith('1_'));
+    expect(aggTasks.reduce((n, t) => n + t.recordsIn, 0)).toBe(30);
+    expect(aggTasks.reduce((n, t) => n + t.recordsOut, 0)).toBe(30);
   });
 
   it('a re-keyed stream repartitions at the next grouping, named after the grouping', () => {

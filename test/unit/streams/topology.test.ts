@@ -170,3 +170,51 @@ describe('describe()', () => {
     expect(names(true)).toEqual(names(false));
   });
 });
+
+describe('diff() between versions', () => {
+  function version(storeName: string, grouping?: string) {
+    const b = new StreamsBuilder({ applicationId: 'app' });
+    b.stream('orders', str)
+      .selectKey((_k, v) => v)
+      .groupByKey({ key: Serdes.string, name: grouping })
+      .count({ name: storeName });
+    return b.build();
+  }
+
+  it('an unchanged version orphans nothing', () => {
+    const d = version('counts').diff(version('counts').describe());
+    expect(d.orphansState).toBe(false);
+    expect(d.removedStores).toEqual([]);
+  });
+
+  it('a renamed store orphans its state, its changelog and its repartition topic', () => {
+    const d = version('order-counts').diff(version('counts').describe());
+    expect(d).toEqual({
+      removedStores: ['counts'],
+      addedStores: ['order-counts'],
+      removedInternalTopics: ['app-counts-changelog', 'app-counts-repartition'],
+      addedInternalTopics: ['app-order-counts-changelog', 'app-order-counts-repartition'],
+      changedStoreKinds: [],
+      orphansState: true,
+    });
+  });
+
+  it('naming the grouping keeps the repartition topic when the store is renamed', () => {
+    const d = version('order-counts', 'by-value').diff(version('counts', 'by-value').describe());
+    expect(d.removedInternalTopics).toEqual(['app-counts-changelog']);
+  });
+
+  it('a store that changes kind cannot be reused', () => {
+    const b = new StreamsBuilder({ applicationId: 'app' });
+    b.stream('orders', str)
+      .groupByKey()
+      .windowedBy(TimeWindows.ofSizeWithNoGrace(10))
+      .count({ name: 'counts' });
+    const prev = (() => {
+      const p = new StreamsBuilder({ applicationId: 'app' });
+      p.stream('orders', str).groupByKey().count({ name: 'counts' });
+      return p.build().describe();
+    })();
+    expect(b.build().diff(prev)).toMatchObject({ changedStoreKinds: ['counts'], orphansState: true });
+  });
+});
