@@ -76,6 +76,6 @@ export type { TopologyDiff } from './topology/diff';
 export { StreamTask } from './runtime/task';
 export type { RawRecord, TaskMetrics } from './runtime/task';
 export { TopologyTestDriver } from './test-driver/driver';
-export type { TestDriverOptions } from './test-driver/driver';
+export type { TestDriverOptions, SuppressStatus } from './test-driver/driver';
 export { TestInputTopic, TestOutputTopic } from './test-driver/topics';
 export type { TestRecord, PipedRecord } from './test-driver/topics';

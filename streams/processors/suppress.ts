@@ -18,7 +18,7 @@ export type SuppressRule =
   | { kind: 'untilWindowCloses'; closesAt: (window: Window) => number }
   | { kind: 'untilTimeLimit'; timeLimitMs: number };
 
-interface Held {
+export interface Held {
   record: StreamRecord<unknown, Change<unknown>>;
   /** untilTimeLimit: when the key's first held update arrived (stream time of its record). */
   sinceMs: number;

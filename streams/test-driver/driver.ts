@@ -19,7 +19,16 @@ import type { StoreDef } from '../topology/nodes';
 import type { Topology } from '../topology/topology';
 import { StreamTask, type TaskMetrics } from '../runtime/task';
 import type { OutgoingRecord, RecordCollector } from '../runtime/internal-context';
+import type { Held } from '../processors/suppress';
 import { MemoryTopic, TestInputTopic, TestOutputTopic, type InputSink } from './topics';
+
+/** What a suppress node holds in one task (TopologyTestDriver.suppressStatus). */
+export interface SuppressStatus {
+  taskId: string;
+  streamTimeMs: number;
+  /** Held keys (Windowed<K> for windowed tables), earliest due first. */
+  held: { key: unknown; dueMs: number; waitingForMs: number }[];
+}
 
 export interface TestDriverOptions {
   /** Partitions per topic (sources, sinks, global topics). Topics not listed: `defaultPartitions`. */
@@ -206,6 +215,27 @@ export class TopologyTestDriver {
       all: () =>
         instances.flatMap((s) => s.all().map(unwrap)).sort((a, b) => a.window.start - b.window.start),
     };
+  }
+
+  /**
+   * Why a suppress node has not emitted yet: per task, its stream time and every held key with the
+   * stream time at which it will be emitted. Stream time moves only with records of that task, so
+   * a key waits until its own task sees a record at or after `dueMs`.
+   */
+  suppressStatus(name: string): SuppressStatus[] {
+    const node = this.topology.nodes.get(name);
+    if (!node || !node.operation.startsWith('suppress')) {
+      throw new StreamsError('STORE', `"${name}" is not a suppress node`);
+    }
+    return this.tasks
+      .filter((t) => t.stores.has(name))
+      .map((t) => {
+        const buffer = t.stores.get(name) as KeyValueStore<unknown, Held>;
+        const held = [...buffer.all()]
+          .map(([key, h]) => ({ key, dueMs: h.dueMs, waitingForMs: h.dueMs - t.metrics.streamTimeMs }))
+          .sort((a, b) => a.dueMs - b.dueMs);
+        return { taskId: t.id, streamTimeMs: t.metrics.streamTimeMs, held };
+      });
   }
 
   /** Per-task metrics, and the total of dropped late records. */

@@ -218,6 +218,18 @@ describe('suppress', () => {
     pipe('k', 12);
     pipe('k', 14);
     expect(out.isEmpty()).toBe(true);
+    expect(driver.suppressStatus('final')).toEqual([
+      {
+        taskId: '0_0',
+        streamTimeMs: 14,
+        held: [
+          { key: { key: 'k', window: { start: 0, end: 10 } }, dueMs: 15, waitingForMs: 1 },
+          { key: { key: 'j', window: { start: 0, end: 10 } }, dueMs: 15, waitingForMs: 1 },
+          { key: { key: 'k', window: { start: 10, end: 20 } }, dueMs: 25, waitingForMs: 11 },
+        ],
+      },
+    ]);
+    expect(() => driver.suppressStatus('c')).toThrow(/not a suppress node/);
     driver.advanceWallClock(60_000); // wall time does not close windows: stream time does
     expect(out.isEmpty()).toBe(true);
     pipe('x', 15); // another key moves stream time to 15: [0,10) closes for k and j
