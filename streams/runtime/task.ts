@@ -65,6 +65,8 @@ interface Buffered {
   record: StreamRecord<unknown, unknown>;
   origin: RecordOrigin;
   sourceNode: string;
+  /** The extractor gave no valid time: skipped (counted) when it reaches the head, in order. */
+  invalidTimestamp?: boolean;
 }
 
 class PartitionQueue {
@@ -165,8 +167,13 @@ export class StreamTask {
         ? extractor({ key, value, timestampMs: raw.timestampMs, ...origin }, queue.partitionTimeMs)
         : raw.timestampMs;
       if (!Number.isFinite(ts) || ts < 0) {
-        this.metrics.skippedInvalidTimestamp++;
-        queue.committableOffset = raw.offset + 1;
+        // Kept in the queue so its offset is committed only after the records before it.
+        queue.records.push({
+          record: { key, value, timestamp: Math.max(queue.partitionTimeMs, 0), headers: raw.headers },
+          origin,
+          sourceNode: sourceNode.name,
+          invalidTimestamp: true,
+        });
         continue;
       }
       queue.partitionTimeMs = Math.max(queue.partitionTimeMs, ts);
@@ -224,6 +231,11 @@ export class StreamTask {
     if (!next) return false;
     if (empty) this.metrics.enforcedProcessing++;
     const item = next.records.shift()!;
+    if (item.invalidTimestamp) {
+      this.metrics.skippedInvalidTimestamp++;
+      next.committableOffset = item.origin.offset + 1;
+      return true;
+    }
     this.metrics.recordsIn++;
     this.metrics.streamTimeMs = Math.max(this.metrics.streamTimeMs, item.record.timestamp);
     this.origin = item.origin;

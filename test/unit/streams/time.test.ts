@@ -1,6 +1,7 @@
 import {
   Serdes,
   Stores,
+  StreamTask,
   StreamsBuilder,
   Suppressed,
   TimeWindows,
@@ -141,5 +142,60 @@ describe("Kafka Streams' time rules", () => {
       ['k', 6],
     ]);
     expect(driver.getKeyValueStore('per-key').get('k')).toBe(6);
+  });
+});
+
+describe('StreamTask offsets', () => {
+  it('commits the offset after a skipped record only once the records before it are processed', () => {
+    const b = new StreamsBuilder({ applicationId: 'app' });
+    b.stream('a', {
+      key: Serdes.string,
+      value: Serdes.number,
+      timestampExtractor: (r) => r.value as number,
+    })
+      .merge(b.stream('b', num))
+      .foreach(() => undefined);
+    const topology = b.build();
+    const task = new StreamTask(
+      {
+        id: '0_0',
+        partition: 0,
+        applicationId: 'app',
+        nodes: topology.subtopologies[0].nodes,
+        stores: [],
+        inputs: [
+          { topic: 'a', partition: 0 },
+          { topic: 'b', partition: 0 },
+        ],
+      },
+      {
+        collector: { partitionsOf: () => 1, send: () => undefined },
+        wallClockMs: () => 0,
+        caching: false,
+        maxTaskIdleMs: 1_000, // waits for b: nothing is processed yet
+        createStore: () => {
+          throw new Error('no stores');
+        },
+        globalStores: new Map(),
+      },
+    );
+    const rec = (offset: number, v: number) => ({
+      key: Buffer.from('k'),
+      value: Serdes.number.serialize(v),
+      timestampMs: v,
+      offset,
+      headers: [],
+    });
+    task.addRecords('a', 0, [rec(0, 5), rec(1, -1)]);
+    expect(task.process()).toBe(false);
+    expect(task.commit()).toEqual([]); // nothing processed: nothing to commit, not even the skipped one
+    task.addRecords('b', 0, [rec(0, 7)]);
+    expect(task.process()).toBe(true); // a@5: the skipped record behind it is not committed yet
+    expect(task.commit()).toEqual([{ topic: 'a', partition: 0, offset: 1 }]);
+    while (task.process()); // the skipped record; then b waits for a (maxTaskIdleMs)
+    expect(task.commit()).toEqual([{ topic: 'a', partition: 0, offset: 2 }]);
+    expect(task.metrics.skippedInvalidTimestamp).toBe(1);
+    expect(task.metrics.recordsIn).toBe(1);
+    expect(task.buffered()).toBe(1);
   });
 });
