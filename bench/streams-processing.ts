@@ -17,6 +17,9 @@ import {
   JoinWindows,
 } from '../streams';
 import type { Topology } from '../streams';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 
 interface Options {
   records: number;
@@ -109,8 +112,8 @@ const WORKLOADS: Record<string, () => Topology> = {
     }),
 };
 
-function run(name: string, topology: Topology, o: Options): number {
-  const driver = new TopologyTestDriver(topology);
+function run(name: string, topology: Topology, o: Options, stateDir?: string): number {
+  const driver = new TopologyTestDriver(topology, { stateDir });
   if (topology.stores.has('users')) {
     const users = driver.inputTopic('users', Serdes.string, Serdes.string);
     for (let k = 0; k < o.keys; k++) users.pipeInput(`user-${k}`, `name-${k}`, 0);
@@ -156,12 +159,18 @@ function main(): void {
     `streams processing layer, ${fmt(o.records)} records, ${fmt(o.keys)} keys, 1 partition, in-process`,
   );
   console.log(`${'serdes only (ceiling)'.padEnd(34)} ${fmt(top).padStart(12)} records/s`);
-  for (const [name, make] of Object.entries(WORKLOADS)) {
-    const rate = run(name, make(), o);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tide-bench-streams-'));
+  const workloads: [string, () => Topology, string?][] = [
+    ...Object.entries(WORKLOADS),
+    ['count per key, LMDB store', WORKLOADS['count per key'], dir],
+  ];
+  for (const [name, make, stateDir] of workloads) {
+    const rate = run(name, make(), o, stateDir);
     console.log(
       `${name.padEnd(34)} ${fmt(rate).padStart(12)} records/s  ${((100 * rate) / top).toFixed(0).padStart(3)} % of ceiling`,
     );
   }
+  fs.rmSync(dir, { recursive: true, force: true });
 }
 
 main();

@@ -52,6 +52,7 @@ export type {
   PunctuationType,
 } from './processor';
 export type { KeyValueStore, WindowStore, SessionStore, WindowEntry, StateStore } from './state/stores';
+export { PersistentKeyValueStore } from './state/persistent';
 export { KStream, BranchedKStream } from './dsl/kstream';
 export type {
   StreamSerdes,

@@ -20,6 +20,8 @@ import type { Topology } from '../topology/topology';
 import { StreamTask, type TaskMetrics } from '../runtime/task';
 import type { OutgoingRecord, RecordCollector } from '../runtime/internal-context';
 import type { Held } from '../processors/suppress';
+import { join } from 'node:path';
+import { PersistentKeyValueStore, stampedSerde } from '../state/persistent';
 import { MemoryTopic, TestInputTopic, TestOutputTopic, type InputSink } from './topics';
 
 /** What a suppress node holds in one task (TopologyTestDriver.suppressStatus). */
@@ -46,6 +48,11 @@ export interface TestDriverOptions {
   caching?: boolean;
   /** Commits every task when the wall clock passes each interval. Default 30,000. */
   commitIntervalMs?: number;
+  /**
+   * Key-value stores with key and value serdes are kept in LMDB under `<stateDir>/<task>/<store>`
+   * (the persistent store) instead of in memory; state survives a new driver on the same directory.
+   */
+  stateDir?: string;
 }
 
 export class TopologyTestDriver {
@@ -81,7 +88,7 @@ export class TopologyTestDriver {
       wallClockMs: () => this.wallClockMs,
       caching: options.caching ?? false,
       maxTaskIdleMs: options.maxTaskIdleMs ?? 0,
-      createStore: (def: StoreDef) => createStore(def),
+      createStore: (def: StoreDef, taskId: string) => createStore(def, taskId, options.stateDir),
       globalStores: this.globalStores,
     };
     for (const def of topology.global.stores) this.globalStores.set(def.name, createStore(def));
@@ -347,9 +354,18 @@ export class TopologyTestDriver {
   }
 }
 
-function createStore(def: StoreDef): StateStore {
+function createStore(def: StoreDef, taskId?: string, stateDir?: string): StateStore {
   switch (def.kind) {
     case 'keyValue':
+      if (stateDir && def.key && def.value) {
+        const value = def.timestamped ? stampedSerde(def.value) : def.value;
+        return new PersistentKeyValueStore(
+          def.name,
+          join(stateDir, taskId ?? 'global', def.name),
+          def.key,
+          value,
+        );
+      }
       return new InMemoryKeyValueStore(def.name);
     case 'window':
       return new InMemoryWindowStore(def.name, def.windowSizeMs ?? 0, def.retentionMs ?? 0);
