@@ -219,6 +219,9 @@ async function answerPartition(
   partition.recordFollowerFetch(request.replica_id, request.broker_epoch, wanted.fetch_offset);
   let batches: Buffer | undefined;
   if (budget > 0 && wanted.fetch_offset < log.logEndOffset) {
+    batches = partition.replicationTail(wanted.fetch_offset, budget);
+  }
+  if (!batches && budget > 0 && wanted.fetch_offset < log.logEndOffset) {
     try {
       batches = (await log.read(wanted.fetch_offset, budget)).batches;
     } catch (err) {
