@@ -25,7 +25,9 @@
  * Long poll: when no partition has records, an error, a divergence or an HW other than the one
  * this stream last sent, the leader waits up to max_wait_ms for a change of any of them (a local
  * append, an HW move, a role change) and answers then. So a caught-up follower hears of new data
- * at once and of every HW move within one round trip.
+ * at once. An HW move alone is answered after up to HW_ONLY_LINGER_MS (records arriving meanwhile
+ * carry it), so that under load each produce request costs a follower one round trip, not two; the
+ * first answer on a stream goes at once.
  */
 import type { Clock } from '../../common/clock';
 import { TideError, toTideError } from '../../common/errors';
@@ -36,6 +38,13 @@ import type { ReplicaFetchPartitionResponse__Input } from '../../common/grpc/gen
 import type { ReplicaFetchRequest } from '../../common/grpc/generated/tide/v1/internal/ReplicaFetchRequest';
 import type { ReplicaFetchResponse__Input } from '../../common/grpc/generated/tide/v1/internal/ReplicaFetchResponse';
 import type { Partition } from '../partition/partition';
+
+/**
+ * How long an answer whose only news is an HW move waits for records to carry it. Followers learn
+ * the HW this much later at most; nothing waits on a follower's HW but its own consumers-to-be
+ * after a failover.
+ */
+export const HW_ONLY_LINGER_MS = 5;
 
 /** Longest long poll a follower may ask for. */
 export const REPLICA_FETCH_MAX_WAIT_MS_LIMIT = 30_000;
@@ -77,10 +86,14 @@ export async function serveReplicaFetch(
   const maxBytes =
     request.max_bytes > 0 ? Math.min(request.max_bytes, REPLICA_FETCH_MAX_BYTES_LIMIT) : deps.defaultMaxBytes;
   const deadlineMs = deps.clock.nowMs() + maxWaitMs;
+  let hwOnlyDeadlineMs = Number.POSITIVE_INFINITY;
   for (;;) {
     const { partitions, news } = await onePass(deps, session, request, maxBytes);
-    const remainingMs = deadlineMs - deps.clock.nowMs();
-    if (news || remainingMs <= 0 || signal.aborted) {
+    const nowMs = deps.clock.nowMs();
+    if (news === 'hw' && hwOnlyDeadlineMs === Number.POSITIVE_INFINITY)
+      hwOnlyDeadlineMs = nowMs + HW_ONLY_LINGER_MS;
+    const remainingMs = Math.min(deadlineMs, hwOnlyDeadlineMs) - nowMs;
+    if (news === 'data' || remainingMs <= 0 || signal.aborted) {
       for (const p of partitions) {
         if (p.high_watermark !== undefined)
           session.sentHighWatermarks.set(keyOf(p.topic ?? '', p.partition ?? 0), Number(p.high_watermark));
@@ -116,9 +129,9 @@ async function onePass(
   session: ReplicaFetchSession,
   request: ReplicaFetchRequest,
   maxBytes: number,
-): Promise<{ partitions: ReplicaFetchPartitionResponse__Input[]; news: boolean }> {
+): Promise<{ partitions: ReplicaFetchPartitionResponse__Input[]; news: 'none' | 'hw' | 'data' }> {
   let budget = maxBytes;
-  let news = false;
+  let news: 'none' | 'hw' | 'data' = 'none';
   const partitions: ReplicaFetchPartitionResponse__Input[] = [];
   for (const wanted of request.partitions) {
     const answer = await answerPartition(deps, request, wanted, budget);
@@ -126,8 +139,8 @@ async function onePass(
     const bytes = (answer.record_batches as Buffer | undefined)?.length ?? 0;
     budget -= bytes;
     const sentHw = session.sentHighWatermarks.get(keyOf(wanted.topic, wanted.partition));
-    if (bytes > 0 || answer.error_code || answer.diverging_epoch || sentHw !== answer.high_watermark)
-      news = true;
+    if (bytes > 0 || answer.error_code || answer.diverging_epoch || sentHw === undefined) news = 'data';
+    else if (sentHw !== answer.high_watermark && news === 'none') news = 'hw';
   }
   return { partitions, news };
 }

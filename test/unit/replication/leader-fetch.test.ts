@@ -10,6 +10,7 @@ import type { ReplicaFetchPartition } from '../../../services/common/grpc/genera
 import type { ReplicaFetchPartitionResponse__Input } from '../../../services/common/grpc/generated/tide/v1/internal/ReplicaFetchPartitionResponse';
 import type { ReplicaFetchRequest } from '../../../services/common/grpc/generated/tide/v1/internal/ReplicaFetchRequest';
 import {
+  HW_ONLY_LINGER_MS,
   ReplicaFetchSession,
   serveReplicaFetch,
   type LeaderFetchDeps,
@@ -214,14 +215,31 @@ describe('long poll', () => {
     expect(waiting.value!.record_batches).toBeUndefined();
   });
 
-  it('wakes when another follower moves the HW, so every follower learns it within one round trip', async () => {
+  it('answers an HW move alone HW_ONLY_LINGER_MS later, so every follower learns it without new records', async () => {
     const session = new ReplicaFetchSession();
     await answer(request({ fetch_offset: 6 }, { max_wait_ms: 500 }), session);
     const waiting = track(answer(request({ fetch_offset: 6 }, { max_wait_ms: 500 }), session));
     await new Promise((r) => setTimeout(r, 20));
     await answer(request({ fetch_offset: 6 }, { replica_id: 3 })); // broker 3 catches up: HW 0 → 6
+    await new Promise((r) => setTimeout(r, 20));
+    expect(waiting.outcome).toBe('pending');
+    fixture.clock.advance(HW_ONLY_LINGER_MS);
     await until(() => waiting.outcome !== 'pending');
     expect(waiting.value!.high_watermark).toBe(6);
+    expect(waiting.value!.record_batches).toBeUndefined();
+  });
+
+  it('an HW move waiting to be told goes with the next records at once', async () => {
+    const session = new ReplicaFetchSession();
+    await answer(request({ fetch_offset: 6 }, { max_wait_ms: 500 }), session);
+    const waiting = track(answer(request({ fetch_offset: 6 }, { max_wait_ms: 500 }), session));
+    await answer(request({ fetch_offset: 6 }, { replica_id: 3 })); // HW 0 → 6
+    await new Promise((r) => setTimeout(r, 20));
+    expect(waiting.outcome).toBe('pending');
+    void fixture.partition.append(buildBatch(), { acks: 'leader' });
+    await until(() => waiting.outcome !== 'pending');
+    expect(waiting.value!.high_watermark).toBe(6);
+    expect(batchHeaders(waiting.value!.record_batches as Buffer).map((h) => h.baseOffset)).toEqual([6]);
   });
 });
 
