@@ -316,6 +316,7 @@ async function streamPartition(
 const NOTHING_READ: PartitionReadResult = {
   batches: Buffer.alloc(0),
   highWatermark: 0,
+  lastStableOffset: 0,
   logStartOffset: 0,
   nextOffset: 0,
 };

@@ -331,6 +331,10 @@ export class SegmentedLog implements PartitionLog {
     return this.log.producers.openTransactions();
   }
 
+  producerEpoch(producerId: number): number | undefined {
+    return this.log.producers.get(producerId)?.epoch;
+  }
+
   async offsetForTimestamp(timestampMs: number): Promise<TimestampLookup | undefined> {
     await this.gate.enterRead();
     const segments = this.log.segments;
