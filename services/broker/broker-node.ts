@@ -9,6 +9,7 @@ import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
 import type { MetadataStore } from '../common/metadata/store';
 import { internalProto, tideProto } from '../common/grpc/proto';
+import { txnMarkersProto } from '../common/grpc/txn-markers-proto';
 import { startServer, stopServer, type TideServer } from '../common/grpc/server';
 import { BrokerRegistry } from '../common/cluster/broker-registry';
 import { toTopicInfo } from '../common/cluster/admin-wire';
@@ -21,6 +22,7 @@ import { serveMetrics, type MetricsServer } from '../common/metrics';
 import { adminHandlers, type TopicAdmin } from './api/admin';
 import type { MetadataView, ProducerIdSource } from './api/registry';
 import { withZeroCopyFetch } from './api/fetch-serializer';
+import { txnMarkersHandlers } from './api/txn-markers';
 import { cleanerConfigOf, fetchStreamLimitsOf, type BrokerConfig } from './config';
 import { LogManager } from './log';
 import { ReplicaManager, type OfflineReplicaReporter } from './partition/replica-manager';
@@ -266,6 +268,10 @@ export class BrokerNode {
             }),
           );
           s.addService(internalProto().replication.Replication.service, replication.handlers());
+          s.addService(
+            txnMarkersProto().TxnMarkers.service,
+            txnMarkersHandlers({ partitions: replicas, internalToken }, metrics.edge(logger)),
+          );
           // FindCoordinator / DescribeCoordinators answered here; every other group call relayed.
           const groups = relay.service();
           s.addService(groups.definition, groups.handlers);
