@@ -185,6 +185,8 @@ export class SegmentedLog implements PartitionLog {
         config: () => log.config,
         cleanupPolicy: () => log.cleanup,
         producers: () => log.producers.all(),
+        firstUnstableOffset: (hw) =>
+          hw === undefined ? log.producers.firstOpenOffset() : log.producers.firstUnstableOffset(hw),
         isOpen: () => log.status === 'open',
         exclusive: () => this.gate.exclusive,
         fail: (err) => log.fail(err),
