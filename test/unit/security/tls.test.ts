@@ -4,7 +4,6 @@
  * certificate is served to new connections without a restart. Certificates come from openssl in a
  * temp dir.
  */
-import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -15,62 +14,9 @@ import { ReloadingCertProvider } from '../../../services/common/security/cert-fi
 import { fromGrpcError } from '../../../services/common/grpc/status';
 import { silentLogger } from '../../../services/common/logger';
 import { TideError } from '../../../services/common/errors';
+import { makeCa, makeLeaf } from '../../harness/certs';
 
 jest.setTimeout(60_000);
-
-const openssl = (dir: string, args: string[]) =>
-  execFileSync('/usr/bin/openssl', args, { cwd: dir, stdio: 'pipe' });
-
-function makeCa(dir: string, name: string): void {
-  openssl(dir, [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '2',
-    '-subj',
-    `/CN=${name}`,
-    '-keyout',
-    `${name}.key`,
-    '-out',
-    `${name}.crt`,
-  ]);
-}
-
-function makeLeaf(dir: string, ca: string, name: string, cn: string): void {
-  fs.writeFileSync(path.join(dir, `${name}.ext`), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  openssl(dir, [
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-subj',
-    `/CN=${cn}`,
-    '-keyout',
-    `${name}.key`,
-    '-out',
-    `${name}.csr`,
-  ]);
-  openssl(dir, [
-    'x509',
-    '-req',
-    '-in',
-    `${name}.csr`,
-    '-CA',
-    `${ca}.crt`,
-    '-CAkey',
-    `${ca}.key`,
-    '-CAcreateserial',
-    '-days',
-    '2',
-    '-extfile',
-    `${name}.ext`,
-    '-out',
-    `${name}.crt`,
-  ]);
-}
 
 function check(address: string, credentials: grpc.ChannelCredentials): Promise<void> {
   const Health = grpc.makeGenericClientConstructor({}, 'Health');
