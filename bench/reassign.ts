@@ -15,6 +15,7 @@
  *       [--reassign-rate 1000] [--reassign-idle-seconds 10] [--size 100] [--flush os|sync]
  */
 import { randomBytes } from 'crypto';
+import * as os from 'os';
 import { Tide, type Producer } from '../client';
 import { TestCluster } from '../test/harness/cluster';
 import { percentile } from './stats';
@@ -189,7 +190,11 @@ export async function reassignBench(options: ReassignOptions): Promise<void> {
         `${'window'.padEnd(12)} ${'records'.padStart(8)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ${'max ms'.padStart(8)}\n` +
         row('idle', idle) +
         row('during move', during) +
-        `p99 during / idle: ${(percentile(during, 99) / percentile(idle, 99)).toFixed(2)}x; failed writes: ${failures}\n`,
+        `p99 during / idle: ${(percentile(during, 99) / percentile(idle, 99)).toFixed(2)}x; failed writes: ${failures}; ` +
+        `load average ${os
+          .loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}\n`,
     );
   } finally {
     await tide.close().catch(() => undefined);
