@@ -240,6 +240,7 @@ export class BrokerNode {
         port: config.port,
         credentials: security.server,
         connections: connectionLimitsOf(config),
+        healthPort: config.healthPort,
         maxMessageBytes: config.maxRequestBytes,
         healthServices: ['tide.v1.Broker', 'tide.v1.Admin'],
         register: (s) => {

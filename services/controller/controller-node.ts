@@ -200,6 +200,7 @@ export class ControllerNode {
       host: config.host,
       port: config.port,
       connections: connectionLimitsOf(config),
+      healthPort: config.healthPort,
       healthServices: ['tide.v1.Controller', 'tide.v1.Admin'],
       ...(deps.security ? { credentials: deps.security.server } : {}),
       register: (s) => {
