@@ -22,9 +22,10 @@ import type { FetchThrottle } from './leader-fetch';
 
 /**
  * The bucket holds at most this much of one second's rate: short bursts spread the copy's CPU
- * work (the leader's reads and sends, the new replica's checks and writes) thinly over time. With
- * 20 ms rather than 100 ms, produce p99 during a 16 MiB/s move of 256 MiB measured 74 and 86 ms
- * against 92 and 240 ms (two interleaved runs each, bench/reassign.ts on the loaded 2-core machine).
+ * work (the leader's reads and sends, the new replica's checks and writes) thinly over time. In
+ * two interleaved pairs of runs (bench/reassign.ts, 256 MiB at 16 MiB/s) produce p99 during the
+ * move was 74 and 86 ms with 20 ms against 92 and 240 ms with 100 ms, but the shared machine's
+ * noise is of the same order: the evidence for the smaller burst is weak, the reasoning is not.
  */
 const BURST_SECONDS = 0.02;
 /** ...but at least this much, so a slow limit still sends useful reads. */
