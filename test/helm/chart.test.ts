@@ -61,6 +61,8 @@ const VALUE_SETS: Record<string, (string | Record<string, unknown>)[]> = {
   'TLS from cert-manager': ['tls-cert-manager.yaml'],
   'TLS from an existing Secret': ['tls-existing-secret.yaml'],
   'TLS from a ClusterIssuer': ['tls-cluster-issuer.yaml'],
+  // The production starting point users copy: balancing on, replica moves throttled.
+  'the production example': [path.join(CHART_DIR, 'values-production.yaml')],
 };
 
 /** Config keys the chart sets itself, per role. */
@@ -789,4 +791,18 @@ describe('chart README', () => {
     }
     expect([...rows.keys()].filter((k) => !documented.includes(k))).toEqual([]);
   });
+});
+
+test('the production example throttles replica moves on every broker and balances', () => {
+  const r = renderChart({ values: VALUE_SETS['the production example'] });
+  const env = (kind: string, component: string) =>
+    envMap(
+      container(
+        r.objects.find(
+          (o) => o.kind === kind && o.metadata.labels?.['app.kubernetes.io/component'] === component,
+        )!,
+      ).env as EnvVar[],
+    );
+  expect(env('StatefulSet', 'broker').TIDE_REASSIGNMENT_THROTTLE_BYTES_PER_SECOND).toBe('52428800');
+  expect(env('Deployment', 'controller').TIDE_BALANCER_ENABLED).toBe('true');
 });
