@@ -33,6 +33,7 @@ import { LeaseFence } from '../common/lease-fence';
 import { RegistrationKeeper } from './registration-keeper';
 import { replicationSettings, type ReplicationSettings } from './partition/replication-settings';
 import {
+  ReassignmentThrottle,
   ReplicaFetcherManager,
   ReplicationService,
   grpcConnector,
@@ -162,6 +163,7 @@ export class BrokerNode {
       offlineReporter: deps.offlineReporter,
     });
     hosted.replicas = replicas;
+    const metrics = new BrokerMetrics(() => replicas.status());
     const replication = new ReplicationService({
       partitions: replicas,
       clock: deps.clock,
@@ -169,6 +171,12 @@ export class BrokerNode {
       defaultMaxBytes: settings.replicaFetchMaxBytes,
       streamLossMs: settings.replicaStreamLossIsrShrinkMs,
       onFollowerLost: (replicaId) => replicas.followerStreamLost(replicaId),
+      throttle: new ReassignmentThrottle({
+        bytesPerSecond: config.reassignmentThrottleBytesPerSecond,
+        clock: deps.clock,
+        addingReplicas: (topic, partition) => replicas.addingReplicasOf(topic, partition),
+        onServed: (bytes) => metrics.reassignmentServed(bytes),
+      }),
     });
     const registry = new BrokerRegistry({
       store: deps.store,
@@ -200,7 +208,6 @@ export class BrokerNode {
 
     const forwarder = new LeaderForwarder(metadata, security.channel);
     const internalToken = await ensureInternalToken(deps.store, config.clusterName);
-    const metrics = new BrokerMetrics(() => replicas.status());
     changes.on('change', () => metrics.observePartitions(replicas.status()));
     const metricsServer =
       config.metricsPort >= 0
@@ -235,6 +242,7 @@ export class BrokerNode {
         port: config.port,
         credentials: security.server,
         connections: connectionLimitsOf(config),
+        healthPort: config.healthPort,
         maxMessageBytes: config.maxRequestBytes,
         healthServices: ['tide.v1.Broker', 'tide.v1.Admin'],
         register: (s) => {
