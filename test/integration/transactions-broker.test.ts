@@ -17,6 +17,7 @@ import { ensureInternalToken } from '../../services/common/cluster/internal-toke
 import { silentLogger } from '../../services/common/logger';
 import { EtcdMetadataStore } from '../../services/common/metadata/etcd';
 import { tideProto } from '../../services/common/grpc/proto';
+import { fromGrpcError } from '../../services/common/grpc/status';
 import { txnMarkersProto } from '../../services/common/grpc/txn-markers-proto';
 import { INTERNAL_TOKEN_HEADER } from '../../services/common/grpc/routing-headers';
 import { encodeBatch } from '../../services/common/records';
@@ -103,40 +104,50 @@ async function initProducer(): Promise<{ id: number; epoch: number }> {
   return { id: Number(r.producer_id), epoch: r.producer_epoch };
 }
 
-/** WriteTxnMarkers on the leader with the bumped epoch, retried until the partition answers OK. */
-async function endTxn(producer: { id: number; epoch: number }, result: 'COMMIT' | 'ABORT'): Promise<void> {
+/** One WriteTxnMarkers call to the leader for `producer` at `epoch`; the partition's error, if any. */
+async function writeMarker(
+  producer: { id: number },
+  epoch: number,
+  result: 'COMMIT' | 'ABORT',
+  withToken = true,
+): Promise<{ code: string; message: string } | undefined> {
   const metadata = new grpc.Metadata();
-  metadata.set(INTERNAL_TOKEN_HEADER, token);
+  if (withToken) metadata.set(INTERNAL_TOKEN_HEADER, token);
+  const client = new (txnMarkersProto().TxnMarkers)(
+    cluster.broker(await leader()).address,
+    grpc.credentials.createInsecure(),
+  );
+  try {
+    const response = await call<{ results: { error?: { code: string; message: string } }[] }>(
+      client,
+      'WriteTxnMarkers',
+      {
+        markers: [
+          {
+            producer_id: producer.id,
+            producer_epoch: epoch,
+            coordinator_epoch: 0,
+            result: `TXN_RESULT_${result}`,
+            partitions: [{ topic: TOPIC, partition: 0 }],
+          },
+        ],
+        timeout_ms: 10_000,
+      },
+      metadata,
+    );
+    return response.results[0].error ?? undefined; // proto-loader gives null for an unset message
+  } finally {
+    client.close();
+  }
+}
+
+/** WriteTxnMarkers with the bumped epoch (KIP-890), retried until the partition answers OK. */
+async function endTxn(producer: { id: number; epoch: number }, result: 'COMMIT' | 'ABORT'): Promise<void> {
   await waitFor(
     async () => {
-      const client = new (txnMarkersProto().TxnMarkers)(
-        cluster.broker(await leader()).address,
-        grpc.credentials.createInsecure(),
-      );
-      try {
-        const response = await call<{ results: { error?: { code: string; message: string } }[] }>(
-          client,
-          'WriteTxnMarkers',
-          {
-            markers: [
-              {
-                producer_id: producer.id,
-                producer_epoch: producer.epoch + 1,
-                coordinator_epoch: 0,
-                result: `TXN_RESULT_${result}`,
-                partitions: [{ topic: TOPIC, partition: 0 }],
-              },
-            ],
-            timeout_ms: 10_000,
-          },
-          metadata,
-        );
-        const error = response.results[0].error;
-        if (error) throw new Error(`${error.code}: ${error.message}`);
-        return true;
-      } finally {
-        client.close();
-      }
+      const error = await writeMarker(producer, producer.epoch + 1, result);
+      if (error) throw new Error(`${error.code}: ${error.message}`);
+      return true;
     },
     { what: `${result} marker`, timeoutMs: 60_000, intervalMs: 200 },
   );
@@ -232,6 +243,34 @@ test('read_committed hides aborted and open transactions, across a leader SIGKIL
   await produce('p1'); // 4
   await endTxn(a, 'COMMIT'); // 5
   await endTxn(b, 'ABORT'); // 6
+  // A retried marker writes nothing; an older epoch is fenced; the call needs the internal token.
+  expect(await writeMarker(a, a.epoch + 1, 'COMMIT')).toBeUndefined();
+  expect(await writeMarker(b, b.epoch, 'ABORT')).toMatchObject({ code: 'PRODUCER_FENCED' });
+  const unauthorized = await writeMarker(a, a.epoch + 1, 'COMMIT', false).catch((err: unknown) =>
+    fromGrpcError(err),
+  );
+  expect(unauthorized).toMatchObject({ code: 'AUTHORIZATION_FAILED' });
+  // A late batch of the ended transaction's epoch is refused (the marker bumped the epoch).
+  const raw = brokerClient(cluster.broker(await leader()).address);
+  try {
+    const late = await call<{ error?: { code: string } }>(raw, 'Produce', {
+      topic: TOPIC,
+      partition: 0,
+      acks: 'ACKS_ALL',
+      record_batches: encodeBatch([{ key: null, value: Buffer.from('late') }], {
+        producerId: b.id,
+        producerEpoch: b.epoch,
+        baseSequence: 1,
+        transactional: true,
+      }),
+    }).then(
+      (response) => response.error,
+      (err: unknown) => fromGrpcError(err),
+    );
+    expect(late).toMatchObject({ code: 'INVALID_PRODUCER_EPOCH' });
+  } finally {
+    raw.close();
+  }
   await produce('p2'); // 7
   await produce('c1', c); // 8: left open
   await produce('p3'); // 9
