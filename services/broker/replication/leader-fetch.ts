@@ -19,7 +19,9 @@
  *   6. fetch_offset above the leader's LEO → OFFSET_OUT_OF_RANGE (only after an unclean election);
  *   7. the fetch offset becomes the follower's LEO (Partition.recordFollowerFetch: HW, ISR
  *      expansion), then batches are read from fetch_offset as stored, up to max_bytes for the whole
- *      answer (at least one batch for the first partition that has data).
+ *      answer (at least one batch for the first partition that has data). A follower the
+ *      throttle applies to (throttle.ts: a replica a move is adding, not yet in the ISR) reads
+ *      at most what the throttle grants, possibly nothing for now.
  * The answer carries the HW, the log start offset and the leader's LEO for every partition.
  *
  * Long poll: when no partition has records, an error, a divergence or an HW other than the one
@@ -27,7 +29,8 @@
  * append, an HW move, a role change) and answers then. So a caught-up follower hears of new data
  * at once. An HW move alone is answered after up to HW_ONLY_LINGER_MS (records arriving meanwhile
  * carry it), so that under load each produce request costs a follower one round trip, not two; the
- * first answer on a stream goes at once.
+ * first answer on a stream goes at once. When only a throttled partition has data the wait ends
+ * when the throttle grants bytes again, so the stream never blocks on it.
  */
 import type { Clock } from '../../common/clock';
 import { TideError, toTideError } from '../../common/errors';
@@ -63,6 +66,21 @@ export interface LeaderFetchDeps {
   logger: Logger;
   /** max_bytes when the request gives 0. */
   defaultMaxBytes: number;
+  /** Limits some followers' reads (the reassignment throttle, throttle.ts); absent: none. */
+  throttle?: FetchThrottle;
+}
+
+/** A limit on the bytes some followers may read (see throttle.ts). */
+export interface FetchThrottle {
+  /**
+   * The most `replicaId` may read of `partition` now (<= budget; 0 = nothing for now), or
+   * undefined when the throttle does not apply to it.
+   */
+  limit(partition: Partition, replicaId: number, budget: number): number | undefined;
+  /** Bytes just sent to a follower limit() applied to. */
+  served(bytes: number): void;
+  /** How long until limit() may grant bytes again. */
+  msUntilAvailable(): number;
 }
 
 /** What one replication stream remembers between requests: the HW it last sent per partition. */
@@ -88,7 +106,7 @@ export async function serveReplicaFetch(
   const deadlineMs = deps.clock.nowMs() + maxWaitMs;
   let hwOnlyDeadlineMs = Number.POSITIVE_INFINITY;
   for (;;) {
-    const { partitions, news } = await onePass(deps, session, request, maxBytes);
+    const { partitions, news, held } = await onePass(deps, session, request, maxBytes);
     const nowMs = deps.clock.nowMs();
     if (news === 'hw' && hwOnlyDeadlineMs === Number.POSITIVE_INFINITY)
       hwOnlyDeadlineMs = nowMs + HW_ONLY_LINGER_MS;
@@ -100,7 +118,8 @@ export async function serveReplicaFetch(
       }
       return { partitions };
     }
-    await waitForChange(deps, request, remainingMs, signal);
+    const throttleMs = held && deps.throttle ? Math.max(1, deps.throttle.msUntilAvailable()) : Infinity;
+    await waitForChange(deps, request, Math.min(remainingMs, throttleMs), signal);
   }
 }
 
@@ -129,12 +148,17 @@ async function onePass(
   session: ReplicaFetchSession,
   request: ReplicaFetchRequest,
   maxBytes: number,
-): Promise<{ partitions: ReplicaFetchPartitionResponse__Input[]; news: 'none' | 'hw' | 'data' }> {
+): Promise<{
+  partitions: ReplicaFetchPartitionResponse__Input[];
+  news: 'none' | 'hw' | 'data';
+  held: boolean;
+}> {
   let budget = maxBytes;
   let news: 'none' | 'hw' | 'data' = 'none';
+  let held = false;
   const partitions: ReplicaFetchPartitionResponse__Input[] = [];
   for (const wanted of request.partitions) {
-    const answer = await answerPartition(deps, request, wanted, budget);
+    const answer = await answerPartition(deps, request, wanted, budget, () => (held = true));
     partitions.push(answer);
     const bytes = (answer.record_batches as Buffer | undefined)?.length ?? 0;
     budget -= bytes;
@@ -142,7 +166,7 @@ async function onePass(
     if (bytes > 0 || answer.error_code || answer.diverging_epoch || sentHw === undefined) news = 'data';
     else if (sentHw !== answer.high_watermark && news === 'none') news = 'hw';
   }
-  return { partitions, news };
+  return { partitions, news, held };
 }
 
 async function answerPartition(
@@ -150,6 +174,8 @@ async function answerPartition(
   request: ReplicaFetchRequest,
   wanted: ReplicaFetchPartition,
   budget: number,
+  /** Called when the throttle holds back data this follower lacks. */
+  onHeld: () => void,
 ): Promise<ReplicaFetchPartitionResponse__Input> {
   const base = { topic: wanted.topic, partition: wanted.partition };
   const fail = (
@@ -231,12 +257,18 @@ async function answerPartition(
   }
   partition.recordFollowerFetch(request.replica_id, request.broker_epoch, wanted.fetch_offset);
   let batches: Buffer | undefined;
-  if (budget > 0 && wanted.fetch_offset < log.logEndOffset) {
+  // A throttled (reassignment) replica reads the log within its grant; the others are served
+  // from memory when they fetch from an entry of the replication tail.
+  const limit = deps.throttle?.limit(partition, request.replica_id, budget);
+  const readBytes = limit ?? budget;
+  if (limit === 0 && budget > 0 && wanted.fetch_offset < log.logEndOffset) onHeld();
+  if (limit === undefined && budget > 0 && wanted.fetch_offset < log.logEndOffset) {
     batches = partition.replicationTail(wanted.fetch_offset, budget);
   }
-  if (!batches && budget > 0 && wanted.fetch_offset < log.logEndOffset) {
+  if (!batches && readBytes > 0 && wanted.fetch_offset < log.logEndOffset) {
     try {
-      batches = (await log.read(wanted.fetch_offset, budget)).batches;
+      batches = (await log.read(wanted.fetch_offset, readBytes)).batches;
+      if (limit !== undefined) deps.throttle!.served(batches.length);
     } catch (err) {
       const error = toTideError(err);
       if (error.code !== 'OFFSET_OUT_OF_RANGE')
