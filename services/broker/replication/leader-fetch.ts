@@ -19,13 +19,18 @@
  *   6. fetch_offset above the leader's LEO → OFFSET_OUT_OF_RANGE (only after an unclean election);
  *   7. the fetch offset becomes the follower's LEO (Partition.recordFollowerFetch: HW, ISR
  *      expansion), then batches are read from fetch_offset as stored, up to max_bytes for the whole
- *      answer (at least one batch for the first partition that has data).
+ *      answer (at least one batch for the first partition that has data). A follower the
+ *      throttle applies to (throttle.ts: a replica a move is adding, not yet in the ISR) reads
+ *      at most what the throttle grants, possibly nothing for now.
  * The answer carries the HW, the log start offset and the leader's LEO for every partition.
  *
  * Long poll: when no partition has records, an error, a divergence or an HW other than the one
  * this stream last sent, the leader waits up to max_wait_ms for a change of any of them (a local
  * append, an HW move, a role change) and answers then. So a caught-up follower hears of new data
- * at once and of every HW move within one round trip.
+ * at once. An HW move alone is answered after up to HW_ONLY_LINGER_MS (records arriving meanwhile
+ * carry it), so that under load each produce request costs a follower one round trip, not two; the
+ * first answer on a stream goes at once. When only a throttled partition has data the wait ends
+ * when the throttle grants bytes again, so the stream never blocks on it.
  */
 import type { Clock } from '../../common/clock';
 import { TideError, toTideError } from '../../common/errors';
@@ -36,6 +41,13 @@ import type { ReplicaFetchPartitionResponse__Input } from '../../common/grpc/gen
 import type { ReplicaFetchRequest } from '../../common/grpc/generated/tide/v1/internal/ReplicaFetchRequest';
 import type { ReplicaFetchResponse__Input } from '../../common/grpc/generated/tide/v1/internal/ReplicaFetchResponse';
 import type { Partition } from '../partition/partition';
+
+/**
+ * How long an answer whose only news is an HW move waits for records to carry it. Followers learn
+ * the HW this much later at most; nothing waits on a follower's HW but its own consumers-to-be
+ * after a failover.
+ */
+export const HW_ONLY_LINGER_MS = 5;
 
 /** Longest long poll a follower may ask for. */
 export const REPLICA_FETCH_MAX_WAIT_MS_LIMIT = 30_000;
@@ -54,6 +66,21 @@ export interface LeaderFetchDeps {
   logger: Logger;
   /** max_bytes when the request gives 0. */
   defaultMaxBytes: number;
+  /** Limits some followers' reads (the reassignment throttle, throttle.ts); absent: none. */
+  throttle?: FetchThrottle;
+}
+
+/** A limit on the bytes some followers may read (see throttle.ts). */
+export interface FetchThrottle {
+  /**
+   * The most `replicaId` may read of `partition` now (<= budget; 0 = nothing for now), or
+   * undefined when the throttle does not apply to it.
+   */
+  limit(partition: Partition, replicaId: number, budget: number): number | undefined;
+  /** Bytes just sent to a follower limit() applied to. */
+  served(bytes: number): void;
+  /** How long until limit() may grant bytes again. */
+  msUntilAvailable(): number;
 }
 
 /** What one replication stream remembers between requests: the HW it last sent per partition. */
@@ -77,17 +104,22 @@ export async function serveReplicaFetch(
   const maxBytes =
     request.max_bytes > 0 ? Math.min(request.max_bytes, REPLICA_FETCH_MAX_BYTES_LIMIT) : deps.defaultMaxBytes;
   const deadlineMs = deps.clock.nowMs() + maxWaitMs;
+  let hwOnlyDeadlineMs = Number.POSITIVE_INFINITY;
   for (;;) {
-    const { partitions, news } = await onePass(deps, session, request, maxBytes);
-    const remainingMs = deadlineMs - deps.clock.nowMs();
-    if (news || remainingMs <= 0 || signal.aborted) {
+    const { partitions, news, held } = await onePass(deps, session, request, maxBytes);
+    const nowMs = deps.clock.nowMs();
+    if (news === 'hw' && hwOnlyDeadlineMs === Number.POSITIVE_INFINITY)
+      hwOnlyDeadlineMs = nowMs + HW_ONLY_LINGER_MS;
+    const remainingMs = Math.min(deadlineMs, hwOnlyDeadlineMs) - nowMs;
+    if (news === 'data' || remainingMs <= 0 || signal.aborted) {
       for (const p of partitions) {
         if (p.high_watermark !== undefined)
           session.sentHighWatermarks.set(keyOf(p.topic ?? '', p.partition ?? 0), Number(p.high_watermark));
       }
       return { partitions };
     }
-    await waitForChange(deps, request, remainingMs, signal);
+    const throttleMs = held && deps.throttle ? Math.max(1, deps.throttle.msUntilAvailable()) : Infinity;
+    await waitForChange(deps, request, Math.min(remainingMs, throttleMs), signal);
   }
 }
 
@@ -116,20 +148,25 @@ async function onePass(
   session: ReplicaFetchSession,
   request: ReplicaFetchRequest,
   maxBytes: number,
-): Promise<{ partitions: ReplicaFetchPartitionResponse__Input[]; news: boolean }> {
+): Promise<{
+  partitions: ReplicaFetchPartitionResponse__Input[];
+  news: 'none' | 'hw' | 'data';
+  held: boolean;
+}> {
   let budget = maxBytes;
-  let news = false;
+  let news: 'none' | 'hw' | 'data' = 'none';
+  let held = false;
   const partitions: ReplicaFetchPartitionResponse__Input[] = [];
   for (const wanted of request.partitions) {
-    const answer = await answerPartition(deps, request, wanted, budget);
+    const answer = await answerPartition(deps, request, wanted, budget, () => (held = true));
     partitions.push(answer);
     const bytes = (answer.record_batches as Buffer | undefined)?.length ?? 0;
     budget -= bytes;
     const sentHw = session.sentHighWatermarks.get(keyOf(wanted.topic, wanted.partition));
-    if (bytes > 0 || answer.error_code || answer.diverging_epoch || sentHw !== answer.high_watermark)
-      news = true;
+    if (bytes > 0 || answer.error_code || answer.diverging_epoch || sentHw === undefined) news = 'data';
+    else if (sentHw !== answer.high_watermark && news === 'none') news = 'hw';
   }
-  return { partitions, news };
+  return { partitions, news, held };
 }
 
 async function answerPartition(
@@ -137,6 +174,8 @@ async function answerPartition(
   request: ReplicaFetchRequest,
   wanted: ReplicaFetchPartition,
   budget: number,
+  /** Called when the throttle holds back data this follower lacks. */
+  onHeld: () => void,
 ): Promise<ReplicaFetchPartitionResponse__Input> {
   const base = { topic: wanted.topic, partition: wanted.partition };
   const fail = (
@@ -218,9 +257,18 @@ async function answerPartition(
   }
   partition.recordFollowerFetch(request.replica_id, request.broker_epoch, wanted.fetch_offset);
   let batches: Buffer | undefined;
-  if (budget > 0 && wanted.fetch_offset < log.logEndOffset) {
+  // A throttled (reassignment) replica reads the log within its grant; the others are served
+  // from memory when they fetch from an entry of the replication tail.
+  const limit = deps.throttle?.limit(partition, request.replica_id, budget);
+  const readBytes = limit ?? budget;
+  if (limit === 0 && budget > 0 && wanted.fetch_offset < log.logEndOffset) onHeld();
+  if (limit === undefined && budget > 0 && wanted.fetch_offset < log.logEndOffset) {
+    batches = partition.replicationTail(wanted.fetch_offset, budget);
+  }
+  if (!batches && readBytes > 0 && wanted.fetch_offset < log.logEndOffset) {
     try {
-      batches = (await log.read(wanted.fetch_offset, budget)).batches;
+      batches = (await log.read(wanted.fetch_offset, readBytes)).batches;
+      if (limit !== undefined) deps.throttle!.served(batches.length);
     } catch (err) {
       const error = toTideError(err);
       if (error.code !== 'OFFSET_OUT_OF_RANGE')
