@@ -104,6 +104,36 @@ async function rawEndTxn(
   }
 }
 
+/** The coordinators' warnings and errors, for failure messages. */
+function coordinatorLogs(): string {
+  return [...cluster.coordinators]
+    .map(
+      ([id, c]) =>
+        `--- ${id}\n${c
+          .output()
+          .split('\n')
+          .filter((l) => /"level":(40|50)|zombie/.test(l))
+          .slice(-15)
+          .join('\n')}`,
+    )
+    .join('\n');
+}
+
+/** Each broker's view of the topic's leaders (a stale view keeps markers from their partitions). */
+async function leaderViews(): Promise<string> {
+  const views = await Promise.all(
+    [...cluster.brokers].map(async ([id, b]) => {
+      const m = await tide.cluster.calls.metadata(b.address, [TOPIC]).catch((e: Error) => e.message);
+      const leaders =
+        typeof m === 'string'
+          ? m
+          : JSON.stringify(m.topics?.[0]?.partitions?.map((p) => [p.partition, p.leader, p.leader_epoch]));
+      return `broker ${id} sees leaders ${leaders}`;
+    }),
+  );
+  return views.join('\n');
+}
+
 const settled = (s: string) => s === 'Empty' || s === 'CompleteCommit' || s === 'CompleteAbort';
 
 it('zero anomalies under coordinator and leader SIGKILL, a zombie producer and replayed EndTxn', async () => {
@@ -112,6 +142,13 @@ it('zero anomalies under coordinator and leader SIGKILL, a zombie producer and r
   const errors = new Map<string, number>();
   const faults: string[] = [];
   let stop = false;
+  const started = Date.now();
+  const step = (what: string) => {
+    faults.push(what);
+    process.stderr.write(
+      `[${((Date.now() - started) / 1000).toFixed(1)} s] ${what} (${history.length} txns)\n`,
+    );
+  };
   const tail = new TailReader(tide, TOPIC, PARTITIONS, 'tail-rc');
 
   // Coordinator SIGKILL right as a commit goes out (armed by the fault schedule below).
@@ -151,7 +188,7 @@ it('zero anomalies under coordinator and leader SIGKILL, a zombie producer and r
       killOnCommit = async (id) => {
         const owner = (await describe(id)).coordinator_id;
         return () => {
-          faults.push(`SIGKILL coordinator ${owner} as ${id} commits`);
+          step(`SIGKILL coordinator ${owner} as ${id} commits`);
           cluster.coordinator(owner).child.kill('SIGKILL');
           resolve(owner);
         };
@@ -160,15 +197,17 @@ it('zero anomalies under coordinator and leader SIGKILL, a zombie producer and r
     const owner = await killed;
     await sleep(4_000);
     await cluster.startCoordinator(owner, { args: coordinatorArgs, env: coordinatorEnv });
+    step(`coordinator ${owner} restarted`);
 
     // 2. Partition leader SIGKILL, restarted on its data dir.
     const leader = (await tide.cluster.topicMetadata(TOPIC, true)).partitions.find(
       (p) => p.partition === 0,
     )!.leader;
-    faults.push(`SIGKILL broker ${leader} (leader of ${TOPIC}/0)`);
+    step(`SIGKILL broker ${leader} (leader of ${TOPIC}/0)`);
     await cluster.broker(leader).stop('SIGKILL');
     await sleep(4_000);
     await cluster.startBroker(leader);
+    step(`broker ${leader} restarted`);
 
     // 3. A zombie: paused past its transaction timeout, then resumed.
     const alive = [0, 1, 2].map((id) => cluster.broker(id).address).join(',');
@@ -184,12 +223,17 @@ it('zero anomalies under coordinator and leader SIGKILL, a zombie producer and r
       expect(await zombie.call({ op: 'send', partition, value })).toMatchObject({ ok: true });
     }
     zombie.pause();
-    faults.push('SIGSTOP the zombie producer past its 2 s transaction timeout');
+    step('SIGSTOP the zombie producer past its 2 s transaction timeout');
     await waitFor(async () => (await describe('zombie').catch(() => undefined))?.state === 'CompleteAbort', {
       timeoutMs: 20_000,
       what: "the coordinator's timeout abort of the zombie's transaction",
+    }).catch(async (err: Error) => {
+      throw new Error(
+        `${err.message}: ${JSON.stringify(await describe('zombie').catch(String))}\n${coordinatorLogs()}`,
+      );
     });
     zombie.resume();
+    step('SIGCONT the zombie');
     const late: Record<string, string | undefined> = {};
     for (const [partition, value] of [
       [0, 'zombie/0/late-0'],
@@ -201,7 +245,7 @@ it('zero anomalies under coordinator and leader SIGKILL, a zombie producer and r
     }
     const zombieCommit = await zombie.call({ op: 'commit' });
     zombieTxn.outcome = zombieCommit.ok ? 'committed' : 'aborted';
-    faults.push(`zombie late sends ${JSON.stringify(late)}, commit ${zombieCommit.code ?? 'OK'}`);
+    step(`zombie late sends ${JSON.stringify(late)}, commit ${zombieCommit.code ?? 'OK'}`);
     expect(Object.values(late)).not.toContain('OK');
     expect(zombieCommit.ok).toBe(false);
     await zombie.kill();
@@ -255,7 +299,7 @@ it('zero anomalies under coordinator and leader SIGKILL, a zombie producer and r
         true,
       ),
     });
-    faults.push(`replayed EndTxn: ${JSON.stringify(replays)}`);
+    step(`replayed EndTxn: ${JSON.stringify(replays)}`);
     for (const code of Object.values(replays)) expect(code).not.toBe('OK');
     expect((await describe('replay')).state).toBe('CompleteAbort');
     await replayer.close();
@@ -268,6 +312,7 @@ it('zero anomalies under coordinator and leader SIGKILL, a zombie producer and r
     stop = true;
     await Promise.race([Promise.all(workers), sleep(30_000)]);
   }
+  step('workers stopped');
   let states: Record<string, string | undefined> = {};
 
   // Every transaction ended (the coordinators complete or abort whatever was left), then the ends.
@@ -279,9 +324,11 @@ it('zero anomalies under coordinator and leader SIGKILL, a zombie producer and r
       return Object.values(states).every((s) => settled(s ?? ''));
     },
     { timeoutMs: 40_000, what: 'every transaction to end' },
-  ).catch((err: Error) => {
-    tail.stop();
-    throw new Error(`${err.message}: ${JSON.stringify(states)}; faults: ${faults.join('; ')}`);
+  ).catch(async (err: Error) => {
+    await tail.stop();
+    throw new Error(
+      `${err.message}: ${JSON.stringify(states)}; faults: ${faults.join('; ')}\n${await leaderViews()}\n${coordinatorLogs()}`,
+    );
   });
   const ends = await Promise.all(
     [...Array(PARTITIONS).keys()].map(async (partition) => {
