@@ -134,6 +134,23 @@ async function leaderViews(): Promise<string> {
   return views.join('\n');
 }
 
+/** Fails after `ms` saying what hung, with each broker's leader view and the coordinators' warnings. */
+async function bounded<T>(what: string, promise: Promise<T>, ms = 30_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      void leaderViews().then((views) =>
+        reject(new Error(`${what} did not finish in ${ms} ms\n${views}\n${coordinatorLogs()}`)),
+      );
+    }, ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const settled = (s: string) => s === 'Empty' || s === 'CompleteCommit' || s === 'CompleteAbort';
 
 it('zero anomalies under coordinator and leader SIGKILL, a zombie producer and replayed EndTxn', async () => {
@@ -252,7 +269,7 @@ it('zero anomalies under coordinator and leader SIGKILL, a zombie producer and r
 
     // 4. Replayed EndTxn with older epochs, while the next transaction is open and after it ended.
     const replayer = tide.producer({ transactionalId: 'replay', lingerMs: 0 });
-    await replayer.initTransactions();
+    await bounded('the replay producer initTransactions', replayer.initTransactions());
     const first = { ...replayer.producerIdentity! };
     const committed: TxnHistoryEntry = {
       id: 'replay/0',
@@ -265,9 +282,13 @@ it('zero anomalies under coordinator and leader SIGKILL, a zombie producer and r
       ],
     };
     history.push(committed);
-    await replayer.transaction(async (tx) => {
-      for (const w of committed.writes) await tx.send(TOPIC, { value: w.value }, { partition: w.partition });
-    });
+    await bounded(
+      'the replay producer first transaction',
+      replayer.transaction(async (tx) => {
+        for (const w of committed.writes)
+          await tx.send(TOPIC, { value: w.value }, { partition: w.partition });
+      }),
+    );
     committed.outcome = 'committed';
     const open: TxnHistoryEntry = {
       id: 'replay/1',
@@ -287,7 +308,7 @@ it('zero anomalies under coordinator and leader SIGKILL, a zombie producer and r
       abortOldEpochWhileOpen: await rawEndTxn('replay', first.producerId, first.producerEpoch, false),
     };
     expect((await describe('replay')).state).toBe('Ongoing');
-    await replayer.abortTransaction();
+    await bounded('the replay producer abort', replayer.abortTransaction());
     open.outcome = 'aborted';
     const afterAbort = { ...replayer.producerIdentity! };
     Object.assign(replays, {
