@@ -121,6 +121,10 @@ export class CoordinatorNode {
       const cluster = new Cluster({
         bootstrap,
         clientId: `coordinator-${id}`,
+        // Always straight to the leaders: 'auto' routing, bootstrapping while a broker is down
+        // (a coordinator restarted during a broker restart), would switch to proxy routing for
+        // good, and WriteTxnMarkers (not forwarded by brokers) would go to the wrong broker forever.
+        routing: 'direct',
         logger,
         clock: deps.clock,
         connection: {

@@ -80,7 +80,9 @@ async function endOffsets(topic: string): Promise<number[]> {
   const c = tide.consumer();
   try {
     return await Promise.all(
-      [...Array(PARTITIONS).keys()].map(async (partition) => (await c.listOffset({ topic, partition }, 'latest')).offset),
+      [...Array(PARTITIONS).keys()].map(
+        async (partition) => (await c.listOffset({ topic, partition }, 'latest')).offset,
+      ),
     );
   } finally {
     await c.close();
@@ -90,7 +92,9 @@ async function endOffsets(topic: string): Promise<number[]> {
 it('each input record is in the output exactly once across pipeline SIGKILLs and restarts', async () => {
   const producer = tide.producer({ lingerMs: 5 });
   await Promise.all(
-    [...Array(N).keys()].map((i) => producer.send(INPUT, { key: `k${i}`, value: `in-${i}` }, { partition: i % PARTITIONS })),
+    [...Array(N).keys()].map((i) =>
+      producer.send(INPUT, { key: `k${i}`, value: `in-${i}` }, { partition: i % PARTITIONS }),
+    ),
   );
   await producer.close();
 
@@ -112,7 +116,10 @@ it('each input record is in the output exactly once across pipeline SIGKILLs and
   await waitFor(
     async () => {
       const offsets = await tide.groups().fetchOffsets('eos-group');
-      return ends.every((end, partition) => offsets.find((o) => o.topic === INPUT && o.partition === partition)?.offset === end);
+      return ends.every(
+        (end, partition) =>
+          offsets.find((o) => o.topic === INPUT && o.partition === partition)?.offset === end,
+      );
     },
     { timeoutMs: 90_000, what: `the group's offsets to reach the input's end: ${stderr}` },
   );
@@ -129,6 +136,9 @@ it('each input record is in the output exactly once across pipeline SIGKILLs and
       `${output.reads.length} (missing ${missing.length}, duplicated ${duplicated.length}), ` +
       `read_uncommitted ${raw.reads.length} (aborted or zombie records ${raw.reads.length - output.reads.length})\n`,
   );
-  expect({ missing: missing.slice(0, 5), duplicated: duplicated.slice(0, 5) }).toEqual({ missing: [], duplicated: [] });
+  expect({ missing: missing.slice(0, 5), duplicated: duplicated.slice(0, 5) }).toEqual({
+    missing: [],
+    duplicated: [],
+  });
   expect(output.reads).toHaveLength(N);
 });

@@ -212,17 +212,19 @@ it('zero anomalies under coordinator and leader SIGKILL, a zombie producer and r
       };
     });
     const owner = await killed;
-    await sleep(4_000);
-    await cluster.startCoordinator(owner, { args: coordinatorArgs, env: coordinatorEnv });
-    step(`coordinator ${owner} restarted`);
+    await sleep(3_000);
 
-    // 2. Partition leader SIGKILL, restarted on its data dir.
+    // 2. Partition leader SIGKILL; the killed coordinator restarts while that broker is down
+    // (regression: its cluster client then switched to proxy routing for good and sent every
+    // transaction marker to one broker), then the broker restarts on its data dir.
     const leader = (await tide.cluster.topicMetadata(TOPIC, true)).partitions.find(
       (p) => p.partition === 0,
     )!.leader;
     step(`SIGKILL broker ${leader} (leader of ${TOPIC}/0)`);
     await cluster.broker(leader).stop('SIGKILL');
-    await sleep(4_000);
+    await cluster.startCoordinator(owner, { args: coordinatorArgs, env: coordinatorEnv });
+    step(`coordinator ${owner} restarted while broker ${leader} is down`);
+    await sleep(3_000);
     await cluster.startBroker(leader);
     step(`broker ${leader} restarted`);
 
