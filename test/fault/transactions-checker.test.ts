@@ -123,7 +123,7 @@ function coordinatorLogs(): string {
 async function leaderViews(): Promise<string> {
   const views = await Promise.all(
     [...cluster.brokers].map(async ([id, b]) => {
-      const m = await tide.cluster.calls.metadata(b.address, [TOPIC]).catch((e: Error) => e.message);
+      const m = await tide.cluster.calls.metadata(b.address, [TOPIC], 5_000).catch((e: Error) => e.message);
       const leaders =
         typeof m === 'string'
           ? m
@@ -304,7 +304,12 @@ it('zero anomalies under coordinator and leader SIGKILL, a zombie producer and r
     };
     history.push(open);
     replayer.beginTransaction();
-    for (const w of open.writes) await replayer.send(TOPIC, { value: w.value }, { partition: w.partition });
+    await bounded(
+      'the replay producer second transaction sends',
+      Promise.all(
+        open.writes.map((w) => replayer.send(TOPIC, { value: w.value }, { partition: w.partition })),
+      ),
+    );
     const replays = {
       commitOldEpochWhileOpen: await rawEndTxn('replay', first.producerId, first.producerEpoch, true),
       abortOldEpochWhileOpen: await rawEndTxn('replay', first.producerId, first.producerEpoch, false),
