@@ -338,7 +338,13 @@ it('zero anomalies under coordinator and leader SIGKILL, a zombie producer and r
     throw err;
   } finally {
     stop = true;
-    await Promise.race([Promise.all(workers), sleep(30_000)]);
+    // Bounded, and the timer cleared (a pending one keeps jest from exiting).
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(workers),
+      new Promise((resolve) => (timer = setTimeout(resolve, 30_000))),
+    ]);
+    clearTimeout(timer);
   }
   step('workers stopped');
   let states: Record<string, string | undefined> = {};
