@@ -43,6 +43,13 @@ import { ShardOwners } from '../common/cluster/coordinator-owners';
 import { CoordinatorRelay } from './api/coordinator-forward';
 import type { ElasticAdmin } from '../common/cluster/elastic-operations';
 import { insecureServiceSecurity, type ServiceSecurity } from '../common/security/service-security';
+import {
+  NO_AUTH,
+  auditLogger,
+  startServiceAuth,
+  type ServiceAuth,
+} from '../common/security/auth/service-auth';
+import { aclAdminHandlers } from '../common/security/auth/acl-admin-service';
 
 export interface BrokerNodeDeps {
   store: MetadataStore;
@@ -211,7 +218,9 @@ export class BrokerNode {
     let server: TideServer | undefined;
     let shardOwners: ShardOwners | undefined;
     let coordinatorRelay: CoordinatorRelay | undefined;
+    let auth: ServiceAuth = NO_AUTH;
     try {
+      auth = await startServiceAuth(config, { store: deps.store, clock: deps.clock, logger });
       // Group calls are relayed to the coordinator that owns the group (one endpoint is enough).
       shardOwners = await ShardOwners.start({
         store: deps.store,
@@ -232,6 +241,7 @@ export class BrokerNode {
         host: config.host,
         port: config.port,
         credentials: security.server,
+        interceptors: auth.interceptors,
         connections: connectionLimitsOf(config),
         maxMessageBytes: config.maxRequestBytes,
         healthServices: ['tide.v1.Broker', 'tide.v1.Admin'],
@@ -254,9 +264,8 @@ export class BrokerNode {
               logger,
             }),
           );
-          s.addService(
-            proto.Admin.service,
-            adminHandlers({
+          s.addService(proto.Admin.service, {
+            ...adminHandlers({
               topics: deps.topicAdmin,
               elastic: deps.elasticAdmin,
               partitions: replicas,
@@ -264,7 +273,13 @@ export class BrokerNode {
               logger,
               edge: metrics.edge(logger),
             }),
-          );
+            ...aclAdminHandlers({
+              store: deps.store,
+              clusterName: config.clusterName,
+              edge: metrics.edge(logger),
+              audit: auditLogger(logger),
+            }),
+          });
           s.addService(internalProto().replication.Replication.service, replication.handlers());
           // FindCoordinator / DescribeCoordinators answered here; every other group call relayed.
           const groups = relay.service();
@@ -322,7 +337,8 @@ export class BrokerNode {
         server,
         registration,
         // The disk-fault file's poll timer stops with the watches (it exists only in fault tests).
-        [topicWatch, brokerWatch, { cancel: async () => faults?.close() }],
+        // The ACL cache's watch ends with them too.
+        [topicWatch, brokerWatch, { cancel: async () => faults?.close() }, { cancel: () => auth.close() }],
         brokerInfo,
         forwarder,
         relay,
@@ -339,6 +355,7 @@ export class BrokerNode {
       return node;
     } catch (err) {
       if (server) await stopServer(server.server, 0);
+      await auth.close();
       coordinatorRelay?.close();
       await shardOwners?.stop();
       replicas.closeAll();
