@@ -173,6 +173,8 @@ export type {
 export type { AutoOffsetReset, ConsumerOptions, FetchOptions, FetchResult } from './consumer';
 export { Admin } from './admin';
 export type {
+  AclBinding,
+  AclFilter,
   AdminOptions,
   AlterConfigsOptions,
   ClusterDescription,
