@@ -16,8 +16,16 @@ export interface AuthorizerSettings {
   acls: AclCache;
 }
 
+/** Decisions remembered per (principal, request) until the ACLs change; cleared past this size. */
+const MAX_CACHED_DECISIONS = 100_000;
+
 export class Authorizer {
-  constructor(private readonly settings: AuthorizerSettings) {}
+  /** A produce stream asks the same question for every batch: answer it from here. */
+  private readonly decisions = new Map<string, boolean>();
+
+  constructor(private readonly settings: AuthorizerSettings) {
+    settings.acls.onChange(() => this.decisions.clear());
+  }
 
   get enabled(): boolean {
     return this.settings.enabled;
@@ -42,7 +50,14 @@ export class Authorizer {
 
   can(principal: string, request: AccessRequest): boolean {
     if (!this.settings.enabled || this.isSuperUser(principal)) return true;
-    return isAllowed(this.settings.acls.acls, principal, request);
+    const key = `${principal}\0${request.resourceType}\0${request.operation}\0${request.name}`;
+    let allowed = this.decisions.get(key);
+    if (allowed === undefined) {
+      allowed = isAllowed(this.settings.acls.acls, principal, request);
+      if (this.decisions.size >= MAX_CACHED_DECISIONS) this.decisions.clear();
+      this.decisions.set(key, allowed);
+    }
+    return allowed;
   }
 
   satisfies(principal: string, need: Need): boolean {
@@ -51,7 +66,7 @@ export class Authorizer {
     return need.anyOf.some((alt) =>
       alt.name === undefined
         ? mayOnSomeResource(this.settings.acls.acls, principal, alt.resourceType, alt.operation)
-        : isAllowed(this.settings.acls.acls, principal, alt),
+        : this.can(principal, alt),
     );
   }
 }

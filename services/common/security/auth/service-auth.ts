@@ -36,8 +36,16 @@ export function principalList(text: string): Set<string> {
 }
 
 /** The authenticator of a config; throws INVALID_CONFIG on unusable settings or files. */
-export function authenticatorOf(config: AuthConfig & { tlsClientAuth?: string }): Authenticator {
+export function authenticatorOf(
+  config: AuthConfig & { tlsClientAuth?: string; tlsCertFile?: string },
+): Authenticator {
   const settings: AuthenticatorSettings = {};
+  if ((config.authJwksFile || config.authStaticTokensFile) && config.tlsCertFile === '') {
+    throw new TideError(
+      'INVALID_CONFIG',
+      'token authentication (authJwksFile, authStaticTokensFile) needs TLS: set tlsCertFile and tlsKeyFile (clients never send a token in plain text)',
+    );
+  }
   if (config.authMtls) {
     if (config.tlsClientAuth === 'none') {
       throw new TideError(
@@ -66,7 +74,7 @@ export function authenticatorOf(config: AuthConfig & { tlsClientAuth?: string })
 
 /** Builds the service's auth; reads the ACLs once before returning when authorization is on. */
 export async function startServiceAuth(
-  config: AuthConfig & { clusterName: string; tlsClientAuth?: string },
+  config: AuthConfig & { clusterName: string; tlsClientAuth?: string; tlsCertFile?: string },
   deps: { store: MetadataStore; clock: Clock; logger: Logger },
 ): Promise<ServiceAuth> {
   const authenticator = authenticatorOf(config);
