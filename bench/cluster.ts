@@ -6,6 +6,7 @@
  *   npm run bench:cluster -- [--records 1000000] [--size 100] [--lease-ttl-ms 2000] [--flush os|sync]
  *                            [--latency-rates 1000,10000,50000] [--latency-seconds 5]
  *                            [--only throughput,latency,failover]
+ *   npm run bench:cluster -- --reassign [...]   moving a big partition's replica (bench/reassign.ts)
  *
  * Latency rows: send-to-ack of single 100-byte records (`lingerMs: 0`, acks=all) at fixed rates,
  * see bench/latency.ts.
@@ -13,6 +14,7 @@
 import { Tide, type Producer } from '../client';
 import { TestCluster } from '../test/harness/cluster';
 import { DEFAULT_LATENCY_RATES, formatLatencyRows, latencyRows, type LatencyRow } from './latency';
+import { parseReassignArgs, reassignBench } from './reassign';
 import { cpuSecondsOf, formatRate } from './stats';
 
 interface Options {
@@ -50,7 +52,9 @@ function parseArgs(argv: string[]): Options {
 }
 
 async function main(): Promise<void> {
-  const options = parseArgs(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if (argv.includes('--reassign')) return reassignBench(parseReassignArgs(argv));
+  const options = parseArgs(argv);
   const cluster = await TestCluster.start({
     brokers: 3,
     controllers: 1,

@@ -12,6 +12,7 @@
  *                    [--only produce,latency,partitions]   which parts to run (default all three)
  *                    [--latency-rates 1000,10000,50000] [--latency-seconds 5]
  *                    [--partitions 1,100,1000,10000] [--partition-records 1000000]
+ *                    [--tls [--tls-rounds 3]]   plain text against TLS, interleaved, with the ratio (bench/tls.ts)
  *   npm run bench -- --compaction [...]   the log cleaner instead: see bench/compaction.ts
  *
  * latency: send-to-ack of single records at fixed rates with `lingerMs: 0`, per flush policy
@@ -19,15 +20,16 @@
  * (bench/partitions.ts).
  */
 import * as fs from 'fs';
-import { Tide, type Producer } from '../client';
+import { Tide, type Producer, type TideOptions } from '../client';
 import { makeTempDir, startTide, type TideProcess } from '../test/harness/processes';
 import { cpuSecondsOf, percentile, formatRate } from './stats';
 import { runCompactionBench } from './compaction';
 import { readBack, type ReadMode } from './read-back';
 import { DEFAULT_LATENCY_RATES, formatLatencyRows, latencyRows } from './latency';
 import { formatPartitionRows, partitionsSweep, type PartitionsOptions } from './partitions';
+import { runTlsComparison } from './tls';
 
-interface BenchOptions {
+export interface BenchOptions {
   records: number;
   size: number;
   policies: string[];
@@ -43,6 +45,11 @@ interface BenchOptions {
   latencySeconds: number;
   partitions: number[];
   partitionRecords: number;
+  /** --tls: the produce/consume run on plain text and on TLS, interleaved, with the ratio. */
+  tls: boolean;
+  tlsRounds: number;
+  /** How clients reach the broker (TLS settings when it listens on TLS). */
+  client?: Omit<TideOptions, 'bootstrap'>;
 }
 
 function parseArgs(argv: string[]): BenchOptions {
@@ -60,10 +67,16 @@ function parseArgs(argv: string[]): BenchOptions {
     latencySeconds: 5,
     partitions: [1, 100, 1_000, 10_000],
     partitionRecords: 1_000_000,
+    tls: false,
+    tlsRounds: 3,
   };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
-    if (flag === '--records') options.records = Number(value);
+    if (flag === '--tls') {
+      options.tls = true;
+      i -= 1; // a switch: no value
+    } else if (flag === '--tls-rounds') options.tlsRounds = Number(value);
+    else if (flag === '--records') options.records = Number(value);
     else if (flag === '--size') options.size = Number(value);
     else if (flag === '--policies') options.policies = value.split(',');
     else if (flag === '--chunk') options.chunk = Number(value);
@@ -134,7 +147,7 @@ async function runPolicy(
   options: BenchOptions,
   policy: string,
 ): Promise<ProduceConsumeResult> {
-  const tide = new Tide({ bootstrap: [broker.address] });
+  const tide = new Tide({ ...options.client, bootstrap: [broker.address] });
   const topic = `bench-${policy}-${Date.now()}`;
   await tide.admin().createTopic(topic, { partitions: 1, configs: { 'flush.policy': policy } });
   const producer = tide.producer({
@@ -228,7 +241,7 @@ async function timedReadBack(
  */
 async function warmUp(broker: TideProcess, options: BenchOptions): Promise<void> {
   if (options.warmup <= 0) return;
-  const tide = new Tide({ bootstrap: [broker.address] });
+  const tide = new Tide({ ...options.client, bootstrap: [broker.address] });
   const topic = `bench-warmup-${Date.now()}`;
   await tide.admin().createTopic(topic, { partitions: 1, configs: { 'flush.policy': 'os' } });
   const producer = tide.producer({ acks: 'leader', idempotence: false, maxInFlight: options.maxInFlight });
@@ -252,6 +265,7 @@ async function warmUp(broker: TideProcess, options: BenchOptions): Promise<void>
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
+  if (options.tls) return runTlsComparison(options, { warmUp, runPolicy });
   const dataDir = makeTempDir('tide-bench-');
   const broker = await startTide(['dev', '--data', dataDir, '--port', '0'], {
     env: { TIDE_LOG_LEVEL: 'warn' },
@@ -283,7 +297,7 @@ async function main(): Promise<void> {
 }
 
 async function latencyOf(broker: TideProcess, options: BenchOptions, policy: string): Promise<string> {
-  const tide = new Tide({ bootstrap: [broker.address] });
+  const tide = new Tide({ ...options.client, bootstrap: [broker.address] });
   const topic = `bench-latency-${policy}-${Date.now()}`;
   await tide.admin().createTopic(topic, { partitions: 1, configs: { 'flush.policy': policy } });
   const producer = tide.producer({ acks: options.acks, idempotence: options.acks === 'all', lingerMs: 0 });

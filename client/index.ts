@@ -170,7 +170,7 @@ export type {
   ResetResult,
   ResetTarget,
 } from './group/group-admin';
-export type { AutoOffsetReset, ConsumerOptions, FetchOptions, FetchResult } from './consumer';
+export type { AutoOffsetReset, ConsumerOptions, FetchOptions, FetchResult, IsolationLevel } from './consumer';
 export { Admin } from './admin';
 export type {
   AclBinding,

@@ -15,6 +15,7 @@ import { BrokerRegistry } from '../../services/common/cluster/broker-registry';
 import { BrokerNode, type BrokerConfig } from '../../services/broker';
 import { loadConfig } from '../../services/common/config';
 import { COORDINATOR_CONFIG_SCHEMA, CoordinatorNode } from '../../services/group-coordinator';
+import { serviceSecurityOf, type ServiceSecurity } from '../../services/common/security/service-security';
 
 export const METADATA_FILE = 'metadata.json';
 
@@ -23,6 +24,7 @@ export class DevNode {
     readonly broker: BrokerNode,
     readonly coordinator: CoordinatorNode,
     private readonly store: EmbeddedMetadataStore,
+    private readonly security: ServiceSecurity,
   ) {}
 
   get address(): string {
@@ -39,6 +41,9 @@ export class DevNode {
       persistPath: path.join(config.dataDir, METADATA_FILE),
       logger: deps.logger,
     });
+    // TLS from the tls* keys, as for `tide broker`: the broker's and the coordinator's listeners,
+    // and the coordinator's calls to the broker.
+    const security = serviceSecurityOf(config, deps.logger);
     try {
       const clusterId = await ensureClusterId(store, config.clusterName);
       const registry = new BrokerRegistry({
@@ -72,6 +77,7 @@ export class DevNode {
           elasticAdmin: partitionAdmin(topicManager),
           producerIds,
           controllerId: () => config.brokerId,
+          security,
         },
       );
       let coordinator: CoordinatorNode;
@@ -95,15 +101,17 @@ export class DevNode {
             clock: deps.clock,
             logger: deps.logger,
             internalTopics: internalTopicCreator(topicManager),
+            security,
           },
         );
       } catch (err) {
         await broker.stop();
         throw err;
       }
-      return new DevNode(broker, coordinator, store);
+      return new DevNode(broker, coordinator, store, security);
     } catch (err) {
       await store.close();
+      security.close();
       throw err;
     }
   }
@@ -112,5 +120,6 @@ export class DevNode {
     await this.coordinator.stop();
     await this.broker.stop();
     await this.store.close();
+    this.security.close();
   }
 }

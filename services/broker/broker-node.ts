@@ -9,6 +9,7 @@ import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
 import type { MetadataStore } from '../common/metadata/store';
 import { internalProto, tideProto } from '../common/grpc/proto';
+import { txnMarkersProto } from '../common/grpc/txn-markers-proto';
 import { startServer, stopServer, type TideServer } from '../common/grpc/server';
 import { BrokerRegistry } from '../common/cluster/broker-registry';
 import { toTopicInfo } from '../common/cluster/admin-wire';
@@ -21,6 +22,7 @@ import { serveMetrics, type MetricsServer } from '../common/metrics';
 import { adminHandlers, type TopicAdmin } from './api/admin';
 import type { MetadataView, ProducerIdSource } from './api/registry';
 import { withZeroCopyFetch } from './api/fetch-serializer';
+import { txnMarkersHandlers } from './api/txn-markers';
 import { cleanerConfigOf, fetchStreamLimitsOf, type BrokerConfig } from './config';
 import { LogManager } from './log';
 import { ReplicaManager, type OfflineReplicaReporter } from './partition/replica-manager';
@@ -31,6 +33,7 @@ import { LeaseFence } from '../common/lease-fence';
 import { RegistrationKeeper } from './registration-keeper';
 import { replicationSettings, type ReplicationSettings } from './partition/replication-settings';
 import {
+  ReassignmentThrottle,
   ReplicaFetcherManager,
   ReplicationService,
   grpcConnector,
@@ -167,6 +170,7 @@ export class BrokerNode {
       offlineReporter: deps.offlineReporter,
     });
     hosted.replicas = replicas;
+    const metrics = new BrokerMetrics(() => replicas.status());
     const replication = new ReplicationService({
       partitions: replicas,
       clock: deps.clock,
@@ -174,6 +178,12 @@ export class BrokerNode {
       defaultMaxBytes: settings.replicaFetchMaxBytes,
       streamLossMs: settings.replicaStreamLossIsrShrinkMs,
       onFollowerLost: (replicaId) => replicas.followerStreamLost(replicaId),
+      throttle: new ReassignmentThrottle({
+        bytesPerSecond: config.reassignmentThrottleBytesPerSecond,
+        clock: deps.clock,
+        addingReplicas: (topic, partition) => replicas.addingReplicasOf(topic, partition),
+        onServed: (bytes) => metrics.reassignmentServed(bytes),
+      }),
     });
     const registry = new BrokerRegistry({
       store: deps.store,
@@ -205,7 +215,6 @@ export class BrokerNode {
 
     const forwarder = new LeaderForwarder(metadata, security.channel);
     const internalToken = await ensureInternalToken(deps.store, config.clusterName);
-    const metrics = new BrokerMetrics(() => replicas.status());
     changes.on('change', () => metrics.observePartitions(replicas.status()));
     const metricsServer =
       config.metricsPort >= 0
@@ -243,6 +252,7 @@ export class BrokerNode {
         credentials: security.server,
         interceptors: auth.interceptors,
         connections: connectionLimitsOf(config),
+        healthPort: config.healthPort,
         maxMessageBytes: config.maxRequestBytes,
         healthServices: ['tide.v1.Broker', 'tide.v1.Admin'],
         register: (s) => {
@@ -281,6 +291,10 @@ export class BrokerNode {
             }),
           });
           s.addService(internalProto().replication.Replication.service, replication.handlers());
+          s.addService(
+            txnMarkersProto().TxnMarkers.service,
+            txnMarkersHandlers({ partitions: replicas, internalToken }, metrics.edge(logger)),
+          );
           // FindCoordinator / DescribeCoordinators answered here; every other group call relayed.
           const groups = relay.service();
           s.addService(groups.definition, groups.handlers);

@@ -122,6 +122,12 @@ export const BROKER_CONFIG_SCHEMA = {
     min: 100,
     doc: 'A follower that has had no answer from its (registered) leader broker for this long reports it to the controller, which moves leadership away when most of the in-sync replicas report the same leader; keep it below leaseTtlMs.',
   },
+  reassignmentThrottleBytesPerSecond: {
+    type: 'int',
+    default: 0,
+    min: 0,
+    doc: 'Rate at which this broker, as leader, sends log data to replicas a reassignment is adding and that are not in the ISR yet, bytes/s, shared by all of them; 0 = no limit. ISR members are never throttled (Kafka leader.replication.throttled.rate on the moving replicas).',
+  },
   diskFaultsFile: {
     type: 'string',
     default: '',

@@ -7,6 +7,7 @@
  *   tide_partitions_led / tide_partitions_followed
  *   tide_under_replicated_partitions                   led partitions whose ISR is smaller than their replicas
  *   tide_isr_shrinks_total / tide_isr_expands_total    ISR changes of led partitions, as applied
+ *   tide_reassignment_bytes_total                      log bytes sent, as leader, to replicas a move is adding
  *   plus Node's process metrics (CPU, memory, event loop lag, GC).
  */
 import { Counter, Gauge } from 'prom-client';
@@ -48,6 +49,11 @@ export class BrokerMetrics implements TrafficMetrics {
   private readonly isrExpands = new Counter({
     name: 'tide_isr_expands_total',
     help: 'ISR expands of partitions led here',
+    registers: [this.service.registry],
+  });
+  private readonly reassignmentBytes = new Counter({
+    name: 'tide_reassignment_bytes_total',
+    help: 'Log bytes this broker sent, as leader, to replicas a reassignment is adding (not yet in the ISR)',
     registers: [this.service.registry],
   });
   private readonly isrSizes = new Map<string, number>();
@@ -92,6 +98,10 @@ export class BrokerMetrics implements TrafficMetrics {
 
   fetched(topic: string, bytes: number): void {
     if (bytes > 0) this.bytesOut.inc({ topic }, bytes);
+  }
+
+  reassignmentServed(bytes: number): void {
+    if (bytes > 0) this.reassignmentBytes.inc(bytes);
   }
 
   /** Counts ISR changes of led partitions since the last call (called after each metadata change). */

@@ -24,6 +24,13 @@ export const SERVICE_CONFIG_KEYS = {
     max: 65535,
     doc: 'HTTP port of the Prometheus endpoint /metrics; -1 = off, 0 = any free port.',
   },
+  healthPort: {
+    type: 'int',
+    default: -1,
+    min: -1,
+    max: 65535,
+    doc: 'A plain-text port serving only grpc.health.v1.Health, for probes that cannot speak TLS (the kubelet gRPC probe); -1 = off, 0 = any free port.',
+  },
   connectionIdleTimeoutMs: {
     type: 'int',
     default: DEFAULT_CONNECTION_LIMITS.idleTimeoutMs,

@@ -41,19 +41,23 @@ export function imbalance(
 }
 
 /**
- * A balance score in [0, 1]: 1 when replica and leader counts are even across brokers, lower as
- * the largest count exceeds the average (for the tide_controller_balance_score metric).
+ * A balance score in [0, 1] of partitions' replica lists over `brokerIds`: 1 when replica and
+ * preferred-leader counts are even across the brokers, lower as the largest count exceeds the
+ * average (average / maximum, the smaller of the two; tide_controller_balance_score).
  */
-export function balanceScore(partitions: readonly StoredPartition[], brokerIds: readonly number[]): number {
-  if (brokerIds.length === 0 || partitions.length === 0) return 1;
+export function balanceScore(
+  replicaLists: readonly (readonly number[])[],
+  brokerIds: readonly number[],
+): number {
+  if (brokerIds.length === 0 || replicaLists.length === 0) return 1;
   const score = (counts: ReadonlyMap<number, number>): number => {
     const values = brokerIds.map((id) => counts.get(id) ?? 0);
     const max = Math.max(...values);
     const avg = values.reduce((a, b) => a + b, 0) / values.length;
     return max === 0 ? 1 : avg / max;
   };
-  const replicas = replicaCounts(partitions.map((p) => p.state.replicas));
-  const leaders = replicaCounts(partitions.map((p) => [p.state.replicas[0]]));
+  const replicas = replicaCounts(replicaLists);
+  const leaders = replicaCounts(replicaLists.map((r) => [r[0]]));
   return Math.min(score(replicas), score(leaders));
 }
 

@@ -40,6 +40,7 @@ import { Reconciler, emptyStats, type LeadershipStats } from './reconciler';
 import { Reassigner, emptyReassignmentStats, type ReassignmentStats } from './reassigner';
 import { elasticAdmin } from './elastic-admin';
 import { balancePlanner } from './balancer';
+import { clusterHealth, type ClusterHealth } from './cluster-health';
 import type { ElasticAdmin, ReassignmentAdmin } from '../common/cluster/elastic-operations';
 import { TopicManager } from './topic-manager';
 import { UnreachableReports } from './unreachable-reports';
@@ -209,6 +210,7 @@ export class ControllerNode {
       host: config.host,
       port: config.port,
       connections: connectionLimitsOf(config),
+      healthPort: config.healthPort,
       healthServices: ['tide.v1.Controller', 'tide.v1.Admin'],
       ...(deps.security ? { credentials: deps.security.server } : {}),
       register: (s) => {
@@ -304,6 +306,12 @@ export class ControllerNode {
   /** A copy of the counters. */
   stats(): ControllerStats {
     return { ...this.statsValue };
+  }
+
+  /** Partition health (cluster-health.ts) from the reconciler's view; undefined on a standby. */
+  health(): ClusterHealth | undefined {
+    if (!this.isActive) return undefined;
+    return clusterHealth(this.reconciler.topics().values(), this.reconciler.liveBrokerIds());
   }
 
   /** The Admin API's topic operations (NOT_CONTROLLER on a standby). */

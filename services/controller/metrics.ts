@@ -6,7 +6,10 @@
  *   tide_controller_leader_elections / _unclean_elections / _preferred_leader_elections
  *   tide_controller_offline_transitions / _isr_shrinks / _fenced_writes
  *   tide_controller_partitions_moving / _moves_started / _moves_completed / _moves_cancelled
- *   plus Node's process metrics. Counts are since this process started.
+ *   tide_controller_under_replicated_partitions / _offline_partitions / _balance_score
+ *                                                         the cluster's partition health (cluster-health.ts)
+ *   plus Node's process metrics. Counts are since this process started. The health gauges come
+ *   from the active controller: a standby reports 0 partitions and a balance score of NaN.
  */
 import { Gauge } from 'prom-client';
 import { createServiceMetrics, type ServiceMetrics } from '../common/metrics';
@@ -63,6 +66,21 @@ export function controllerMetrics(node: ControllerNode): ServiceMetrics {
     'tide_controller_partitions_moving',
     'Partitions with a replica move in flight (reassignment, decommission or balancer)',
     () => node.stats().partitionsMoving,
+  );
+  gauge(
+    'tide_controller_under_replicated_partitions',
+    'Partitions whose ISR is smaller than the replicas they keep (replicas a move is removing aside)',
+    () => node.health()?.underReplicated ?? 0,
+  );
+  gauge(
+    'tide_controller_offline_partitions',
+    'Partitions without a live leader',
+    () => node.health()?.offline ?? 0,
+  );
+  gauge(
+    'tide_controller_balance_score',
+    'Evenness of replicas and preferred leaders over live brokers: min over the two of average/maximum per broker (1 = even; NaN on a standby)',
+    () => node.health()?.balanceScore ?? NaN,
   );
   gauge('tide_controller_moves_started', 'Replica moves started', () => node.stats().movesStarted);
   gauge('tide_controller_moves_completed', 'Replica moves completed', () => node.stats().movesCompleted);

@@ -104,6 +104,11 @@ export class Reconciler {
     this.logger = options.logger.child({ component: 'reconciler' });
   }
 
+  /** Every topic as the topic watch last reported it (empty while inactive). */
+  topics(): ReadonlyMap<string, TopicState> {
+    return this.topicView;
+  }
+
   /** Live broker ids as the broker watch last reported them (empty while inactive). */
   liveBrokerIds(): ReadonlySet<number> {
     return this.live;

@@ -153,6 +153,7 @@ export class CoordinatorNode {
         host: config.host,
         port: config.port,
         connections: connectionLimitsOf(config),
+        healthPort: config.healthPort,
         healthServices: [HEALTH_SERVICE],
         ...(deps.security ? { credentials: deps.security.server } : {}),
         register: (s) =>

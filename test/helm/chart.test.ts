@@ -17,10 +17,21 @@ import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
+import { Certificate } from '@kubernetes-models/cert-manager/cert-manager.io/v1/Certificate';
+import { Issuer } from '@kubernetes-models/cert-manager/cert-manager.io/v1/Issuer';
 import { BROKER_CONFIG_SCHEMA } from '../../services/broker/config';
 import { CONTROLLER_CONFIG_SCHEMA } from '../../services/controller/config';
 import { envNameOf, type ConfigSchema } from '../../services/common/config';
-import { CHART_DIR, envMap, find, renderChart, renderValues, type K8sObject, type Rendered } from './render';
+import {
+  CHART_DIR,
+  envMap,
+  find,
+  renderChart,
+  renderValues,
+  type EnvVar,
+  type K8sObject,
+  type Rendered,
+} from './render';
 
 /** The coordinator's config schema, once services/group-coordinator/config.ts exists. */
 function coordinatorSchema(): ConfigSchema | undefined {
@@ -38,6 +49,8 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
   'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
   'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
+  'cert-manager.io/v1/Certificate': Certificate,
+  'cert-manager.io/v1/Issuer': Issuer,
 };
 
 const VALUE_SETS: Record<string, (string | Record<string, unknown>)[]> = {
@@ -45,6 +58,11 @@ const VALUE_SETS: Record<string, (string | Record<string, unknown>)[]> = {
   'external etcd': ['external-etcd.yaml'],
   'five brokers': ['five-brokers.yaml'],
   'metrics and network policies': ['metrics-networkpolicy.yaml'],
+  'TLS from cert-manager': ['tls-cert-manager.yaml'],
+  'TLS from an existing Secret': ['tls-existing-secret.yaml'],
+  'TLS from a ClusterIssuer': ['tls-cluster-issuer.yaml'],
+  // The production starting point users copy: balancing on, replica moves throttled.
+  'the production example': [path.join(CHART_DIR, 'values-production.yaml')],
 };
 
 /** Config keys the chart sets itself, per role. */
@@ -182,17 +200,129 @@ describe.each(Object.entries(VALUE_SETS))('with %s values', (_name, values) => {
     }
   });
 
-  test('Tide services are probed on the gRPC health service of their port', () => {
+  test('Tide services are probed on the gRPC health service of their port (the health-only port with TLS)', () => {
     for (const w of workloads(r)) {
       const role = podLabels(w)['app.kubernetes.io/component'];
       if (role === 'etcd') continue;
       const c = container(w);
       const grpcPort = c.ports.find((p: { name: string }) => p.name === 'grpc').containerPort;
+      const healthPort = envMap(c.env as EnvVar[]).TIDE_HEALTH_PORT;
       for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
-        expect(c[probe].grpc.port).toBe(grpcPort);
+        expect(c[probe].grpc.port).toBe(healthPort === undefined ? grpcPort : Number(healthPort));
         expect(typeof c[probe].grpc.service).toBe('string');
       }
     }
+  });
+});
+
+describe('TLS', () => {
+  const VOLUME_DIR = '/etc/tide/tls';
+
+  function tideContainers(r: Rendered): { role: string; w: K8sObject; c: K8sObject }[] {
+    return workloads(r)
+      .map((w) => ({ role: podLabels(w)['app.kubernetes.io/component'], w, c: container(w) }))
+      .filter((x) => x.role !== 'etcd');
+  }
+
+  function secretOfTlsVolume(w: K8sObject): string | undefined {
+    const volumes = w.spec.template.spec.volumes as { name: string; secret?: { secretName: string } }[];
+    return volumes.find((v) => v.name === 'tls')?.secret?.secretName;
+  }
+
+  test('is off by default: no TLS env, no certificate volume, no cert-manager objects', () => {
+    const r = renderChart();
+    for (const { w, c } of tideContainers(r)) {
+      expect(Object.keys(envMap(c.env as EnvVar[])).filter((n) => /TLS|HEALTH_PORT/.test(n))).toEqual([]);
+      expect(secretOfTlsVolume(w)).toBeUndefined();
+    }
+    expect(r.objects.filter((o) => o.apiVersion.startsWith('cert-manager.io/'))).toEqual([]);
+  });
+
+  test('with cert-manager and no issuer: a private CA, and one certificate every service uses', () => {
+    const r = renderChart({ values: ['tls-cert-manager.yaml'] });
+    const cert = find(r, 'Certificate', 'tide');
+    const ca = find(r, 'Certificate', 'tide-ca');
+    const caIssuer = find(r, 'Issuer', 'tide-ca');
+    expect(find(r, 'Issuer', 'tide-selfsigned').spec.selfSigned).toEqual({});
+    expect(ca.spec.isCA).toBe(true);
+    expect(ca.spec.issuerRef).toEqual({ name: 'tide-selfsigned', kind: 'Issuer', group: 'cert-manager.io' });
+    expect(caIssuer.spec.ca.secretName).toBe(ca.spec.secretName);
+    expect(cert.spec.issuerRef).toEqual({ name: 'tide-ca', kind: 'Issuer', group: 'cert-manager.io' });
+    // Presented as server and, to other services under clientAuth=require, as client certificate.
+    expect(cert.spec.usages).toEqual(expect.arrayContaining(['server auth', 'client auth']));
+    expect(cert.spec.dnsNames).toEqual(expect.arrayContaining(['tide.example.com', 'localhost']));
+    expect(cert.spec.ipAddresses).toEqual(['127.0.0.1']);
+    const names = cert.spec.dnsNames as string[];
+    const covers = (host: string) =>
+      names.some(
+        (n) =>
+          n === host ||
+          (n.startsWith('*.') && host.endsWith(n.slice(1)) && !host.slice(0, -n.length + 1).includes('.')),
+      );
+    for (const { role, w, c } of tideContainers(r)) {
+      const env = envMap(c.env as EnvVar[]);
+      expect(secretOfTlsVolume(w)).toBe(cert.spec.secretName);
+      const mount = (c.volumeMounts as { name: string; mountPath: string; readOnly?: boolean }[]).find(
+        (m) => m.name === 'tls',
+      );
+      expect(mount).toEqual({ name: 'tls', mountPath: VOLUME_DIR, readOnly: true });
+      expect({
+        role,
+        cert: env.TIDE_TLS_CERT_FILE,
+        key: env.TIDE_TLS_KEY_FILE,
+        ca: env.TIDE_TLS_CA_FILE,
+      }).toEqual({
+        role,
+        cert: `${VOLUME_DIR}/tls.crt`,
+        key: `${VOLUME_DIR}/tls.key`,
+        ca: `${VOLUME_DIR}/ca.crt`,
+      });
+      expect(env.TIDE_TLS_CLIENT_AUTH).toBe('require');
+      // Peers are dialled by pod IP or pod DNS name; the certificate must carry the name checked.
+      expect(covers(env.TIDE_TLS_SERVER_NAME!)).toBe(true);
+      if (role === 'broker') {
+        const advertised = env.TIDE_ADVERTISED_HOST!.replace('$(POD_NAME)', 'tide-broker-4');
+        expect({ advertised, covered: covers(advertised) }).toEqual({ advertised, covered: true });
+      }
+    }
+    // The port-forward recipe trusts the CA from the Secret; grpcurl too.
+    expect(r.notes).toContain(
+      "kubectl --namespace default get secret tide-tls -o jsonpath='{.data.ca\\.crt}' | base64 -d > tide-ca.crt",
+    );
+    expect(r.notes).toContain('grpcurl -cacert tide-ca.crt 127.0.0.1:9092 list');
+    expect(r.notes).not.toContain('-plaintext');
+    expect(r.notes).toMatch(/TIDE_TLS_CERT and TIDE_TLS_KEY/);
+    // The client Service's in-cluster names, for clients inside the cluster.
+    for (const host of ['tide', 'tide.default.svc', 'tide.default.svc.cluster.local'])
+      expect(covers(host)).toBe(true);
+  });
+
+  test('with an existing Secret: no cert-manager objects, the Secret is mounted', () => {
+    const r = renderChart({ values: ['tls-existing-secret.yaml'] });
+    expect(r.objects.filter((o) => o.apiVersion.startsWith('cert-manager.io/'))).toEqual([]);
+    for (const { w, c } of tideContainers(r)) {
+      expect(secretOfTlsVolume(w)).toBe('tide-certs');
+      expect(envMap(c.env as EnvVar[]).TIDE_TLS_CLIENT_AUTH).toBe('none');
+    }
+  });
+
+  test('with a ClusterIssuer: one Certificate from it, no chart-made CA', () => {
+    const r = renderChart({ values: ['tls-cluster-issuer.yaml'] });
+    const certs = r.objects.filter((o) => o.kind === 'Certificate');
+    expect(certs.map((o) => o.metadata.name)).toEqual(['tide']);
+    expect(certs[0].spec.issuerRef).toEqual({
+      name: 'letsencrypt-internal',
+      kind: 'ClusterIssuer',
+      group: 'cert-manager.io',
+    });
+    expect(r.objects.filter((o) => o.kind === 'Issuer')).toEqual([]);
+  });
+
+  test('TLS without a certificate source is refused with a message that says what to set', () => {
+    expect(() => renderChart({ values: [{ tls: { enabled: true } }] })).toThrow(
+      /tls.existingSecret.*tls.certManager.enabled/,
+    );
+    expect(() => renderChart({ values: [{ tls: { clientAuth: 'sometimes' } }] })).toThrow();
   });
 });
 
@@ -661,4 +791,18 @@ describe('chart README', () => {
     }
     expect([...rows.keys()].filter((k) => !documented.includes(k))).toEqual([]);
   });
+});
+
+test('the production example throttles replica moves on every broker and balances', () => {
+  const r = renderChart({ values: VALUE_SETS['the production example'] });
+  const env = (kind: string, component: string) =>
+    envMap(
+      container(
+        r.objects.find(
+          (o) => o.kind === kind && o.metadata.labels?.['app.kubernetes.io/component'] === component,
+        )!,
+      ).env as EnvVar[],
+    );
+  expect(env('StatefulSet', 'broker').TIDE_REASSIGNMENT_THROTTLE_BYTES_PER_SECOND).toBe('52428800');
+  expect(env('Deployment', 'controller').TIDE_BALANCER_ENABLED).toBe('true');
 });

@@ -13,18 +13,9 @@ import * as grpc from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
 import { Tide } from '../../client';
 import { startEtcd, type EtcdProcess } from '../harness/etcd';
-import { REPO_ROOT, makeTempDir, waitFor } from '../harness/processes';
-import { find, renderChart, type EnvVar, type K8sObject } from './render';
-import {
-  ENTRYPOINT,
-  freePort,
-  listTree,
-  podContainer,
-  resolveEnv,
-  startPod,
-  type PodIdentity,
-  type RunningPod,
-} from './pods';
+import { REPO_ROOT, waitFor } from '../harness/processes';
+import { find, renderChart, type K8sObject } from './render';
+import { ENTRYPOINT, RenderedPods, listTree, podContainer, type RunningPod } from './pods';
 
 jest.setTimeout(90_000);
 
@@ -42,88 +33,18 @@ const ETCD_URLS = [0, 1, 2].map(
 );
 
 let etcd: EtcdProcess;
-let root: string;
-const pods = new Map<string, RunningPod>();
-/** Per pod: its working directory and volume folders. */
-const dirs = new Map<string, { cwd: string; volumes: Record<string, string> }>();
+let local: RenderedPods;
 let tide: Tide | undefined;
-
-/** What each pod changed from the rendered env, by variable: [rendered, used]. */
-const changes = new Map<string, Record<string, [string, string]>>();
-
-/**
- * The pod's env with the only substitutions one machine needs; returns it and records the changes.
- */
-async function localEnv(pod: PodIdentity, container: K8sObject, volumes: Record<string, string>) {
-  const env = resolveEnv(container.env as EnvVar[], pod);
-  const mounts = (container.volumeMounts as { name: string; mountPath: string }[]).map((m) => ({
-    mountPath: m.mountPath,
-    dir: volumes[m.name],
-  }));
-  const grpcPort = String(container.ports.find((p: { name: string }) => p.name === 'grpc').containerPort);
-  const changed: Record<string, [string, string]> = {};
-  for (const [name, value] of Object.entries(env)) {
-    let local = value;
-    if (name === 'TIDE_ETCD_ENDPOINTS') {
-      // Every bundled member, by its stable name: here one etcd on a free loopback port.
-      expect(value.split(',')).toEqual(ETCD_URLS);
-      local = etcd.endpoint;
-    } else if (/^[a-z0-9-]+(\.[a-z0-9-]+)*\.svc\.cluster\.local$/.test(value)) {
-      local = '127.0.0.1';
-    } else if (name === 'TIDE_PORT') {
-      expect(value).toBe(grpcPort);
-      local = String(await freePort());
-    } else {
-      const mount = mounts.find((m) => value === m.mountPath || value.startsWith(m.mountPath + '/'));
-      if (mount) local = mount.dir + value.slice(mount.mountPath.length);
-    }
-    if (local !== value) changed[name] = [value, local];
-    env[name] = local;
-  }
-  changes.set(pod.name, changed);
-  return env;
-}
-
-/** The container's args with the same substitutions (`--etcd` URLs, `--port`); records the changes. */
-async function localArgs(pod: string, container: K8sObject): Promise<string[]> {
-  const args = [...((container.args as string[]) ?? [])];
-  const grpcPort = String(container.ports.find((p: { name: string }) => p.name === 'grpc').containerPort);
-  const changed = changes.get(pod)!;
-  for (let i = 1; i < args.length; i++) {
-    const before = args[i];
-    if (args[i - 1] === '--etcd') {
-      expect(before).toBe(ETCD_URLS.join(','));
-      args[i] = etcd.endpoint;
-    } else if (args[i - 1] === '--port') {
-      expect(before).toBe(grpcPort);
-      args[i] = String(await freePort());
-    }
-    if (args[i] !== before) changed[args[i - 1]] = [before, args[i]];
-  }
-  return args;
-}
+const pods = new Map<string, RunningPod>();
 
 async function startRenderedPod(name: string, container: K8sObject): Promise<RunningPod> {
-  const base = path.join(root, name);
-  const volumes = Object.fromEntries(
-    (container.volumeMounts as { name: string }[]).map((m) => [m.name, path.join(base, 'volumes', m.name)]),
-  );
-  for (const dir of Object.values(volumes)) fs.mkdirSync(dir, { recursive: true });
-  const cwd = path.join(base, 'workdir');
-  fs.mkdirSync(cwd, { recursive: true });
-  dirs.set(name, { cwd, volumes });
-  const env = await localEnv({ name, namespace: NAMESPACE, podIP: '127.0.0.1' }, container, volumes);
-  const pod = await startPod({
-    name,
-    args: await localArgs(name, container),
-    env,
-    cwd,
-    tmpDir: volumes.tmp,
-    readyTimeoutMs: 40_000,
-  });
+  const pod = await local.start(name, container);
   pods.set(name, pod);
   return pod;
 }
+
+const changes = { get: (pod: string) => local.changes.get(pod) };
+const dirs = { get: (pod: string) => local.dirs.get(pod) };
 
 function cksumId(podName: string): number {
   const sum = Number(
@@ -153,17 +74,16 @@ function healthCheck(address: string, serviceName: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  root = makeTempDir('tide-chart-pods-');
   etcd = await startEtcd();
+  local = new RenderedPods(NAMESPACE, { endpoint: etcd.endpoint, renderedUrls: ETCD_URLS });
   for (const name of CONTROLLER_PODS) await startRenderedPod(name, controllerContainer);
   await Promise.all(BROKER_PODS.map((name) => startRenderedPod(name, brokerContainer)));
 });
 
 afterAll(async () => {
   await tide?.close().catch(() => undefined);
-  await Promise.all([...pods.values()].map((p) => p.stop('SIGKILL')));
+  await local?.stopAll();
   await etcd?.close();
-  if (root) fs.rmSync(root, { recursive: true, force: true });
 });
 
 test('the pods run the image entry point with the rendered args, changed only where one machine must', () => {

@@ -12,6 +12,7 @@ import * as net from 'net';
 import * as path from 'path';
 import { REPO_ROOT } from '../harness/processes';
 import type { EnvVar, K8sObject } from './render';
+import { makeTempDir } from '../harness/processes';
 
 export const ENTRYPOINT = path.join(REPO_ROOT, 'deploy', 'entrypoint.sh');
 
@@ -163,4 +164,117 @@ export function podContainer(workload: K8sObject, name: string): K8sObject {
   const c = (workload.spec.template.spec.containers as K8sObject[]).find((x) => x.name === name);
   if (!c) throw new Error(`${workload.metadata.name} has no container ${name}`);
   return c;
+}
+
+/**
+ * Runs rendered pods on one machine with only the substitutions one machine needs: etcd URLs →
+ * the test's etcd, in-cluster DNS names → 127.0.0.1, fixed ports (TIDE_PORT, TIDE_HEALTH_PORT,
+ * `--port`) → free ones, mount paths → per-pod folders. Records each pod's changes.
+ */
+export class RenderedPods {
+  readonly root = makeTempDir('tide-chart-pods-');
+  readonly pods = new Map<string, RunningPod>();
+  /** Per pod: its working directory and volume folders. */
+  readonly dirs = new Map<string, { cwd: string; volumes: Record<string, string> }>();
+  /** What each pod changed from the rendered env and args, by name: [rendered, used]. */
+  readonly changes = new Map<string, Record<string, [string, string]>>();
+
+  constructor(
+    private readonly namespace: string,
+    private readonly etcd: { endpoint: string; renderedUrls: string[] },
+  ) {}
+
+  /** Starts a pod; `fillVolumes` may put files (e.g. a Secret's) in its volume folders first. */
+  async start(
+    name: string,
+    container: K8sObject,
+    fillVolumes?: (volumes: Record<string, string>) => void,
+  ): Promise<RunningPod> {
+    const base = path.join(this.root, name);
+    const volumes = Object.fromEntries(
+      (container.volumeMounts as { name: string }[]).map((m) => [m.name, path.join(base, 'volumes', m.name)]),
+    );
+    for (const dir of Object.values(volumes)) fs.mkdirSync(dir, { recursive: true });
+    fillVolumes?.(volumes);
+    const cwd = path.join(base, 'workdir');
+    fs.mkdirSync(cwd, { recursive: true });
+    this.dirs.set(name, { cwd, volumes });
+    this.changes.set(name, {});
+    const env = await this.localEnv(
+      { name, namespace: this.namespace, podIP: '127.0.0.1' },
+      container,
+      volumes,
+    );
+    const pod = await startPod({
+      name,
+      args: await this.localArgs(name, container),
+      env,
+      cwd,
+      tmpDir: volumes.tmp,
+      readyTimeoutMs: 40_000,
+    });
+    this.pods.set(name, pod);
+    return pod;
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.pods.values()].map((p) => p.stop('SIGKILL')));
+    fs.rmSync(this.root, { recursive: true, force: true });
+  }
+
+  private async localEnv(pod: PodIdentity, container: K8sObject, volumes: Record<string, string>) {
+    const env = resolveEnv(container.env as EnvVar[], pod);
+    const mounts = (container.volumeMounts as { name: string; mountPath: string }[]).map((m) => ({
+      mountPath: m.mountPath,
+      dir: volumes[m.name],
+    }));
+    const grpcPort = grpcPortOf(container);
+    const changed = this.changes.get(pod.name)!;
+    for (const [name, value] of Object.entries(env)) {
+      let local = value;
+      if (name === 'TIDE_ETCD_ENDPOINTS') {
+        // Every bundled member, by its stable name: here one etcd on a free loopback port.
+        expectEqual(value, this.etcd.renderedUrls.join(','), name);
+        local = this.etcd.endpoint;
+      } else if (/^[a-z0-9-]+(\.[a-z0-9-]+)*\.svc\.cluster\.local$/.test(value)) {
+        local = '127.0.0.1';
+      } else if (name === 'TIDE_PORT') {
+        expectEqual(value, grpcPort, name);
+        local = String(await freePort());
+      } else if (name === 'TIDE_HEALTH_PORT') {
+        local = String(await freePort());
+      } else {
+        const mount = mounts.find((m) => value === m.mountPath || value.startsWith(m.mountPath + '/'));
+        if (mount) local = mount.dir + value.slice(mount.mountPath.length);
+      }
+      if (local !== value) changed[name] = [value, local];
+      env[name] = local;
+    }
+    return env;
+  }
+
+  private async localArgs(pod: string, container: K8sObject): Promise<string[]> {
+    const args = [...((container.args as string[]) ?? [])];
+    const changed = this.changes.get(pod)!;
+    for (let i = 1; i < args.length; i++) {
+      const before = args[i];
+      if (args[i - 1] === '--etcd') {
+        expectEqual(before, this.etcd.renderedUrls.join(','), '--etcd');
+        args[i] = this.etcd.endpoint;
+      } else if (args[i - 1] === '--port') {
+        expectEqual(before, grpcPortOf(container), '--port');
+        args[i] = String(await freePort());
+      }
+      if (args[i] !== before) changed[args[i - 1]] = [before, args[i]];
+    }
+    return args;
+  }
+}
+
+function grpcPortOf(container: K8sObject): string {
+  return String(container.ports.find((p: { name: string }) => p.name === 'grpc').containerPort);
+}
+
+function expectEqual(actual: string, expected: string, what: string): void {
+  if (actual !== expected) throw new Error(`${what}: rendered ${actual}, expected ${expected}`);
 }

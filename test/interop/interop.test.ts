@@ -6,20 +6,16 @@
  * TypeScript client reads what they wrote (keys, values, nulls, headers), the examples/ scripts
  * run too, and server reflection answers what grpcurl asks. Packages: scripts/install-test-deps.sh.
  */
-import { execFileSync, spawnSync } from 'child_process';
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { Tide } from '../../client';
 import { REPO_ROOT, makeTempDir, startTide, type TideProcess } from '../harness/processes';
+import { PYTHON, RUBY, generateStubs, run } from './stubs';
 
 jest.setTimeout(60_000);
-
-const PYTHON = '/usr/bin/python3';
-const RUBY = '/usr/bin/ruby';
-const PROTOS = ['tide/v1/common.proto', 'tide/v1/broker.proto', 'tide/v1/admin.proto'];
-const PROTO_ROOT = path.join(REPO_ROOT, 'protos');
 
 interface Seen {
   created: { name: string; partitions: number };
@@ -46,49 +42,9 @@ let node: TideProcess;
 let tide: Tide;
 const stubs = { python: '', ruby: '' };
 
-function need(command: string, args: string[], what: string): void {
-  const r = spawnSync(command, args, { encoding: 'utf8' });
-  if (r.status !== 0) {
-    throw new Error(`${what} is missing (${command} ${args.join(' ')} failed: ${r.stderr || r.error}).
-Run \`bash scripts/install-test-deps.sh\`.`);
-  }
-}
-
-function protoc(out: string, args: string[]): void {
-  fs.mkdirSync(out, { recursive: true });
-  execFileSync('protoc', ['-I', PROTO_ROOT, ...args, ...PROTOS], { stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-function run(command: string, args: string[]): string {
-  const r = spawnSync(command, args, { encoding: 'utf8', timeout: 30_000 });
-  if (r.status !== 0)
-    throw new Error(`${command} ${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
-
 beforeAll(async () => {
-  need('protoc', ['--version'], 'protoc (protobuf-compiler)');
-  need(PYTHON, ['-c', 'import grpc, google.protobuf'], "Python's grpcio and protobuf (python3-grpcio)");
-  need(RUBY, ['-e', 'require "grpc"'], "Ruby's grpc (ruby-grpc)");
-  for (const plugin of ['grpc_python_plugin', 'grpc_ruby_plugin'])
-    need('sh', ['-c', `command -v ${plugin}`], `${plugin} (protobuf-compiler-grpc)`);
   root = makeTempDir('tide-interop-');
-  stubs.python = path.join(root, 'python');
-  stubs.ruby = path.join(root, 'ruby');
-  const plugin = (name: string) =>
-    execFileSync('sh', ['-c', `command -v ${name}`])
-      .toString()
-      .trim();
-  protoc(stubs.python, [
-    `--python_out=${stubs.python}`,
-    `--grpc_python_out=${stubs.python}`,
-    `--plugin=protoc-gen-grpc_python=${plugin('grpc_python_plugin')}`,
-  ]);
-  protoc(stubs.ruby, [
-    `--ruby_out=${stubs.ruby}`,
-    `--grpc_out=${stubs.ruby}`,
-    `--plugin=protoc-gen-grpc=${plugin('grpc_ruby_plugin')}`,
-  ]);
+  Object.assign(stubs, generateStubs(root));
   node = await startTide(['dev', '--data', path.join(root, 'data'), '--port', '0']);
   tide = new Tide({ bootstrap: [node.address] });
 });

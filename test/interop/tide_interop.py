@@ -1,17 +1,22 @@
 #!/usr/bin/python3
 """Calls Tide from Python with stubs generated from protos/ (test/interop/interop.test.ts runs it).
 
-Usage: tide_interop.py STUB_DIR BOOTSTRAP TOPIC
+Usage: tide_interop.py STUB_DIR BOOTSTRAP TOPIC [CA_FILE [CERT_FILE KEY_FILE]]
+
+With CA_FILE every channel is TLS, trusting that CA; CERT_FILE and KEY_FILE add a client
+certificate (mTLS).
 
 Creates TOPIC (2 partitions) through Admin, produces plain protobuf records to each partition's
 leader (found through Metadata), reads them back through one FetchStream, reads the offsets, and
 checks an error's Tide trailers. Prints one JSON object with what it saw; exits non-zero on failure.
 """
 import json
+import os
 import sys
 import time
 
 STUB_DIR, BOOTSTRAP, TOPIC = sys.argv[1:4]
+CA_FILE, CERT_FILE, KEY_FILE = (sys.argv[4:7] + [None, None, None])[:3]
 sys.path.insert(0, STUB_DIR)
 
 import grpc  # noqa: E402
@@ -19,7 +24,8 @@ from tide.v1 import admin_pb2, admin_pb2_grpc, broker_pb2, broker_pb2_grpc, comm
 
 PARTITIONS = 2
 PER_PARTITION = 5
-TIMEOUT_S = 15
+# How long to wait for a channel and each call (TIDE_INTEROP_TIMEOUT_S; the tests shorten it for calls meant to fail).
+TIMEOUT_S = float(os.environ.get("TIDE_INTEROP_TIMEOUT_S", "15"))
 
 
 def text(record, field):
@@ -27,8 +33,25 @@ def text(record, field):
     return getattr(record, field).decode() if record.HasField(field) else None
 
 
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def open_channel(target):
+    """Plain text, or TLS trusting CA_FILE (with a client certificate when given)."""
+    if not CA_FILE:
+        return grpc.insecure_channel(target)
+    credentials = grpc.ssl_channel_credentials(
+        root_certificates=read(CA_FILE),
+        private_key=read(KEY_FILE) if KEY_FILE else None,
+        certificate_chain=read(CERT_FILE) if CERT_FILE else None,
+    )
+    return grpc.secure_channel(target, credentials)
+
+
 def main():
-    bootstrap = grpc.insecure_channel(BOOTSTRAP)
+    bootstrap = open_channel(BOOTSTRAP)
     grpc.channel_ready_future(bootstrap).result(timeout=TIMEOUT_S)
     admin = admin_pb2_grpc.AdminStub(bootstrap)
 
@@ -48,7 +71,7 @@ def main():
     def broker_for(partition):
         target = address[leaders[partition]]
         if target not in channels:
-            channels[target] = grpc.insecure_channel(target)
+            channels[target] = open_channel(target)
         return broker_pb2_grpc.BrokerStub(channels[target])
 
     produced = []

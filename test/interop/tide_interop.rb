@@ -3,13 +3,16 @@
 
 # Calls Tide from Ruby with stubs generated from protos/ (test/interop/interop.test.ts runs it).
 #
-# Usage: tide_interop.rb STUB_DIR BOOTSTRAP TOPIC
+# Usage: tide_interop.rb STUB_DIR BOOTSTRAP TOPIC [CA_FILE [CERT_FILE KEY_FILE]]
+#
+# With CA_FILE every channel is TLS, trusting that CA; CERT_FILE and KEY_FILE add a client
+# certificate (mTLS).
 #
 # Creates TOPIC (2 partitions) through Admin, produces plain protobuf records to each partition's
 # leader (found through Metadata), reads them back through a FetchStream per leader, reads the
 # offsets, and checks an error's Tide trailers. Prints one JSON object with what it saw.
 
-stub_dir, bootstrap, topic = ARGV
+stub_dir, bootstrap, topic, ca_file, cert_file, key_file = ARGV
 $LOAD_PATH.unshift(stub_dir)
 
 require 'json'
@@ -31,18 +34,27 @@ def text(record, field)
   record.public_send("has_#{field}?") ? record.public_send(field).dup.force_encoding('UTF-8') : nil
 end
 
-admin = V1::Admin::Stub.new(bootstrap, :this_channel_is_insecure)
+# Plain text, or TLS trusting ca_file (with a client certificate when given).
+credentials =
+  if ca_file
+    client = cert_file ? [File.read(key_file), File.read(cert_file)] : []
+    GRPC::Core::ChannelCredentials.new(File.read(ca_file), *client)
+  else
+    :this_channel_is_insecure
+  end
+
+admin = V1::Admin::Stub.new(bootstrap, credentials)
 created = admin.create_topic(V1::CreateTopicRequest.new(name: topic, partitions: PARTITIONS), deadline: deadline)
 
 # Route each partition to its leader, as any Tide client does.
-metadata = V1::Broker::Stub.new(bootstrap, :this_channel_is_insecure)
+metadata = V1::Broker::Stub.new(bootstrap, credentials)
                            .metadata(V1::MetadataRequest.new(topics: [topic]), deadline: deadline)
 address = metadata.brokers.to_h { |b| [b.id, "#{b.host}:#{b.port}"] }
 leaders = metadata.topics.first.partitions.to_h { |p| [p.partition, p.leader] }
 stubs = {}
 broker_for = lambda do |partition|
   target = address.fetch(leaders.fetch(partition))
-  stubs[target] ||= V1::Broker::Stub.new(target, :this_channel_is_insecure)
+  stubs[target] ||= V1::Broker::Stub.new(target, credentials)
 end
 
 produced = (0...PARTITIONS).map do |p|

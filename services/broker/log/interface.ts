@@ -167,6 +167,9 @@ export interface PartitionLog {
   /** The transactions open in this partition, oldest first. */
   openTransactions(): OpenTransaction[];
 
+  /** The newest epoch this partition knows for the producer; undefined for an unknown producer. */
+  producerEpoch(producerId: number): number | undefined;
+
   /** The first offset with timestamp >= timestampMs, or undefined when every record is older. */
   offsetForTimestamp(timestampMs: number): Promise<TimestampLookup | undefined>;
 

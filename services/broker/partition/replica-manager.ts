@@ -346,6 +346,15 @@ export class ReplicaManager implements PartitionRegistry {
     return this.topics;
   }
 
+  /** The replicas a move in flight is adding to the partition, as the metadata last said. */
+  addingReplicasOf(topic: string, partition: number): readonly number[] | undefined {
+    const state = this.topics.get(topic);
+    const indexed = state?.partitions[partition];
+    const view =
+      indexed?.partition === partition ? indexed : state?.partitions.find((p) => p.partition === partition);
+    return view?.addingReplicas;
+  }
+
   /** Stops serving and fetching every partition (pending requests return); logs are closed by the LogManager. */
   closeAll(): void {
     this.closed = true;

@@ -12,9 +12,11 @@ export { ReplicationService, replicationHandlers } from './replication-service';
 export {
   serveReplicaFetch,
   ReplicaFetchSession,
+  type FetchThrottle,
   type HostedPartitions,
   type LeaderFetchDeps,
 } from './leader-fetch';
+export { ReassignmentThrottle, TokenBucket, type ReassignmentThrottleDeps } from './throttle';
 export { ReplicaFetcher, type ReplicaFetcherDeps } from './replica-fetcher';
 export {
   ReplicaFetcherManager,

@@ -19,13 +19,16 @@
  *   6. fetch_offset above the leader's LEO → OFFSET_OUT_OF_RANGE (only after an unclean election);
  *   7. the fetch offset becomes the follower's LEO (Partition.recordFollowerFetch: HW, ISR
  *      expansion), then batches are read from fetch_offset as stored, up to max_bytes for the whole
- *      answer (at least one batch for the first partition that has data).
+ *      answer (at least one batch for the first partition that has data). A follower the
+ *      throttle applies to (throttle.ts: a replica a move is adding, not yet in the ISR) reads
+ *      at most what the throttle grants, possibly nothing for now.
  * The answer carries the HW, the log start offset and the leader's LEO for every partition.
  *
  * Long poll: when no partition has records, an error, a divergence or an HW other than the one
  * this stream last sent, the leader waits up to max_wait_ms for a change of any of them (a local
  * append, an HW move, a role change) and answers then. So a caught-up follower hears of new data
- * at once and of every HW move within one round trip.
+ * at once and of every HW move within one round trip. When only a throttled partition has data
+ * the wait ends when the throttle grants bytes again, so the stream never blocks on it.
  */
 import type { Clock } from '../../common/clock';
 import { TideError, toTideError } from '../../common/errors';
@@ -54,6 +57,21 @@ export interface LeaderFetchDeps {
   logger: Logger;
   /** max_bytes when the request gives 0. */
   defaultMaxBytes: number;
+  /** Limits some followers' reads (the reassignment throttle, throttle.ts); absent: none. */
+  throttle?: FetchThrottle;
+}
+
+/** A limit on the bytes some followers may read (see throttle.ts). */
+export interface FetchThrottle {
+  /**
+   * The most `replicaId` may read of `partition` now (<= budget; 0 = nothing for now), or
+   * undefined when the throttle does not apply to it.
+   */
+  limit(partition: Partition, replicaId: number, budget: number): number | undefined;
+  /** Bytes just sent to a follower limit() applied to. */
+  served(bytes: number): void;
+  /** How long until limit() may grant bytes again. */
+  msUntilAvailable(): number;
 }
 
 /** What one replication stream remembers between requests: the HW it last sent per partition. */
@@ -78,7 +96,7 @@ export async function serveReplicaFetch(
     request.max_bytes > 0 ? Math.min(request.max_bytes, REPLICA_FETCH_MAX_BYTES_LIMIT) : deps.defaultMaxBytes;
   const deadlineMs = deps.clock.nowMs() + maxWaitMs;
   for (;;) {
-    const { partitions, news } = await onePass(deps, session, request, maxBytes);
+    const { partitions, news, held } = await onePass(deps, session, request, maxBytes);
     const remainingMs = deadlineMs - deps.clock.nowMs();
     if (news || remainingMs <= 0 || signal.aborted) {
       for (const p of partitions) {
@@ -87,7 +105,8 @@ export async function serveReplicaFetch(
       }
       return { partitions };
     }
-    await waitForChange(deps, request, remainingMs, signal);
+    const throttleMs = held && deps.throttle ? Math.max(1, deps.throttle.msUntilAvailable()) : Infinity;
+    await waitForChange(deps, request, Math.min(remainingMs, throttleMs), signal);
   }
 }
 
@@ -116,12 +135,13 @@ async function onePass(
   session: ReplicaFetchSession,
   request: ReplicaFetchRequest,
   maxBytes: number,
-): Promise<{ partitions: ReplicaFetchPartitionResponse__Input[]; news: boolean }> {
+): Promise<{ partitions: ReplicaFetchPartitionResponse__Input[]; news: boolean; held: boolean }> {
   let budget = maxBytes;
   let news = false;
+  let held = false;
   const partitions: ReplicaFetchPartitionResponse__Input[] = [];
   for (const wanted of request.partitions) {
-    const answer = await answerPartition(deps, request, wanted, budget);
+    const answer = await answerPartition(deps, request, wanted, budget, () => (held = true));
     partitions.push(answer);
     const bytes = (answer.record_batches as Buffer | undefined)?.length ?? 0;
     budget -= bytes;
@@ -129,7 +149,7 @@ async function onePass(
     if (bytes > 0 || answer.error_code || answer.diverging_epoch || sentHw !== answer.high_watermark)
       news = true;
   }
-  return { partitions, news };
+  return { partitions, news, held };
 }
 
 async function answerPartition(
@@ -137,6 +157,8 @@ async function answerPartition(
   request: ReplicaFetchRequest,
   wanted: ReplicaFetchPartition,
   budget: number,
+  /** Called when the throttle holds back data this follower lacks. */
+  onHeld: () => void,
 ): Promise<ReplicaFetchPartitionResponse__Input> {
   const base = { topic: wanted.topic, partition: wanted.partition };
   const fail = (
@@ -218,9 +240,13 @@ async function answerPartition(
   }
   partition.recordFollowerFetch(request.replica_id, request.broker_epoch, wanted.fetch_offset);
   let batches: Buffer | undefined;
-  if (budget > 0 && wanted.fetch_offset < log.logEndOffset) {
+  const limit = deps.throttle?.limit(partition, request.replica_id, budget);
+  const readBytes = limit ?? budget;
+  if (limit === 0 && budget > 0 && wanted.fetch_offset < log.logEndOffset) onHeld();
+  if (readBytes > 0 && wanted.fetch_offset < log.logEndOffset) {
     try {
-      batches = (await log.read(wanted.fetch_offset, budget)).batches;
+      batches = (await log.read(wanted.fetch_offset, readBytes)).batches;
+      if (limit !== undefined) deps.throttle!.served(batches.length);
     } catch (err) {
       const error = toTideError(err);
       if (error.code !== 'OFFSET_OUT_OF_RANGE')

@@ -8,6 +8,11 @@
  * arrives as 'deleted' then 'created'. A value that cannot be decoded is logged, the topic keeps
  * its last good state, and its name is listed in `unreadable` (never reported deleted for it: a
  * broker must not drop data because of a bad record).
+ *
+ * It also mirrors the replica moves in flight (reassignments/, services/common/metadata/
+ * reassignment-record.ts): a partition being moved carries its adding and removing replicas, and
+ * a move starting or ending is an update of its partition, so a leader knows which followers are
+ * new copies still catching up (the reassignment throttle) without the state format changing.
  */
 import type { Clock } from '../clock';
 import type { Logger } from '../logger';
@@ -18,6 +23,7 @@ import {
   type PartitionState,
   type TopicRecord,
 } from '../metadata/keys';
+import { ElasticKeys, decodeReassignment, parseReassignmentKey } from '../metadata/reassignment-record';
 import { mirrorPrefix, type KeyChange, type MirrorUpdate } from '../metadata/prefix-mirror';
 import type { MetadataStore, Watch } from '../metadata/store';
 import { checkStoredConfigs, effectiveTopicConfig } from './topic-config';
@@ -25,6 +31,12 @@ import { checkStoredConfigs, effectiveTopicConfig } from './topic-config';
 /** A partition's state with its index. */
 export interface PartitionView extends PartitionState {
   partition: number;
+  /**
+   * While a replica move is in flight (absent otherwise): the replicas it adds, which were not in
+   * the partition when the move started, and the replicas it will drop (Kafka's KIP-455 sets).
+   */
+  addingReplicas?: number[];
+  removingReplicas?: number[];
 }
 
 /** One topic as brokers see it. */
@@ -95,12 +107,15 @@ export async function watchTopics(
   listener: (update: TopicsUpdate) => void,
 ): Promise<TopicWatch> {
   const view = new TopicView(options.keys, options.logger);
+  const moves = new ElasticKeys(options.keys);
   const mirror = await mirrorPrefix(
     {
       store: options.store,
       prefix: options.keys.root,
       filter: (key) =>
-        key.startsWith(options.keys.topicsPrefix) || key.startsWith(options.keys.partitionsPrefix),
+        key.startsWith(options.keys.topicsPrefix) ||
+        key.startsWith(options.keys.partitionsPrefix) ||
+        key.startsWith(moves.reassignmentsPrefix),
       clock: options.clock,
       logger: options.logger,
     },
@@ -126,11 +141,14 @@ export async function watchTopics(
 class TopicView {
   readonly topics = new Map<string, TopicState>();
   readonly unreadable = new Set<string>();
+  private readonly moves: ElasticKeys;
 
   constructor(
     private readonly keys: MetadataKeys,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.moves = new ElasticKeys(keys);
+  }
 
   apply(update: MirrorUpdate): TopicChange[] {
     const touched = new Set<string>();
@@ -170,7 +188,26 @@ class TopicView {
   private topicOf(change: KeyChange): string | undefined {
     const parsed = this.keys.parse(change.key);
     if (parsed?.kind === 'topic' || parsed?.kind === 'partition') return parsed.topic;
-    return undefined;
+    return parseReassignmentKey(this.moves, change.key)?.topic;
+  }
+
+  /** The partition's state with its move's replica sets, when a move is in flight. */
+  private withMove(view: PartitionView, current: ReadonlyMap<string, Buffer>, name: string): PartitionView {
+    const key = this.moves.reassignment(name, view.partition);
+    const raw = current.get(key);
+    if (!raw) return view;
+    try {
+      const { target, original } = decodeReassignment(raw, key);
+      return {
+        ...view,
+        addingReplicas: view.replicas.filter((id) => target.includes(id) && !original.includes(id)),
+        removingReplicas: view.replicas.filter((id) => !target.includes(id)),
+      };
+    } catch (err) {
+      // Only the throttle and reporting use the move's sets: the partition state itself is fine.
+      this.logger.error({ err, topic: name, partition: view.partition }, 'reassignment record unreadable');
+      return view;
+    }
   }
 
   /** The topic's state from the raw keys; undefined = no topic; 'unreadable' = keep the old one. */
@@ -197,7 +234,7 @@ class TopicView {
       const value = current.get(key);
       if (!value) continue;
       try {
-        partitions.push({ partition, ...decodePartitionState(value, key) });
+        partitions.push(this.withMove({ partition, ...decodePartitionState(value, key) }, current, name));
       } catch (err) {
         this.logger.error(
           { err, topic: name, partition },
@@ -240,7 +277,9 @@ function samePartition(a: PartitionView, b: PartitionView): boolean {
     a.leaderEpoch === b.leaderEpoch &&
     a.partitionEpoch === b.partitionEpoch &&
     a.replicas.join() === b.replicas.join() &&
-    a.isr.join() === b.isr.join()
+    a.isr.join() === b.isr.join() &&
+    (a.addingReplicas ?? []).join() === (b.addingReplicas ?? []).join() &&
+    (a.removingReplicas ?? []).join() === (b.removingReplicas ?? []).join()
   );
 }
 

@@ -83,7 +83,12 @@ export interface TideServer {
   health: HealthImplementation;
   /** The port actually bound (useful with port 0). */
   port: number;
+  /** The plain-text health-only listener's port, when healthPort asked for one. */
+  healthPort?: number;
 }
+
+/** Health-only listeners, stopped with the server they report on. */
+const healthListeners = new WeakMap<grpc.Server, grpc.Server>();
 
 /**
  * Creates a server, lets `register` add the service implementations, adds health and reflection,
@@ -102,6 +107,12 @@ export async function startServer(options: {
   credentials?: grpc.ServerCredentials;
   /** Run on every call before its handler (authentication, authorization, quotas). */
   interceptors?: grpc.ServerInterceptor[];
+  /**
+   * A second, plain-text listener serving only grpc.health.v1.Health, for probes that cannot
+   * speak TLS (the kubelet's gRPC probe). It reveals nothing but serving status. Absent or -1 =
+   * none; 0 = any free port.
+   */
+  healthPort?: number;
 }): Promise<TideServer> {
   tagOversizedRequests();
   const limits = options.connections ?? DEFAULT_CONNECTION_LIMITS;
@@ -115,16 +126,31 @@ export async function startServer(options: {
   const health = new HealthImplementation(statusMap);
   health.addToServer(server);
   new ReflectionService(publicPackageDefinition()).addToServer(server);
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(
-      `${options.host}:${options.port}`,
-      options.credentials ?? grpc.ServerCredentials.createInsecure(),
-      (err, bound) => (err ? reject(err) : resolve(bound)),
-    );
-  });
+  const port = await bind(server, options.host, options.port, options.credentials);
   widenServerWindows(server);
   capConnectionsPerPeer(server, limits.maxConnectionsPerPeer);
-  return { server, health, port };
+  if (options.healthPort === undefined || options.healthPort < 0) return { server, health, port };
+  const healthServer = new grpc.Server(serverOptions(undefined, limits));
+  health.addToServer(healthServer);
+  try {
+    const healthPort = await bind(healthServer, options.host, options.healthPort);
+    healthListeners.set(server, healthServer);
+    return { server, health, port, healthPort };
+  } catch (err) {
+    server.forceShutdown();
+    throw err;
+  }
+}
+
+function bind(
+  server: grpc.Server,
+  host: string,
+  port: number,
+  credentials = grpc.ServerCredentials.createInsecure(),
+): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    server.bindAsync(`${host}:${port}`, credentials, (err, bound) => (err ? reject(err) : resolve(bound)));
+  });
 }
 
 /**
@@ -172,6 +198,11 @@ function onSession(server: grpc.Server, listener: (session: http2.ServerHttp2Ses
 
 /** Stops accepting calls, waits up to graceMs for running ones, then cancels the rest. */
 export async function stopServer(server: grpc.Server, graceMs = 5_000): Promise<void> {
+  const healthServer = healthListeners.get(server);
+  if (healthServer) {
+    healthListeners.delete(server);
+    healthServer.forceShutdown();
+  }
   await new Promise<void>((resolve) => {
     const timer = setTimeout(() => {
       server.forceShutdown();

@@ -6,6 +6,7 @@ import type { BrokerInfo } from '../../../services/common/cluster/broker-registr
 import { seededRandom } from '../../harness/random';
 import { TopicManager, type TopicManagerOptions } from '../../../services/controller/topic-manager';
 import type { TopicsUpdate } from '../../../services/common/cluster/topic-watcher';
+import { ElasticKeys, encodeReassignment } from '../../../services/common/metadata/reassignment-record';
 import { toLogConfig } from '../../../services/broker/partition/log-config';
 import { CLUSTER, flush, rejection, setup } from './helpers';
 
@@ -442,6 +443,51 @@ describe('TopicManager', () => {
         leader: state.replicas[1],
         leaderEpoch: 1,
       });
+      await watch.cancel();
+    });
+
+    it('carries the adding and removing replicas of a move in flight, as updates of its partition', async () => {
+      await manager.createTopic({ name: 't', partitions: 2, replicationFactor: 2 });
+      const log: string[][] = [];
+      const watch = await manager.watchTopics((u) => log.push(summary(u)));
+      const { partition: _p, ...state } = (await manager.describeTopic('t')).partitions[0];
+      const [a, b] = state.replicas;
+      const added = [1, 2, 3].find((id) => !state.replicas.includes(id))!;
+      const moves = new ElasticKeys(keys);
+      // The move a -> added, as the reassigner starts it: the record and the grown state in one go.
+      await store.txn(
+        [],
+        [
+          {
+            type: 'put',
+            key: keys.partition('t', 0),
+            value: JSON.stringify({ ...state, replicas: [a, b, added], partitionEpoch: 1 }),
+          },
+          {
+            type: 'put',
+            key: moves.reassignment('t', 0),
+            value: encodeReassignment({
+              target: [added, b],
+              original: [a, b],
+              startedAtMs: 0,
+              origin: 'admin',
+            }),
+          },
+        ],
+      );
+      await flush();
+      expect(log[1]).toEqual(['updated t configs=false partitions=0']);
+      expect(watch.topics().get('t')?.partitions[0]).toMatchObject({
+        replicas: [a, b, added],
+        addingReplicas: [added],
+        removingReplicas: [a],
+      });
+      expect(watch.topics().get('t')?.partitions[1].addingReplicas).toBeUndefined();
+      // The record alone going away (a cancel elsewhere) is news too.
+      await store.delete(moves.reassignment('t', 0));
+      await flush();
+      expect(log[2]).toEqual(['updated t configs=false partitions=0']);
+      expect(watch.topics().get('t')?.partitions[0].addingReplicas).toBeUndefined();
       await watch.cancel();
     });
 

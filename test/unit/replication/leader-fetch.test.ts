@@ -2,7 +2,8 @@
  * The leader's answer to a replica fetch (serveReplicaFetch), per partition: epoch fencing, the
  * diverging-epoch answer, out-of-range offsets, records as stored within max_bytes, the follower's
  * progress recorded, and the long poll (answers at once on news, wakes on an append, gives up
- * after max_wait_ms).
+ * after max_wait_ms), and the reassignment throttle (which followers it limits, and that a held
+ * partition answers without records instead of blocking the stream).
  */
 import { silentLogger } from '../../../services/common/logger';
 import type { ReplicaFetchPartition } from '../../../services/common/grpc/generated/tide/v1/internal/ReplicaFetchPartition';
@@ -13,6 +14,7 @@ import {
   serveReplicaFetch,
   type LeaderFetchDeps,
 } from '../../../services/broker/replication/leader-fetch';
+import { ReassignmentThrottle } from '../../../services/broker/replication/throttle';
 import { batchHeaders, buildBatch } from '../log/batches';
 import { TempDirs } from '../log/helpers';
 import { partitionOn, state, track, until, type PartitionFixture } from '../partition/helpers';
@@ -221,5 +223,69 @@ describe('long poll', () => {
     await answer(request({ fetch_offset: 6 }, { replica_id: 3 })); // broker 3 catches up: HW 0 → 6
     await until(() => waiting.outcome !== 'pending');
     expect(waiting.value!.high_watermark).toBe(6);
+  });
+});
+
+describe('reassignment throttle', () => {
+  // Broker 4 is being added by a move (not in the ISR yet); broker 3 is out of sync but was always
+  // a replica; broker 2 is in sync. The bucket holds 1 byte: each grant reads one batch, then debt.
+  let served: number[];
+  beforeEach(async () => {
+    served = [];
+    deps.throttle = new ReassignmentThrottle({
+      bytesPerSecond: 1_000,
+      clock: fixture.clock,
+      addingReplicas: (t, p) => (t === 'orders' && p === 0 ? [4] : undefined),
+      onServed: (bytes) => served.push(bytes),
+      burstBytes: 1,
+    });
+    await fixture.partition.makeLeader(state({ leaderEpoch: 6, replicas: [1, 2, 3, 4], isr: [1, 2] }), 2);
+  });
+  const from = (replica: number, fetchOffset = 0, maxWaitMs = 0) =>
+    request(
+      { fetch_offset: fetchOffset, current_leader_epoch: 6, last_fetched_epoch: -1 },
+      { replica_id: replica, max_wait_ms: maxWaitMs },
+    );
+  const offsets = (a: ReplicaFetchPartitionResponse__Input) =>
+    a.record_batches ? batchHeaders(a.record_batches as Buffer).map((h) => h.baseOffset) : [];
+
+  it('limits the replica a move adds, and answers it without records while the bucket is empty', async () => {
+    const first = await answer(from(4));
+    expect(offsets(first)).toEqual([0]); // one batch for the 1-byte grant; the bucket is in debt
+    expect(served).toEqual([(first.record_batches as Buffer).length]);
+    const held = await answer(from(4, 1));
+    expect(held.error_code).toBeUndefined();
+    expect(held.record_batches).toBeUndefined();
+    expect(held.leader_log_end_offset).toBe(6);
+    fixture.clock.advance(1_000);
+    expect(offsets(await answer(from(4, 1)))).toEqual([1]);
+  });
+
+  it('never limits an ISR member or an out-of-sync replica that is not being added', async () => {
+    await answer(from(4)); // empties the bucket
+    expect(offsets(await answer(from(2)))).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(offsets(await answer(from(3)))).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(served).toHaveLength(1);
+  });
+
+  it('stops limiting the added replica once it is in the ISR', async () => {
+    await answer(from(4));
+    await fixture.partition.makeLeader(
+      state({ leaderEpoch: 6, partitionEpoch: 4, replicas: [1, 2, 3, 4], isr: [1, 2, 4] }),
+      2,
+    );
+    expect(fixture.partition.isr).toEqual([1, 2, 4]);
+    expect(offsets(await answer(from(4, 1)))).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('a held long poll answers when the bucket refills, before max_wait_ms', async () => {
+    const session = new ReplicaFetchSession();
+    await answer(from(4), session);
+    const waiting = track(answer(from(4, 1, 5_000), session));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(waiting.outcome).toBe('pending');
+    fixture.clock.advance(1_000);
+    await until(() => waiting.outcome !== 'pending', 'the held fetch to be answered');
+    expect(offsets(waiting.value!)).toEqual([1]);
   });
 });

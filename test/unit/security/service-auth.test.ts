@@ -14,7 +14,7 @@ it('with every auth key at its default there is no interceptor at all', async ()
   expect(await startServiceAuth(configWith({}), deps)).toBe(NO_AUTH);
 });
 
-it.each([
+it.each<[Record<string, string>, RegExp]>([
   [{ TIDE_AUTHORIZATION: 'acl', TIDE_AUTH_STATIC_TOKENS_FILE: '/x' }, /needs TLS/],
   [{ TIDE_AUTH_MTLS: 'true' }, /authMtls needs client certificates/],
   [{ TIDE_AUTHORIZATION: 'acl' }, /needs internalPrincipals/],
@@ -22,6 +22,7 @@ it.each([
   [{ TIDE_AUTH_MTLS_PRINCIPAL_RULES: 'RULE:bad' }, /authMtlsPrincipalRules/],
 ])('refuses unusable settings with a message saying what to set: %j', async (env, message) => {
   const config = configWith(env);
-  if (env.TIDE_AUTH_MTLS_PRINCIPAL_RULES) Object.assign(config, { authMtls: true, tlsClientAuth: 'request' });
+  if (env['TIDE_AUTH_MTLS_PRINCIPAL_RULES'])
+    Object.assign(config, { authMtls: true, tlsClientAuth: 'request' });
   await expect(startServiceAuth(config, deps)).rejects.toThrow(message);
 });

@@ -4,7 +4,6 @@
  * certificate is served to new connections without a restart. Certificates come from openssl in a
  * temp dir.
  */
-import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -15,62 +14,9 @@ import { ReloadingCertProvider } from '../../../services/common/security/cert-fi
 import { fromGrpcError } from '../../../services/common/grpc/status';
 import { silentLogger } from '../../../services/common/logger';
 import { TideError } from '../../../services/common/errors';
+import { makeCa, makeLeaf } from '../../harness/certs';
 
 jest.setTimeout(60_000);
-
-const openssl = (dir: string, args: string[]) =>
-  execFileSync('/usr/bin/openssl', args, { cwd: dir, stdio: 'pipe' });
-
-function makeCa(dir: string, name: string): void {
-  openssl(dir, [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '2',
-    '-subj',
-    `/CN=${name}`,
-    '-keyout',
-    `${name}.key`,
-    '-out',
-    `${name}.crt`,
-  ]);
-}
-
-function makeLeaf(dir: string, ca: string, name: string, cn: string): void {
-  fs.writeFileSync(path.join(dir, `${name}.ext`), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  openssl(dir, [
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-subj',
-    `/CN=${cn}`,
-    '-keyout',
-    `${name}.key`,
-    '-out',
-    `${name}.csr`,
-  ]);
-  openssl(dir, [
-    'x509',
-    '-req',
-    '-in',
-    `${name}.csr`,
-    '-CA',
-    `${ca}.crt`,
-    '-CAkey',
-    `${ca}.key`,
-    '-CAcreateserial',
-    '-days',
-    '2',
-    '-extfile',
-    `${name}.ext`,
-    '-out',
-    `${name}.crt`,
-  ]);
-}
 
 function check(address: string, credentials: grpc.ChannelCredentials): Promise<void> {
   const Health = grpc.makeGenericClientConstructor({}, 'Health');
@@ -199,4 +145,52 @@ describe('TLS transport', () => {
     });
     await check(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
   });
+
+  it("serves health probes on a plain-text health port, sharing the TLS listener's status", async () => {
+    const creds = serverCredentialsOf(
+      { certFile: file('server.crt'), keyFile: file('server.key'), clientAuth: 'none', refreshIntervalMs: 0 },
+      silentLogger(),
+    );
+    closers.push(creds.close);
+    server = await startServer({
+      host: '127.0.0.1',
+      port: 0,
+      register: () => undefined,
+      credentials: creds.credentials,
+      healthServices: ['tide.v1.Broker'],
+      healthPort: 0,
+    });
+    const probe = `127.0.0.1:${server.healthPort}`;
+    expect(await healthStatus(probe, 'tide.v1.Broker')).toBe('NOT_SERVING');
+    server.health.setStatus('tide.v1.Broker', 'SERVING');
+    expect(await healthStatus(probe, 'tide.v1.Broker')).toBe('SERVING');
+    // The data port still refuses plain text: the health port is the only way around TLS.
+    await expect(check(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure())).rejects.toBeInstanceOf(
+      TideError,
+    );
+    await stopServer(server.server, 0);
+    server = undefined;
+    await expect(healthStatus(probe, 'tide.v1.Broker')).rejects.toBeDefined();
+  });
 });
+
+/** grpc.health.v1 Check over plain text, with the two messages encoded by hand (field 1 each). */
+function healthStatus(address: string, service: string): Promise<'SERVING' | 'NOT_SERVING' | number> {
+  const Health = grpc.makeGenericClientConstructor({}, 'Health');
+  const client = new Health(address, grpc.credentials.createInsecure());
+  const name = Buffer.from(service);
+  return new Promise<'SERVING' | 'NOT_SERVING' | number>((resolve, reject) => {
+    client.makeUnaryRequest(
+      '/grpc.health.v1.Health/Check',
+      () => Buffer.concat([Buffer.from([0x0a, name.length]), name]),
+      (b: Buffer) => b,
+      {},
+      { deadline: Date.now() + 5_000 },
+      (err, reply?: Buffer) => {
+        if (err) return reject(err);
+        const status = reply && reply.length >= 2 ? reply[1] : 0;
+        resolve(status === 1 ? 'SERVING' : status === 2 ? 'NOT_SERVING' : status);
+      },
+    );
+  }).finally(() => client.close());
+}
