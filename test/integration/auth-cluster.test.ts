@@ -16,7 +16,7 @@ import * as grpc from '@grpc/grpc-js';
 import { Tide, TideError } from '../../client';
 import { TestCluster } from '../harness/cluster';
 import { runCli } from '../harness/cli';
-import { TestIssuer } from '../harness/jwt';
+import { TestIssuer, serviceAccountClaims } from '../harness/jwt';
 import { allProtoMethods, type ProtoMethod } from '../harness/proto-methods';
 import { bearer, callRpc, type CallOutcome } from '../harness/raw-grpc';
 
@@ -387,6 +387,39 @@ it('an allowed caller works through the client, and sees only what it may descri
     expect(noDelete.code).toBe('AUTHORIZATION_FAILED');
   } finally {
     await alice.close();
+  }
+});
+
+it('a Kubernetes service-account token authenticates as system:serviceaccount:<ns>:<name>', async () => {
+  const token = issuer.sign(serviceAccountClaims(ISSUER, AUDIENCE, 'shop', 'orders'));
+  const orders = tideAs(token);
+  const admin = tideAs('admin-token');
+  try {
+    expect(await orders.admin().listTopics()).toEqual([]);
+    await admin
+      .admin()
+      .createAcls([
+        {
+          principal: 'system:serviceaccount:shop:orders',
+          resourceType: 'topic',
+          name: OTHER,
+          operation: 'describe',
+        },
+      ]);
+    await waitUntil(async () => (await orders.admin().listTopics()).includes(OTHER));
+    expect(await orders.admin().listTopics()).toEqual([OTHER]);
+    const foreign = tideAs(
+      new TestIssuer('ES256').sign(serviceAccountClaims(ISSUER, AUDIENCE, 'shop', 'orders')),
+    );
+    const err = (await foreign
+      .admin()
+      .listTopics()
+      .catch((e: unknown) => e)) as TideError;
+    expect(err.code).toBe('AUTHENTICATION_FAILED');
+    await foreign.close();
+  } finally {
+    await orders.close();
+    await admin.close();
   }
 });
 
