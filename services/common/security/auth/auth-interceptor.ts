@@ -33,7 +33,8 @@ export interface AuthInterceptorOptions {
 /** An open stream, re-checked when ACLs change. */
 interface OpenStream {
   principal: string;
-  granted: Need[];
+  /** What the stream was allowed, once per distinct need (a produce stream repeats one per batch). */
+  granted: Map<string, Need>;
   deny(code: 'AUTHENTICATION_FAILED' | 'AUTHORIZATION_FAILED', message: string): void;
 }
 
@@ -42,6 +43,12 @@ export interface AuthInterceptor {
   /** Streams currently open (for tests and metrics). */
   readonly openStreams: number;
   close(): void;
+}
+
+function needKey(need: Need): string {
+  const one = (r: { resourceType: string; name?: string; operation: string }) =>
+    `${r.resourceType}\0${r.operation}\0${r.name ?? '\u0001any'}`;
+  return 'anyOf' in need ? need.anyOf.map(one).join('\0|') : one(need);
 }
 
 function bearerToken(metadata: grpc.Metadata): string | undefined {
@@ -67,7 +74,7 @@ export function authInterceptor(options: AuthInterceptorOptions): AuthIntercepto
   const streams = new Set<OpenStream>();
   const stopWatching = authorizer.acls.onChange(() => {
     for (const stream of [...streams]) {
-      if (!stream.granted.every((need) => authorizer.satisfies(stream.principal, need))) {
+      if (![...stream.granted.values()].every((need) => authorizer.satisfies(stream.principal, need))) {
         stream.deny('AUTHORIZATION_FAILED', 'an ACL this stream relied on was removed');
       }
     }
@@ -82,7 +89,7 @@ export function authInterceptor(options: AuthInterceptorOptions): AuthIntercepto
     let ended = false;
     let handlerStarted = false;
     let expiryTimer: NodeJS.Timeout | undefined;
-    const granted: Need[] = [];
+    const granted = new Map<string, Need>();
     // Set below, before any listener can run.
     const self: { call?: GuardedCall } = {};
 
@@ -124,7 +131,7 @@ export function authInterceptor(options: AuthInterceptorOptions): AuthIntercepto
           deny('AUTHORIZATION_FAILED', 'no ACL allows this call for your principal');
           return false;
         }
-        if (streaming) granted.push(need);
+        if (streaming) granted.set(needKey(need), need);
       }
       return true;
     };
