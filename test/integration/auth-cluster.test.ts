@@ -396,16 +396,14 @@ it('a Kubernetes service-account token authenticates as system:serviceaccount:<n
   const admin = tideAs('admin-token');
   try {
     expect(await orders.admin().listTopics()).toEqual([]);
-    await admin
-      .admin()
-      .createAcls([
-        {
-          principal: 'system:serviceaccount:shop:orders',
-          resourceType: 'topic',
-          name: OTHER,
-          operation: 'describe',
-        },
-      ]);
+    await admin.admin().createAcls([
+      {
+        principal: 'system:serviceaccount:shop:orders',
+        resourceType: 'topic',
+        name: OTHER,
+        operation: 'describe',
+      },
+    ]);
     await waitUntil(async () => (await orders.admin().listTopics()).includes(OTHER));
     expect(await orders.admin().listTopics()).toEqual([OTHER]);
     const foreign = tideAs(
