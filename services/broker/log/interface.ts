@@ -54,6 +54,14 @@ export interface AppendOptions {
    * markers (control batches only), written for the transaction coordinator.
    */
   origin?: 'client' | 'coordinator';
+  /**
+   * Called synchronously once the request's offsets are assigned and its bytes patched (base
+   * offsets, leader epochs, LogAppendTime), before they are written: `batches` are then exactly the
+   * bytes the log will hold for [baseOffset, endOffset) and are never changed again. A leader uses
+   * it to replicate from memory while its own write and fsync run. Not called for a duplicate.
+   * Must not throw.
+   */
+  onAssigned?: (batches: Buffer, baseOffset: number, endOffset: number) => void;
 }
 
 export interface AppendResult {

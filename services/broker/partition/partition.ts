@@ -28,7 +28,15 @@ import type { IsrProposal } from '../../common/cluster/controller-client';
 import type { AppendResult, EpochEndOffset, PartitionLog, ReadResult } from '../log';
 import { encodeControlBatch, type ControlType } from '../../common/records';
 import { AckWaiters } from './ack-waiters';
-import { FollowerState, highWatermarkFor, mayJoinIsr, maximalIsr, outOfSyncReplicas } from './isr';
+import {
+  FollowerState,
+  UNKNOWN_LEO,
+  highWatermarkFor,
+  mayJoinIsr,
+  maximalIsr,
+  outOfSyncReplicas,
+} from './isr';
+import { ReplicationTail } from './replication-tail';
 import type { ReplicationSettings } from './replication-settings';
 import { divergenceTruncationOffset } from './truncation';
 
@@ -143,6 +151,8 @@ export class Partition {
   private readonly acks: AckWaiters;
   private readonly dataWaiters = new Set<DataWaiter>();
   private readonly listeners = new Set<() => void>();
+  /** As leader with followers: the newest appends, served to followers from memory. */
+  private readonly tail = new ReplicationTail();
   /**
    * The newest coordinator epoch that wrote a marker for each producer here (Kafka keeps it in the
    * producer state). In memory only: a new leader starts empty and learns from the next marker.
@@ -253,6 +263,7 @@ export class Partition {
     this.leaderEpochStartOffset = this.log.logEndOffset;
     this.localLeo = this.log.logEndOffset;
     this.followers.clear();
+    this.tail.clear();
     this.lostFollowers.clear();
     const nowMs = this.deps.clock.nowMs();
     for (const id of this.replicaIds) {
@@ -290,6 +301,7 @@ export class Partition {
     this.setMetadata(state, this.minIsr);
     this.pendingIsr = undefined;
     this.followers.clear();
+    this.tail.clear();
     this.lostFollowers.clear();
     this.acks.failAll(() => this.notLeaderError());
     this.hw = Math.min(this.hw, this.log.logEndOffset);
@@ -343,6 +355,7 @@ export class Partition {
     this.currentRole = 'offline';
     this.pendingIsr = undefined;
     this.followers.clear();
+    this.tail.clear();
     this.lostFollowers.clear();
     this.acks.failAll(() => this.notLeaderError());
     this.releaseDataWaiters(true);
@@ -352,6 +365,7 @@ export class Partition {
   /** Stops serving for good (topic deleted, replica moved): everything waiting returns. */
   close(): void {
     this.currentRole = 'closed';
+    this.tail.clear();
     this.acks.failAll(() => this.notLeaderError());
     this.releaseDataWaiters(true);
     this.notifyChange();
@@ -380,8 +394,14 @@ export class Partition {
     this.ensureLeader(true);
     const acks = options.acks ?? 'all';
     if (acks === 'all' && this.isrIds.length < this.minIsr) throw this.notEnoughReplicas(false);
-    const result = await this.log.append(batches, { leaderEpoch: this.epoch });
-    this.onLocalAppend(result.lastOffset + 1);
+    let announced = false;
+    const result = await this.log.append(batches, {
+      leaderEpoch: this.epoch,
+      onAssigned: (bytes, baseOffset, endOffset) => {
+        announced = this.announceAppend(bytes, baseOffset, endOffset);
+      },
+    });
+    this.onLocalAppend(result.lastOffset + 1, announced);
     if (acks !== 'all') return result;
     await this.awaitHighWatermark(result.lastOffset + 1, options.timeoutMs);
     return result;
@@ -531,6 +551,7 @@ export class Partition {
     }
     this.lostFollowers.delete(replicaId);
     follower.onFetch(fetchOffset, nowMs, this.localLeo);
+    this.releaseTail();
     this.maybeAdvanceHighWatermark();
     if (!this.isrIds.includes(replicaId)) this.maybeExpandIsr(follower, nowMs);
   }
@@ -738,11 +759,49 @@ export class Partition {
 
   // ------------------------------------------------------------------------------------- internal
 
-  private onLocalAppend(endOffset: number): void {
+  /**
+   * The log assigned offsets to a leader append (before writing it): with followers, the bytes go
+   * to the replication tail and the followers' long polls wake now, so they fetch, write and fsync
+   * while this replica writes and fsyncs. Safe because the HW counts this replica's LEO only once
+   * its own append completed (onLocalAppend). Returns whether the followers were told.
+   */
+  private announceAppend(bytes: Buffer, baseOffset: number, endOffset: number): boolean {
+    if (this.currentRole !== 'leader' || this.followers.size === 0) return false;
+    this.tail.add(bytes, baseOffset, endOffset);
+    this.notifyChange();
+    return true;
+  }
+
+  /**
+   * As leader, the records a follower fetch at `offset` gets from memory (ReplicationTail), or
+   * undefined: then they come from the log.
+   */
+  replicationTail(offset: number, maxBytes: number): Buffer | undefined {
+    if (this.currentRole !== 'leader') return undefined;
+    return this.tail.read(offset, maxBytes);
+  }
+
+  /** `announced`: the followers were woken when the offsets were assigned (announceAppend). */
+  private onLocalAppend(endOffset: number, announced = false): void {
     if (endOffset > this.localLeo) this.localLeo = endOffset;
     if (this.currentRole !== 'leader') return;
+    const hw = this.hw;
     this.maybeAdvanceHighWatermark();
-    this.notifyChange();
+    // An HW move has told the long polls already; an announced append needs no second wake-up.
+    if (!announced && this.hw === hw) this.notifyChange();
+  }
+
+  /** Drops tail entries that every in-sync follower has fetched. */
+  private releaseTail(): void {
+    if (this.tail.entryCount === 0) return;
+    let min = Number.POSITIVE_INFINITY;
+    for (const id of this.isrIds) {
+      if (id === this.deps.brokerId) continue;
+      const leo = this.followers.get(id)?.leo ?? UNKNOWN_LEO;
+      if (leo < min) min = leo;
+    }
+    if (min === Number.POSITIVE_INFINITY) this.tail.clear();
+    else if (min !== UNKNOWN_LEO) this.tail.release(min);
   }
 
   private maybeAdvanceHighWatermark(): void {
