@@ -195,6 +195,8 @@ export type {
 export type { AutoOffsetReset, ConsumerOptions, FetchOptions, FetchResult, IsolationLevel } from './consumer';
 export { Admin } from './admin';
 export type {
+  AclBinding,
+  AclFilter,
   AdminOptions,
   AlterConfigsOptions,
   ClusterDescription,
