@@ -114,13 +114,15 @@ export class LogLoader {
     this.cleaned = names.includes(CLEANER_CHECKPOINT_FILE);
     const cleanerCheckpoint = this.cleaned ? await readCleanerCheckpoint(this.dir, this.logger) : undefined;
     const cleanShutdown = names.includes(CLEAN_SHUTDOWN_FILE);
-    const logStartCheckpoint = await readOffsetCheckpoint(
-      path.join(this.dir, LOG_START_OFFSET_FILE),
-      this.logger,
-    );
-    const recoveryCheckpoint = cleanShutdown
-      ? undefined
-      : await readOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), this.logger);
+    // Files the listing does not name are not read: a new log (thousands at once when a topic is
+    // created) would pay a failed open for each.
+    const readListed = (name: string) =>
+      names.includes(name) ? readOffsetCheckpoint(path.join(this.dir, name), this.logger) : undefined;
+    const logStartCheckpoint = await readListed(LOG_START_OFFSET_FILE);
+    // After a clean shutdown the recovery point is not used (no segment is scanned), only compared
+    // with the one to write below: close() wrote the same one, so a restart rewrites nothing.
+    const storedRecoveryPoint = await readListed(RECOVERY_POINT_FILE);
+    const recoveryCheckpoint = cleanShutdown ? undefined : storedRecoveryPoint;
 
     const { segments, fileSizes } = await this.openSegments(names, logStartCheckpoint);
     const recoveryPoint = recoveryCheckpoint ?? 0;
@@ -138,6 +140,7 @@ export class LogLoader {
       if (next) segment.nextOffset = Math.max(segment.nextOffset, next.baseOffset);
     }
     for (const segment of segments) {
+      if (!names.includes(path.basename(segment.txnIndexFile))) continue; // none: nothing aborted
       const problem = await segment.loadTxnIndex();
       if (problem)
         this.logger.warn(
@@ -169,10 +172,17 @@ export class LogLoader {
       segment.unsyncedBytes = 1; // it may hold bytes the crash kept from reaching the disk
       await segment.finalize();
     }
-    if (recoveryCheckpoint !== active.baseOffset)
-      await writeOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), active.baseOffset);
-    if (logStartCheckpoint !== logStartOffset)
-      await writeOffsetCheckpoint(path.join(this.dir, LOG_START_OFFSET_FILE), logStartOffset);
+    // A checkpoint is written only when what a reload would use differs from the value: a missing
+    // recovery point means "recover every segment", the same as the active one's base when it is
+    // the only segment; a missing log start means the first segment's base. One fsync of the folder
+    // makes the renames and the marker's removal durable: if a crash keeps only some of them, the
+    // next load finds the same files (fdatasynced before the renames) and computes the same values,
+    // and a stale recovery point only makes it scan more.
+    const effectiveRecoveryPoint = storedRecoveryPoint ?? (segments.length === 1 ? active.baseOffset : 0);
+    if (effectiveRecoveryPoint !== active.baseOffset)
+      await writeOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), active.baseOffset, false);
+    if ((logStartCheckpoint ?? segments[0].baseOffset) !== logStartOffset)
+      await writeOffsetCheckpoint(path.join(this.dir, LOG_START_OFFSET_FILE), logStartOffset, false);
     if (cleanShutdown) await unlinkIfExists(path.join(this.dir, CLEAN_SHUTDOWN_FILE));
     await fsyncDir(this.dir);
     this.logger.info(

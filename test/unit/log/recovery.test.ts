@@ -423,22 +423,33 @@ describe('a corrupt batch inside an old segment', () => {
 });
 
 describe('silent logger sanity', () => {
-  it('opening a fresh folder creates segment 0 with checkpoints', async () => {
+  const openFresh = (dataDir: string) =>
+    SegmentedLog.open({
+      dataDir,
+      topic: TOPIC,
+      partition: PARTITION,
+      config: CONFIG,
+      clock: new ManualClock(),
+      logger: silentLogger(),
+    });
+
+  it('opening a fresh folder creates segment 0 alone: missing checkpoints already mean offset 0', async () => {
     const dataDir = await dirs.make();
-    await track(
-      SegmentedLog.open({
-        dataDir,
-        topic: TOPIC,
-        partition: PARTITION,
-        config: CONFIG,
-        clock: new ManualClock(),
-        logger: silentLogger(),
-      }),
-    );
-    expect(await listPartitionFiles(dataDir)).toEqual([
-      '00000000000000000000.log',
-      'log-start-offset',
-      'recovery-point',
-    ]);
+    await track(openFresh(dataDir));
+    expect(await listPartitionFiles(dataDir)).toEqual(['00000000000000000000.log']);
+  });
+
+  it('a clean restart rewrites no checkpoint, and a reopened fresh log keeps its offsets', async () => {
+    const dataDir = await dirs.make();
+    const first = await openFresh(dataDir);
+    await first.append(buildBatch({ records: 3 }), { leaderEpoch: 0 });
+    await first.close();
+    const dir = partitionDir(dataDir);
+    const before = await fs.stat(path.join(dir, 'recovery-point'));
+    const second = await track(openFresh(dataDir));
+    expect(second.logStartOffset).toBe(0);
+    expect(second.logEndOffset).toBe(3);
+    expect((await fs.stat(path.join(dir, 'recovery-point'))).ino).toBe(before.ino);
+    expect(await listPartitionFiles(dataDir)).not.toContain('clean-shutdown');
   });
 });
