@@ -120,6 +120,10 @@ export class SegmentedLog implements PartitionLog {
   private readonly trimmer: RetentionAndTruncation;
   private lastFlushMs: number;
   private closing: Promise<void> | undefined;
+  /** The state the files on disk match as a clean close left them (see shutDown), if they do. */
+  private readonly filesOnDisk: string | undefined;
+  /** Compaction swaps done (each replaces segment files). */
+  private segmentSwaps = 0;
 
   static async open(options: OpenPartitionLogOptions): Promise<SegmentedLog> {
     validateLogConfig(options.config);
@@ -178,7 +182,10 @@ export class SegmentedLog implements PartitionLog {
       checkpoint: loaded.cleanerCheckpoint,
       host: {
         segments: () => log.segments,
-        setSegments: (next) => (log.segments = next),
+        setSegments: (next) => {
+          log.segments = next;
+          this.segmentSwaps++;
+        },
         logStartOffset: () => log.startOffset,
         logEndOffset: () => log.nextOffset,
         recoveryPoint: () => log.recoveryPoint,
@@ -196,6 +203,19 @@ export class SegmentedLog implements PartitionLog {
     });
     this.appender = new LogAppender(log, this.gate);
     this.trimmer = new RetentionAndTruncation(log, this.gate, this.appender, this.compaction);
+    this.filesOnDisk = loaded.filesMatchCleanClose ? this.stateSignature() : undefined;
+  }
+
+  /**
+   * What a clean close writes depends on: every segment's base and size, the log start and end,
+   * the writes made (appends and the markers of transactions, which also move the producer
+   * state; a truncation changes a size or the end, retention the segments) and compaction swaps.
+   */
+  private stateSignature(): string {
+    const log = this.log;
+    const segments = log.segments.map((s) => `${s.baseOffset}:${s.sizeBytes}`).join(',');
+    const { writevCalls, bytesWritten } = this.stats;
+    return `${segments}|${log.startOffset}|${log.nextOffset}|${writevCalls}|${bytesWritten}|${this.segmentSwaps}`;
   }
 
   get logStartOffset(): number {
@@ -430,7 +450,11 @@ export class SegmentedLog implements PartitionLog {
     await this.compaction.abortPass();
     await this.gate.runExclusive(async () => {
       const healthy = keep && !wasFailed && log.writer.failure === undefined;
-      if (healthy) {
+      // A log nothing changed since it was opened (after a clean shutdown, or created and never
+      // written) has on disk what the writes below would put there: the marker alone is needed.
+      // A broker with 10,000 mostly idle partitions stops and restarts in a fraction of the time.
+      const unchanged = this.filesOnDisk !== undefined && this.filesOnDisk === this.stateSignature();
+      if (healthy && !unchanged) {
         const active = log.active;
         await active.finalize();
         // The renames below become durable together, with one fsync of the folder before the
@@ -444,7 +468,7 @@ export class SegmentedLog implements PartitionLog {
       for (const segment of log.segments) await segment.close();
       await this.compaction.closeRetired();
       if (healthy) {
-        await fsyncDir(this.dir);
+        if (!unchanged) await fsyncDir(this.dir);
         await withShortLivedFd(() => fs.writeFile(path.join(this.dir, CLEAN_SHUTDOWN_FILE), ''));
         await fsyncDir(this.dir);
       }
