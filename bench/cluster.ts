@@ -84,6 +84,7 @@ async function main(): Promise<void> {
         Buffer.alloc(options.size, 97),
         options.latencyRates,
         options.latencySeconds,
+        () => [...cluster.brokers.values()].map((b) => cpuSecondsOf(b.child.pid!)),
       );
       await fast.close();
       process.stdout.write(

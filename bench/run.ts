@@ -309,6 +309,7 @@ async function latencyOf(broker: TideProcess, options: BenchOptions, policy: str
     Buffer.alloc(options.size, 97),
     options.latencyRates,
     options.latencySeconds,
+    () => [cpuSecondsOf(broker.child.pid!)],
   );
   await producer.close();
   await tide.admin().deleteTopic(topic);

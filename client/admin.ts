@@ -80,6 +80,8 @@ export interface PartitionStatus {
   partition: number;
   logStartOffset: number;
   highWatermark: number;
+  /** The last stable offset (read_committed consumers read below it); <= highWatermark. */
+  lastStableOffset: number;
   logEndOffset: number;
   sizeBytes: number;
   /** Compacted topics: bytes written since the last cleaning / cleanable bytes (0..1); else 0. */
@@ -164,6 +166,7 @@ export class Admin {
         partition: s.partition,
         logStartOffset: s.log_start_offset,
         highWatermark: s.high_watermark,
+        lastStableOffset: s.last_stable_offset,
         logEndOffset: s.log_end_offset,
         sizeBytes: s.size_bytes,
         dirtyRatio: s.dirty_ratio,

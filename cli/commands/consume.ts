@@ -4,7 +4,7 @@
  * and remembers where it left off).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { Consumer, ConsumerRecord, TopicPartition } from '../../client';
+import type { Consumer, ConsumerRecord, IsolationLevel, TopicPartition } from '../../client';
 import {
   CliFailure,
   UsageError,
@@ -49,6 +49,7 @@ interface ConsumeOptions {
   keyEncoding: Encoding;
   valueEncoding: Encoding;
   null: string;
+  isolation: IsolationLevel;
   bootstrap: string;
 }
 
@@ -173,12 +174,15 @@ async function position(
 ): Promise<{ tp: TopicPartition; start: number; end: number }[]> {
   const out: { tp: TopicPartition; start: number; end: number }[] = [];
   for (const tp of partitions) {
-    const { logStartOffset, highWatermark } = await consumer.listOffset(tp, 'latest');
+    // The end is the high watermark, or the last stable offset for read_committed.
+    const latest = await consumer.listOffset(tp, 'latest');
+    const { logStartOffset, highWatermark } = latest;
+    const end = latest.offset;
     let start: number;
     const offset = opts.offset;
     if (opts.fromBeginning || offset?.kind === 'beginning') start = logStartOffset;
-    else if (offset?.kind === 'end') start = highWatermark;
-    else if (offset?.kind === 'fromEnd') start = Math.max(logStartOffset, highWatermark - offset.count);
+    else if (offset?.kind === 'end') start = end;
+    else if (offset?.kind === 'fromEnd') start = Math.max(logStartOffset, end - offset.count);
     else if (offset?.kind === 'absolute') {
       if (offset.offset > highWatermark || offset.offset < logStartOffset)
         throw new CliFailure(
@@ -187,9 +191,9 @@ async function position(
       start = offset.offset;
     } else if (opts.fromTime !== undefined) {
       const found = await consumer.listOffset(tp, { timestampMs: opts.fromTime });
-      start = found.offset < 0 ? highWatermark : found.offset;
-    } else start = highWatermark;
-    out.push({ tp, start, end: highWatermark });
+      start = found.offset < 0 ? end : found.offset;
+    } else start = end;
+    out.push({ tp, start, end });
   }
   consumer.assign(out.map(({ tp, start }) => ({ ...tp, offset: start })));
   return out;
@@ -263,7 +267,7 @@ export function consumeCommand(): Command {
       .addOption(
         new Option(
           '--isolation <level>',
-          'read_committed or read_uncommitted: the same today (Tide has no transactions, every record is committed)',
+          'read_committed: only committed transactional records, up to the last stable offset (aborted ones are never printed); read_uncommitted: everything up to the high watermark',
         )
           .choices(['read_uncommitted', 'read_committed'])
           .default('read_uncommitted'),
@@ -278,6 +282,7 @@ export function consumeCommand(): Command {
             groupId: opts.group!,
             clientId: 'tide-cli',
             autoOffsetReset: opts.fromBeginning ? 'earliest' : 'latest',
+            isolation: opts.isolation,
           });
           member.subscribe([topic]);
           await printRecords(member, opts);
@@ -295,7 +300,10 @@ export function consumeCommand(): Command {
           opts.partition !== undefined
             ? [{ topic, partition: opts.partition }]
             : Array.from({ length: count }, (_, partition) => ({ topic, partition }));
-        const consumer = tide.consumer({ autoOffsetReset: opts.fromBeginning ? 'earliest' : 'latest' });
+        const consumer = tide.consumer({
+          autoOffsetReset: opts.fromBeginning ? 'earliest' : 'latest',
+          isolation: opts.isolation,
+        });
         const ranges = await position(consumer, topic, partitions, opts);
         await printRecords(consumer, opts, opts.exit ? new EndTracker(ranges) : undefined);
       });

@@ -18,12 +18,21 @@ import type { Logger } from '../../services/common/logger';
 import { Cluster, type ClusterOptions } from '../cluster';
 import { DEFAULT_RETRY, type RetryOptions } from '../retry';
 import { tpKey, type ConsumerBatch, type ConsumerRecord, type TopicPartition } from '../types';
-import { checkFetched, nextFetchOffset, splitFetched } from './fetch-decode';
+import {
+  abortedOf,
+  checkFetched,
+  nextFetchOffset,
+  requireIsolation,
+  splitFetched,
+  wireIsolation,
+  type IsolationLevel,
+} from './fetch-decode';
 import { FetchManager } from './fetcher';
 import { OffsetResolver, type AutoOffsetReset, type ListedOffset } from './offsets';
 import { AssignedPartition, type Reset } from './partition-state';
 
 export type { AutoOffsetReset } from './offsets';
+export type { IsolationLevel } from './fetch-decode';
 
 export interface ConsumerOptions {
   /**
@@ -31,6 +40,13 @@ export interface ConsumerOptions {
    * 'earliest', 'latest', or 'none' (surface the error; seek to continue). Default 'latest'.
    */
   autoOffsetReset?: AutoOffsetReset;
+  /**
+   * 'read_uncommitted' (default, as Kafka): every record below the high watermark, those of open
+   * and aborted transactions included. 'read_committed': only committed data, up to the last stable
+   * offset (the first open transaction); records of aborted transactions are never handed out, and
+   * 'latest' means the last stable offset. Transaction markers never reach the application.
+   */
+  isolation?: IsolationLevel;
   /**
    * Byte limit per fetch response (the broker returns at least one whole batch). Default 1 MiB,
    * Kafka's max.partition.fetch.bytes: every response is a fresh buffer on the client (grpc-js
@@ -69,9 +85,12 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
   private readonly assigned = new Map<string, AssignedPartition>();
   private readonly offsets: OffsetResolver;
   private readonly fetcher: FetchManager;
+  /** What this consumer reads (ConsumerOptions.isolation). */
+  readonly isolation: IsolationLevel;
   private closed = false;
 
   constructor(cluster: Cluster | ClusterOptions, options: ConsumerOptions = {}) {
+    this.isolation = requireIsolation(options.isolation); // before any connection exists
     this.ownsCluster = !(cluster instanceof Cluster);
     this.cluster = cluster instanceof Cluster ? cluster : new Cluster(cluster);
     this.retryOptions = { ...DEFAULT_RETRY, ...options.retry };
@@ -79,7 +98,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     this.offsets = new OffsetResolver(
       this.cluster,
       options.autoOffsetReset ?? 'latest',
-      { retry: this.retryOptions, clock: this.clock },
+      { retry: this.retryOptions, clock: this.clock, isolation: this.isolation },
       {
         changed: () => this.fetcher.scheduleReconcile(),
         surface: (state, error) => this.fetcher.surface(state, error),
@@ -89,6 +108,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     this.fetcher = new FetchManager(this.cluster, this.assigned, this.offsets, {
       maxBytes: options.maxBytes ?? DEFAULT_CONSUMER_MAX_BYTES,
       maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_CONSUMER_MAX_BUFFERED_BYTES,
+      isolation: this.isolation,
       retry: this.retryOptions,
       clock: this.clock,
       logger: this.logger,
@@ -223,12 +243,13 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
           max_wait_ms: maxWaitMs,
           min_bytes: options.minBytes ?? 0,
           format: 'RECORD_FORMAT_BATCHES',
+          isolation: wireIsolation(this.isolation),
         }),
       this.retryOptions,
       this.clock,
     );
     const fetched = splitFetched(response.record_batches);
-    const { checked, error, stopOffset } = checkFetched(fetched.complete, offset, tp);
+    const { checked, error, stopOffset } = checkFetched(fetched.complete, offset, tp, abortedOf(response));
     if (error && checked.count === 0) throw error;
     const nextOffset = error
       ? (stopOffset as number)

@@ -6,13 +6,44 @@
  * ignored and fetched again from its base offset).
  */
 import { TideError } from '../../services/common/errors';
+import type { IsolationLevel as WireIsolationLevel } from '../../services/common/grpc/generated/tide/v1/IsolationLevel';
 import {
   checkBatches,
+  type AbortedTransaction,
   lastOffsetOf,
   readBatchHeader,
   splitBatches,
   type CheckedRecords,
 } from '../../services/common/records';
+
+/**
+ * Which records a consumer reads: 'read_uncommitted' (default, as Kafka) everything below the high
+ * watermark; 'read_committed' only committed transactional records, below the last stable offset.
+ */
+export type IsolationLevel = 'read_uncommitted' | 'read_committed';
+
+/** Checks the option; INVALID_REQUEST names the two values. */
+export function requireIsolation(value: unknown): IsolationLevel {
+  if (value === undefined) return 'read_uncommitted';
+  if (value === 'read_uncommitted' || value === 'read_committed') return value;
+  throw new TideError(
+    'INVALID_REQUEST',
+    `isolation must be 'read_uncommitted' or 'read_committed', not ${JSON.stringify(value)}`,
+  );
+}
+
+export function wireIsolation(level: IsolationLevel): WireIsolationLevel {
+  return level === 'read_committed' ? 'ISOLATION_LEVEL_READ_COMMITTED' : 'ISOLATION_LEVEL_READ_UNCOMMITTED';
+}
+
+/** A response's aborted transactions (read_committed), for checkFetched; undefined when none. */
+export function abortedOf(response: {
+  aborted_transactions?: ReadonlyArray<{ producer_id: number | string; first_offset: number | string }>;
+}): AbortedTransaction[] | undefined {
+  const list = response.aborted_transactions;
+  if (!list || list.length === 0) return undefined;
+  return list.map((t) => ({ producerId: Number(t.producer_id), firstOffset: Number(t.first_offset) }));
+}
 
 export interface FetchedBytes {
   /** The complete batches (a view into the response). */
@@ -58,16 +89,18 @@ export function nextFetchOffset(
 
 /**
  * Checks the records at or after `fromOffset` (CRC, layout, every record; control batches
- * skipped) of `complete`, the whole batches of a response (`splitFetched`); record objects are
- * built when asked for. When a batch fails, the batches before it are still returned, with the
+ * skipped, and with `aborted` the records of those aborted transactions: a read_committed
+ * response's AbortedFilter) of `complete`, the whole batches of a response (`splitFetched`);
+ * record objects are built when asked for. When a batch fails, the batches before it are still returned, with the
  * error and the offset to fetch again from (`stopOffset`), as Kafka's consumer does.
  */
 export function checkFetched(
   complete: Buffer,
   fromOffset: number,
   context: { topic: string; partition: number },
+  aborted?: readonly AbortedTransaction[],
 ): { checked: CheckedRecords; error?: TideError; stopOffset?: number } {
-  const { checked, error, failedAt } = checkBatches(complete, fromOffset);
+  const { checked, error, failedAt } = checkBatches(complete, fromOffset, aborted);
   if (!error) return { checked };
   return {
     checked,

@@ -24,7 +24,14 @@ import { partitionError } from '../net/broker-calls';
 import type { FetchSession } from '../net/fetch-session';
 import { backoffMs, type RetryOptions } from '../retry';
 import { tpKey, type ConsumerBatch } from '../types';
-import { checkFetched, nextFetchOffset, splitFetched } from './fetch-decode';
+import {
+  abortedOf,
+  checkFetched,
+  nextFetchOffset,
+  splitFetched,
+  wireIsolation,
+  type IsolationLevel,
+} from './fetch-decode';
 import { FetchedBatch } from './fetched-batch';
 import type { OffsetResolver } from './offsets';
 import type { AssignedPartition, Entry } from './partition-state';
@@ -39,6 +46,7 @@ export const STREAM_MAX_POSITIONS = 1_000;
 export interface FetcherSettings {
   maxBytes: number;
   maxBufferedBytes: number;
+  isolation: IsolationLevel;
   retry: Omit<RetryOptions, 'signal'>;
   clock: Clock;
   logger: Logger;
@@ -55,6 +63,7 @@ export class FetchManager {
   /** Byte limit per response; doubled (up to 32 MiB) when one batch does not fit. */
   maxBytes: number;
   private readonly maxBufferedBytes: number;
+  private readonly isolation: IsolationLevel;
   private readonly retryOptions: Omit<RetryOptions, 'signal'>;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -81,6 +90,7 @@ export class FetchManager {
   ) {
     this.maxBytes = settings.maxBytes;
     this.maxBufferedBytes = settings.maxBufferedBytes;
+    this.isolation = settings.isolation;
     this.retryOptions = settings.retry;
     this.clock = settings.clock;
     this.logger = settings.logger;
@@ -125,7 +135,7 @@ export class FetchManager {
   private decodeEntry(entry: Extract<Entry, { kind: 'data' }>): Chunk | undefined {
     const { state, response } = entry;
     const from = state.position ?? entry.fromOffset;
-    const { checked, error, stopOffset } = checkFetched(entry.complete, from, state);
+    const { checked, error, stopOffset } = checkFetched(entry.complete, from, state, abortedOf(response));
     state.highWatermark = response.high_watermark;
     let nextOffset = entry.nextOffset;
     let generation = entry.generation;
@@ -284,10 +294,17 @@ export class FetchManager {
     });
     let session: FetchSession;
     try {
-      session = this.cluster.calls.fetchStream(address, key, positions, this.maxBytes, {
-        onData: (s, response) => this.onData(s, response),
-        onEnd: (s, error) => this.onSessionEnd(s, error),
-      });
+      session = this.cluster.calls.fetchStream(
+        address,
+        key,
+        positions,
+        this.maxBytes,
+        {
+          onData: (s, response) => this.onData(s, response),
+          onEnd: (s, error) => this.onSessionEnd(s, error),
+        },
+        wireIsolation(this.isolation),
+      );
     } catch (err) {
       // The connections are gone (the cluster was closed under this consumer).
       for (const state of states) this.surface(state, err as TideError);

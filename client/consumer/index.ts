@@ -7,4 +7,5 @@ export {
   type ConsumerOptions,
   type FetchOptions,
   type FetchResult,
+  type IsolationLevel,
 } from './consumer';

@@ -14,6 +14,7 @@ import type { OffsetSpec } from '../../services/common/grpc/generated/tide/v1/Of
 import type { RetryOptions } from '../retry';
 import type { TopicPartition } from '../types';
 import type { AssignedPartition, Reset } from './partition-state';
+import { wireIsolation, type IsolationLevel } from './fetch-decode';
 
 export type AutoOffsetReset = 'earliest' | 'latest' | 'none';
 
@@ -22,6 +23,8 @@ export interface ListedOffset {
   timestampMs: number;
   logStartOffset: number;
   highWatermark: number;
+  /** The last stable offset (read_committed consumers read below it); <= highWatermark. */
+  lastStableOffset: number;
 }
 
 export interface OffsetHooks {
@@ -35,7 +38,12 @@ export class OffsetResolver {
   constructor(
     private readonly cluster: Cluster,
     readonly autoOffsetReset: AutoOffsetReset,
-    private readonly settings: { retry: Omit<RetryOptions, 'signal'>; clock: Clock },
+    private readonly settings: {
+      retry: Omit<RetryOptions, 'signal'>;
+      clock: Clock;
+      /** read_committed: 'latest' is the last stable offset. */
+      isolation?: IsolationLevel;
+    },
     private readonly hooks: OffsetHooks,
   ) {
     if (!['earliest', 'latest', 'none'].includes(autoOffsetReset)) {
@@ -132,6 +140,7 @@ export class OffsetResolver {
           partition: tp.partition,
           spec: wireSpec,
           timestamp_ms: typeof spec === 'object' ? spec.timestampMs : 0,
+          isolation: wireIsolation(this.settings.isolation ?? 'read_uncommitted'),
         }),
       this.settings.retry,
       this.settings.clock,
@@ -141,6 +150,7 @@ export class OffsetResolver {
       timestampMs: r.timestamp_ms,
       logStartOffset: r.log_start_offset,
       highWatermark: r.high_watermark,
+      lastStableOffset: r.last_stable_offset,
     };
   }
 }

@@ -25,6 +25,7 @@ import type { BrokerClient } from '../../services/common/grpc/generated/tide/v1/
 import type { FetchRequest__Input } from '../../services/common/grpc/generated/tide/v1/FetchRequest';
 import type { FetchResponse } from '../../services/common/grpc/generated/tide/v1/FetchResponse';
 import type { InitProducerIdResponse } from '../../services/common/grpc/generated/tide/v1/InitProducerIdResponse';
+import type { IsolationLevel } from '../../services/common/grpc/generated/tide/v1/IsolationLevel';
 import type { ListOffsetsRequest__Input } from '../../services/common/grpc/generated/tide/v1/ListOffsetsRequest';
 import type { ListOffsetsResponse } from '../../services/common/grpc/generated/tide/v1/ListOffsetsResponse';
 import type { MetadataResponse } from '../../services/common/grpc/generated/tide/v1/MetadataResponse';
@@ -145,6 +146,7 @@ export class BrokerCalls {
     positions: { topic: string; partition: number; offset: number }[],
     maxBytes: number,
     handlers: FetchSessionHandlers,
+    isolation?: IsolationLevel,
   ): FetchSession {
     return new FetchSession(
       this.pool.broker(address, FETCH_LANE),
@@ -153,6 +155,7 @@ export class BrokerCalls {
       positions,
       maxBytes,
       handlers,
+      isolation,
     );
   }
 }

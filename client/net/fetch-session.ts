@@ -9,6 +9,7 @@ import { TideError } from '../../services/common/errors';
 import { fromGrpcError } from '../../services/common/grpc/status';
 import type { FetchResponse } from '../../services/common/grpc/generated/tide/v1/FetchResponse';
 import type { FetchStreamRequest__Input } from '../../services/common/grpc/generated/tide/v1/FetchStreamRequest';
+import type { IsolationLevel } from '../../services/common/grpc/generated/tide/v1/IsolationLevel';
 import { decodeFetchResponse, encodeFetchStreamRequest, METHOD_FETCH_STREAM } from './wire';
 
 export interface FetchSessionHandlers {
@@ -30,11 +31,13 @@ export class FetchSession {
     positions: { topic: string; partition: number; offset: number }[],
     maxBytes: number,
     handlers: FetchSessionHandlers,
+    isolation: IsolationLevel = 'ISOLATION_LEVEL_READ_UNCOMMITTED',
   ) {
     const request: FetchStreamRequest__Input = {
       positions,
       max_bytes: maxBytes,
       format: 'RECORD_FORMAT_BATCHES',
+      isolation,
     };
     this.call = client.makeServerStreamRequest(
       METHOD_FETCH_STREAM,

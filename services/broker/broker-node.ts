@@ -9,6 +9,7 @@ import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
 import type { MetadataStore } from '../common/metadata/store';
 import { internalProto, tideProto } from '../common/grpc/proto';
+import { txnMarkersProto } from '../common/grpc/txn-markers-proto';
 import { startServer, stopServer, type TideServer } from '../common/grpc/server';
 import { BrokerRegistry } from '../common/cluster/broker-registry';
 import { toTopicInfo } from '../common/cluster/admin-wire';
@@ -21,6 +22,7 @@ import { serveMetrics, type MetricsServer } from '../common/metrics';
 import { adminHandlers, type TopicAdmin } from './api/admin';
 import type { MetadataView, ProducerIdSource } from './api/registry';
 import { withZeroCopyFetch } from './api/fetch-serializer';
+import { txnMarkersHandlers } from './api/txn-markers';
 import { cleanerConfigOf, fetchStreamLimitsOf, type BrokerConfig } from './config';
 import { LogManager } from './log';
 import { ReplicaManager, type OfflineReplicaReporter } from './partition/replica-manager';
@@ -42,6 +44,7 @@ import type { BrokerInfo__Input } from '../common/grpc/generated/tide/v1/BrokerI
 import { CoordinatorLocator } from '../common/cluster/coordinator-locator';
 import { ShardOwners } from '../common/cluster/coordinator-owners';
 import { CoordinatorRelay } from './api/coordinator-forward';
+import { TransactionRelay } from './api/txn-forward';
 import type { ElasticAdmin } from '../common/cluster/elastic-operations';
 import { insecureServiceSecurity, type ServiceSecurity } from '../common/security/service-security';
 
@@ -218,6 +221,7 @@ export class BrokerNode {
     let server: TideServer | undefined;
     let shardOwners: ShardOwners | undefined;
     let coordinatorRelay: CoordinatorRelay | undefined;
+    let transactionRelay: TransactionRelay | undefined;
     try {
       // Group calls are relayed to the coordinator that owns the group (one endpoint is enough).
       shardOwners = await ShardOwners.start({
@@ -227,6 +231,16 @@ export class BrokerNode {
         logger,
       });
       const relay = (coordinatorRelay = new CoordinatorRelay({
+        owners: shardOwners,
+        locator: new CoordinatorLocator(deps.store, config.clusterName),
+        brokerId: config.brokerId,
+        logger,
+        edge: metrics.edge(logger),
+        maxMessageBytes: config.maxRequestBytes,
+        credentials: security.channel,
+      }));
+      // Transaction calls likewise, to the coordinator of the transactional id (or of the group).
+      const txnRelay = (transactionRelay = new TransactionRelay({
         owners: shardOwners,
         locator: new CoordinatorLocator(deps.store, config.clusterName),
         brokerId: config.brokerId,
@@ -274,9 +288,15 @@ export class BrokerNode {
             }),
           );
           s.addService(internalProto().replication.Replication.service, replication.handlers());
+          s.addService(
+            txnMarkersProto().TxnMarkers.service,
+            txnMarkersHandlers({ partitions: replicas, internalToken }, metrics.edge(logger)),
+          );
           // FindCoordinator / DescribeCoordinators answered here; every other group call relayed.
           const groups = relay.service();
           s.addService(groups.definition, groups.handlers);
+          const transactions = txnRelay.service();
+          s.addService(transactions.definition, transactions.handlers);
         },
       });
       const brokerInfo: BrokerInfo__Input = {
@@ -330,7 +350,13 @@ export class BrokerNode {
         server,
         registration,
         // The disk-fault file's poll timer stops with the watches (it exists only in fault tests).
-        [topicWatch, brokerWatch, { cancel: async () => faults?.close() }],
+        // The transaction relay's channels close with them too.
+        [
+          topicWatch,
+          brokerWatch,
+          { cancel: async () => faults?.close() },
+          { cancel: async () => txnRelay.close() },
+        ],
         brokerInfo,
         forwarder,
         relay,
@@ -348,6 +374,7 @@ export class BrokerNode {
     } catch (err) {
       if (server) await stopServer(server.server, 0);
       coordinatorRelay?.close();
+      transactionRelay?.close();
       await shardOwners?.stop();
       replicas.closeAll();
       await fetchers.close();

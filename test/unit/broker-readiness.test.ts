@@ -14,6 +14,7 @@ function follower(isr: number[], leader = 0): PartitionStatus {
     replicas: [0, 1, 2],
     isr,
     highWatermark: 0,
+    lastStableOffset: 0,
     logStartOffset: 0,
     logEndOffset: 0,
     followers: [],

@@ -86,6 +86,7 @@ export function adminHandlers(deps: AdminDeps): AdminHandlers {
             partition: partition.partition,
             log_start_offset: partition.log.logStartOffset,
             high_watermark: partition.highWatermark,
+            last_stable_offset: partition.lastStableOffset,
             log_end_offset: partition.log.logEndOffset,
             size_bytes: partition.log.sizeBytes,
             dirty_ratio: partition.log.dirtyRatio ?? 0,

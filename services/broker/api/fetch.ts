@@ -7,13 +7,17 @@ import type { FetchRequest } from '../../common/grpc/generated/tide/v1/FetchRequ
 import type { FetchResponse__Input } from '../../common/grpc/generated/tide/v1/FetchResponse';
 import type { FetchStreamRequest } from '../../common/grpc/generated/tide/v1/FetchStreamRequest';
 import type { RecordFormat } from '../../common/grpc/generated/tide/v1/RecordFormat';
+import {
+  IsolationLevel as IsolationLevels,
+  type IsolationLevel as WireIsolationLevel,
+} from '../../common/grpc/generated/tide/v1/IsolationLevel';
 import { TideError } from '../../common/errors';
 import { echo } from '../../common/echo';
 import { toWireError } from '../../common/grpc/status';
 import { decodeRecords } from '../../common/records';
 import type { Clock } from '../../common/clock';
 import type { Logger } from '../../common/logger';
-import type { Partition, PartitionReadResult } from '../partition/partition';
+import type { IsolationLevel, Partition, PartitionReadResult } from '../partition/partition';
 import type { PartitionRegistry } from '../partition/partition-registry';
 import { toWireRecord } from './records';
 import { isLedElsewhere, type LeaderForwarder } from './forward';
@@ -71,6 +75,17 @@ export interface FetchDeps {
   logger: Logger;
 }
 
+/** The request's isolation level (unset = READ_UNCOMMITTED); INVALID_REQUEST for an unknown value. */
+export function requireIsolation(value: WireIsolationLevel | number | undefined): IsolationLevel {
+  const level = requireEnum('isolation', value ?? 'ISOLATION_LEVEL_READ_UNCOMMITTED', IsolationLevels);
+  return level === 'ISOLATION_LEVEL_READ_COMMITTED' ? 'read_committed' : 'read_uncommitted';
+}
+
+/** What a reader at `isolation` may see up to: the LSO for read_committed, else the HW. */
+function visibleEnd(partition: Partition, isolation: IsolationLevel): number {
+  return isolation === 'read_committed' ? partition.lastStableOffset : partition.highWatermark;
+}
+
 export async function fetch(deps: FetchDeps, request: FetchRequest): Promise<FetchResponse__Input> {
   const topic = requireTopic(request.topic);
   const partitionId = requirePartition(request.partition);
@@ -79,15 +94,16 @@ export async function fetch(deps: FetchDeps, request: FetchRequest): Promise<Fet
   const maxWaitMs = waitLimit('max_wait_ms', request.max_wait_ms, FETCH_MAX_WAIT_MS_LIMIT);
   const minBytes = Math.max(1, request.min_bytes);
   const format = requireEnum('format', request.format, RecordFormats);
+  const isolation = requireIsolation(request.isolation);
   const partition = deps.partitions.leaderFor(topic, partitionId);
 
   const deadline = deps.clock.nowMs() + maxWaitMs;
-  let result = await partition.read(offset, maxBytes);
+  let result = await partition.read(offset, maxBytes, isolation);
   while (result.batches.length < minBytes && deps.clock.nowMs() < deadline) {
     const waitFrom = result.batches.length === 0 ? offset : result.nextOffset;
-    await partition.waitForData(waitFrom, deadline - deps.clock.nowMs());
-    result = await partition.read(offset, maxBytes);
-    if (partition.highWatermark <= waitFrom) break;
+    await partition.waitForData(waitFrom, deadline - deps.clock.nowMs(), undefined, isolation);
+    result = await partition.read(offset, maxBytes, isolation);
+    if (visibleEnd(partition, isolation) <= waitFrom) break;
   }
   deps.metrics?.fetched(topic, result.batches.length);
   return toFetchResponse(partition, offset, result, format);
@@ -103,13 +119,21 @@ function toFetchResponse(
     topic: partition.topic,
     partition: partition.partition,
     high_watermark: result.highWatermark,
+    last_stable_offset: result.lastStableOffset,
     log_start_offset: result.logStartOffset,
     next_offset: result.nextOffset,
   };
   if (format === 'RECORD_FORMAT_BATCHES') {
     response.record_batches = result.batches;
+    if (result.abortedTransactions && result.abortedTransactions.length > 0)
+      response.aborted_transactions = result.abortedTransactions.map((t) => ({
+        producer_id: t.producerId,
+        first_offset: t.firstOffset,
+      }));
   } else {
-    response.records = decodeRecords(result.batches, offset).map(toWireRecord);
+    // Portable clients get committed records only: aborted ones (read_committed) and control
+    // records are dropped here.
+    response.records = decodeRecords(result.batches, offset, result.abortedTransactions).map(toWireRecord);
   }
   return response;
 }
@@ -119,6 +143,7 @@ interface StreamRequest {
   positions: { topic: string; partition: number; offset: number }[];
   maxBytes: number;
   format: RecordFormat;
+  isolation: IsolationLevel;
 }
 
 /**
@@ -128,6 +153,7 @@ interface StreamRequest {
 export function checkStreamRequest(request: FetchStreamRequest, maxPositions: number): StreamRequest {
   const maxBytes = byteLimit('max_bytes', request.max_bytes, DEFAULT_FETCH_MAX_BYTES, FETCH_MAX_BYTES_LIMIT);
   const format = requireEnum('format', request.format, RecordFormats);
+  const isolation = requireIsolation(request.isolation);
   if (request.positions.length === 0)
     throw new TideError('INVALID_REQUEST', 'positions must name at least one partition');
   if (request.positions.length > maxPositions)
@@ -149,7 +175,7 @@ export function checkStreamRequest(request: FetchStreamRequest, maxPositions: nu
     seen.add(key);
     return { topic, partition, offset };
   });
-  return { positions, maxBytes, format };
+  return { positions, maxBytes, format, isolation };
 }
 
 /** The stream's and its connection's budgets, reserved and released together. */
@@ -246,7 +272,7 @@ async function streamPartition(
   signal: AbortSignal,
 ): Promise<void> {
   const { topic, partition: partitionId } = position;
-  const { maxBytes, format } = request;
+  const { maxBytes, format, isolation } = request;
   let offset = position.offset;
   // Sends a response and gives its reservation back once grpc-js has handed it to HTTP/2.
   const send = async (response: FetchResponse__Input, reserved: number) => {
@@ -272,6 +298,10 @@ async function streamPartition(
               max_bytes: maxBytes,
               max_wait_ms: PROXY_FETCH_WAIT_MS,
               format,
+              isolation:
+                isolation === 'read_committed'
+                  ? 'ISOLATION_LEVEL_READ_COMMITTED'
+                  : 'ISOLATION_LEVEL_READ_UNCOMMITTED',
             },
             PROXY_FETCH_WAIT_MS,
           );
@@ -288,21 +318,21 @@ async function streamPartition(
       }
       return;
     }
-    let next = readAhead(partition, offset, maxBytes, budget, signal);
+    let next = readAhead(partition, offset, maxBytes, isolation, budget, signal);
     while (!signal.aborted) {
       const { result, reserved } = await next;
       if (signal.aborted) return budget.release(reserved);
       if (result.batches.length === 0) {
         budget.release(reserved);
-        await partition.waitForData(offset, STREAM_IDLE_WAIT_MS, signal);
-        next = readAhead(partition, offset, maxBytes, budget, signal);
+        await partition.waitForData(offset, STREAM_IDLE_WAIT_MS, signal, isolation);
+        next = readAhead(partition, offset, maxBytes, isolation, budget, signal);
         continue;
       }
       deps.metrics?.fetched(topic, result.batches.length);
       const response = toFetchResponse(partition, offset, result, format);
       offset = result.nextOffset;
       // The next read runs on the fs threadpool while this response is serialised and sent.
-      next = readAhead(partition, offset, maxBytes, budget, signal);
+      next = readAhead(partition, offset, maxBytes, isolation, budget, signal);
       await send(response, reserved);
     }
   } catch (err) {
@@ -316,6 +346,7 @@ async function streamPartition(
 const NOTHING_READ: PartitionReadResult = {
   batches: Buffer.alloc(0),
   highWatermark: 0,
+  lastStableOffset: 0,
   logStartOffset: 0,
   nextOffset: 0,
 };
@@ -328,6 +359,7 @@ function readAhead(
   partition: Partition,
   offset: number,
   maxBytes: number,
+  isolation: IsolationLevel,
   budget: StreamBudget,
   signal: AbortSignal,
 ): Promise<BudgetedRead> {
@@ -338,7 +370,7 @@ function readAhead(
       return { result: NOTHING_READ, reserved: 0 };
     }
     try {
-      return { result: await partition.read(offset, maxBytes), reserved };
+      return { result: await partition.read(offset, maxBytes, isolation), reserved };
     } catch (err) {
       budget.release(reserved);
       throw err;

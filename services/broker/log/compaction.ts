@@ -39,6 +39,11 @@ export interface CompactionHost {
   /** config().cleanupPolicy, parsed. */
   cleanupPolicy(): CleanupPolicy;
   producers(): Iterable<ProducerEntry>;
+  /**
+   * The first offset of a transaction still open, or (given the high watermark) closed by a marker
+   * not below it yet; undefined when there is none. The cleaner stays below it (the LSO).
+   */
+  firstUnstableOffset(hw: number | undefined): number | undefined;
   isOpen(): boolean;
   /** The running structural operation, if any. */
   exclusive(): Promise<void> | undefined;
@@ -96,15 +101,22 @@ export class LogCompaction {
     return this.pass !== undefined;
   }
 
-  /** Cleanable range and dirty ratio now, bounded by the high watermark when given. */
+  /**
+   * Cleanable range and dirty ratio now, bounded by the high watermark when given and by the last
+   * stable offset: the cleaner never touches a transaction that is not decided and replicated (it
+   * must know whether its records are aborted, and its marker must not be cut off).
+   */
   cleanable(nowMs: number, maxOffset?: number, withLag = true): Cleanable {
     const host = this.options.host;
+    const unstable = host.firstUnstableOffset(maxOffset);
+    const bound =
+      unstable === undefined ? maxOffset : Math.min(unstable, maxOffset ?? Number.POSITIVE_INFINITY);
     return cleanableRange({
       segments: this.summaries(),
       logStartOffset: host.logStartOffset(),
       checkpoint: this.current?.firstDirtyOffset,
       recoveryPoint: host.recoveryPoint(),
-      maxOffset,
+      maxOffset: bound,
       nowMs,
       minCompactionLagMs: withLag ? host.config().minCompactionLagMs : 0,
     });
@@ -145,6 +157,12 @@ export class LogCompaction {
       const last = entry.batches[entry.batches.length - 1];
       if (last) producerLastOffsets.push([entry.producerId, last.lastOffset]);
     }
+    // The aborted transactions decided below the cleanable bound: their records are dropped.
+    const abortedTransactions: Array<[number, number, number]> = [];
+    for (const segment of segments)
+      for (const t of segment.txnIndex.entries())
+        if (t.lastOffset < cleanable.firstUncleanableOffset)
+          abortedTransactions.push([t.producerId, t.firstOffset, t.lastOffset]);
     return {
       cleanable,
       job: {
@@ -160,6 +178,7 @@ export class LogCompaction {
         nowMs: args.nowMs,
         deleteRetentionMs: config.deleteRetentionMs,
         producerLastOffsets,
+        abortedTransactions,
         segmentBytes: config.segmentBytes,
         indexIntervalBytes: config.indexIntervalBytes,
         dedupeBufferBytes: args.dedupeBufferBytes,

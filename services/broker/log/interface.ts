@@ -54,6 +54,14 @@ export interface AppendOptions {
    * markers (control batches only), written for the transaction coordinator.
    */
   origin?: 'client' | 'coordinator';
+  /**
+   * Called synchronously once the request's offsets are assigned and its bytes patched (base
+   * offsets, leader epochs, LogAppendTime), before they are written: `batches` are then exactly the
+   * bytes the log will hold for [baseOffset, endOffset) and are never changed again. A leader uses
+   * it to replicate from memory while its own write and fsync run. Not called for a duplicate.
+   * Must not throw.
+   */
+  onAssigned?: (batches: Buffer, baseOffset: number, endOffset: number) => void;
 }
 
 export interface AppendResult {
@@ -166,6 +174,9 @@ export interface PartitionLog {
 
   /** The transactions open in this partition, oldest first. */
   openTransactions(): OpenTransaction[];
+
+  /** The newest epoch this partition knows for the producer; undefined for an unknown producer. */
+  producerEpoch(producerId: number): number | undefined;
 
   /** The first offset with timestamp >= timestampMs, or undefined when every record is older. */
   offsetForTimestamp(timestampMs: number): Promise<TimestampLookup | undefined>;

@@ -111,6 +111,8 @@ export class LogAppender {
     const baseOffset = log.nextOffset;
     if (log.epochs.assign(leaderEpoch, baseOffset)) log.epochsDirty = true;
     const done = this.assignAndWrite(request, incoming, producerInfos, leaderEpoch, logAppendTime, nowMs);
+    // A failed writer rejects the write: those bytes never reach the log, so nobody may see them.
+    if (!log.writer.failure) options.onAssigned?.(request, baseOffset, log.nextOffset);
     const result: AppendResult = {
       baseOffset,
       lastOffset: log.nextOffset - 1,

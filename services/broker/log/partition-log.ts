@@ -192,6 +192,8 @@ export class SegmentedLog implements PartitionLog {
         config: () => log.config,
         cleanupPolicy: () => log.cleanup,
         producers: () => log.producers.all(),
+        firstUnstableOffset: (hw) =>
+          hw === undefined ? log.producers.firstOpenOffset() : log.producers.firstUnstableOffset(hw),
         isOpen: () => log.status === 'open',
         exclusive: () => this.gate.exclusive,
         fail: (err) => log.fail(err),
@@ -349,6 +351,10 @@ export class SegmentedLog implements PartitionLog {
 
   openTransactions(): OpenTransaction[] {
     return this.log.producers.openTransactions();
+  }
+
+  producerEpoch(producerId: number): number | undefined {
+    return this.log.producers.get(producerId)?.epoch;
   }
 
   async offsetForTimestamp(timestampMs: number): Promise<TimestampLookup | undefined> {

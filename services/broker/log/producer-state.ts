@@ -117,6 +117,11 @@ function newEntry(producerId: number, epoch: number): ProducerEntry {
 
 export class ProducerStateManager {
   private readonly entries = new Map<number, ProducerEntry>();
+  /**
+   * First offset of each producer's open transaction: what the LSO needs, kept beside the entries
+   * so that it costs nothing per read when many producers exist (reads compute the LSO).
+   */
+  private readonly open = new Map<number, number>();
   /** Closed transactions whose marker may still be above the high watermark, marker order. */
   private unreplicated: CompletedTxn[] = [];
 
@@ -135,7 +140,7 @@ export class ProducerStateManager {
 
   /** Starts checking one append request. Nothing changes until the returned append commits. */
   begin(context: { topic: string; partition: number }): ProducerAppend {
-    return new ProducerAppend(this.entries, context);
+    return new ProducerAppend(this.entries, context, (entry) => this.put(entry));
   }
 
   /**
@@ -150,6 +155,7 @@ export class ProducerStateManager {
     }
     if (info.epoch < entry.epoch) return undefined;
     const completed = record(entry, info);
+    this.trackOpen(entry);
     if (completed) this.unreplicated.push(completed);
     return completed;
   }
@@ -172,25 +178,32 @@ export class ProducerStateManager {
   /** The smallest first offset of an open transaction; undefined when none is open. */
   firstOpenOffset(): number | undefined {
     let first: number | undefined;
-    for (const e of this.entries.values()) {
-      if (e.currentTxnFirstOffset >= 0 && (first === undefined || e.currentTxnFirstOffset < first))
-        first = e.currentTxnFirstOffset;
-    }
+    for (const offset of this.open.values()) if (first === undefined || offset < first) first = offset;
     return first;
   }
 
   /** The producers with an open transaction in this partition. */
   openTransactions(): Array<{ producerId: number; epoch: number; firstOffset: number }> {
     const out: Array<{ producerId: number; epoch: number; firstOffset: number }> = [];
-    for (const e of this.entries.values())
-      if (e.currentTxnFirstOffset >= 0)
-        out.push({ producerId: e.producerId, epoch: e.epoch, firstOffset: e.currentTxnFirstOffset });
+    for (const [producerId, firstOffset] of this.open)
+      out.push({ producerId, epoch: (this.entries.get(producerId) as ProducerEntry).epoch, firstOffset });
     return out.sort((a, b) => a.firstOffset - b.firstOffset);
   }
 
   /** Puts an entry loaded from a snapshot. */
   restore(entry: ProducerEntry): void {
-    this.entries.set(entry.producerId, cloneEntry(entry));
+    this.put(cloneEntry(entry));
+  }
+
+  /** Sets an entry (a committed append's, or a restored one) and its open-transaction mark. */
+  private put(entry: ProducerEntry): void {
+    this.entries.set(entry.producerId, entry);
+    this.trackOpen(entry);
+  }
+
+  private trackOpen(entry: ProducerEntry): void {
+    if (entry.currentTxnFirstOffset >= 0) this.open.set(entry.producerId, entry.currentTxnFirstOffset);
+    else this.open.delete(entry.producerId);
   }
 
   /**
@@ -212,6 +225,7 @@ export class ProducerStateManager {
 
   clear(): void {
     this.entries.clear();
+    this.open.clear();
     this.unreplicated = [];
   }
 }
@@ -226,6 +240,7 @@ export class ProducerAppend {
   constructor(
     private readonly entries: Map<number, ProducerEntry>,
     private readonly context: { topic: string; partition: number },
+    private readonly put: (entry: ProducerEntry) => void,
   ) {}
 
   /** Throws OUT_OF_ORDER_SEQUENCE or INVALID_PRODUCER_EPOCH; stages the batch when it is new. */
@@ -287,6 +302,6 @@ export class ProducerAppend {
 
   /** Makes the staged batches part of the state. */
   commit(): void {
-    for (const [id, entry] of this.staged) this.entries.set(id, entry);
+    for (const entry of this.staged.values()) this.put(entry);
   }
 }

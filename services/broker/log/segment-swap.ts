@@ -9,7 +9,9 @@
  *   0. the worker writes `<B1>.log.cleaned` and fsyncs it              (crash: .cleaned deleted
  *                                                                         at load, originals stay)
  *   1. rename `<B1>.log.cleaned` -> `<B1>.log.swap`; fsync the folder   COMMIT POINT
- *   2. rename each original's .log, .index, .timeindex to `<name>.deleted`
+ *   1b. write `<B1>.txnindex` with the aborted transactions of every original (atomically); the
+ *      cleaned segment holds their markers and maybe records, so read_committed still needs them
+ *   2. rename each original's .log, .index, .timeindex (and .txnindex, but B1's) to `<name>.deleted`
  *   3. rename `<B1>.log.swap` -> `<B1>.log`; fsync the folder
  *   4. write `<B1>.index` and `<B1>.timeindex` (each atomically: .tmp + rename); fsync the folder
  *   5. once no read that started before step 3 is still running, close the originals' file
@@ -17,8 +19,9 @@
  *
  * Load (completeInterruptedSwaps, before stray files are removed): for each `<B>.log.swap`, scan
  * it (CRC-checked; it was fsynced before the rename) for the offset after its last batch, E. The
- * originals are exactly the `.log` files with base in [B, E): delete them with their index files,
- * then rename the swap to `<B>.log` (its indexes are rebuilt by scanning, like any segment without
+ * originals are exactly the `.log` files with base in [B, E): merge their `.txnindex` files into
+ * `<B>.txnindex` (idempotent: step 1b may have written it already), delete them with their index
+ * files, then rename the swap to `<B>.log` (its indexes are rebuilt by scanning, like any segment without
  * index files). After that `.cleaned`, `.deleted` and `.tmp` leftovers are deleted as before.
  * So: a crash before step 1 keeps the originals; from step 1 on, the cleaned segment wins.
  * A swap file that does not scan cleanly (media damage, or not Tide's) is deleted when `<B>.log`
@@ -35,8 +38,16 @@ import type { Logger } from '../../common/logger';
 import { scanBatches } from './batch-scan';
 import type { CleanedSegment } from './cleaner/clean-job';
 import { CLEANED_SUFFIX } from './cleaner/clean-job';
-import { fsyncDir, unlinkIfExists } from './fs-util';
-import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, offsetFileName, parseOffsetFileName } from './names';
+import { fsyncDir, readFileIfExists, unlinkIfExists, writeFileAtomic } from './fs-util';
+import {
+  INDEX_SUFFIX,
+  LOG_SUFFIX,
+  TIME_INDEX_SUFFIX,
+  TXN_INDEX_SUFFIX,
+  offsetFileName,
+  parseOffsetFileName,
+} from './names';
+import { TxnIndex } from './txn-index';
 import { OffsetIndex } from './offset-index';
 import { LogSegment } from './segment';
 import { TimeIndex } from './time-index';
@@ -59,8 +70,17 @@ async function renameIfExists(from: string, to: string): Promise<void> {
   }
 }
 
-function segmentFiles(segment: LogSegment): string[] {
-  return [segment.logFile, segment.indexFile, segment.timeIndexFile];
+/** The files of a replaced segment; the cleaned segment based at `keepTxnIndexOf` reuses its .txnindex name. */
+function segmentFiles(segment: LogSegment, keepTxnIndexOf?: number): string[] {
+  const files = [segment.logFile, segment.indexFile, segment.timeIndexFile];
+  if (segment.baseOffset !== keepTxnIndexOf) files.push(segment.txnIndexFile);
+  return files;
+}
+
+/** Writes `file` with the entries of `index`, or removes it when there is none. */
+async function writeTxnIndex(file: string, index: TxnIndex): Promise<void> {
+  if (index.entryCount === 0) await unlinkIfExists(file);
+  else await writeFileAtomic(file, index.toBytes(), false);
 }
 
 /**
@@ -84,8 +104,11 @@ export async function swapInCleaned(args: {
   await fsyncDir(dir);
   args.onCommitted();
   hook?.('swap-renamed');
+  const txnIndex = TxnIndex.merge(originals.map((o) => o.txnIndex));
+  await writeTxnIndex(path.join(dir, offsetFileName(cleaned.baseOffset, TXN_INDEX_SUFFIX)), txnIndex);
   for (const original of originals) {
-    for (const file of segmentFiles(original)) await renameIfExists(file, file + DELETED_SUFFIX);
+    for (const file of segmentFiles(original, cleaned.baseOffset))
+      await renameIfExists(file, file + DELETED_SUFFIX);
     hook?.('original-renamed');
   }
   await fs.rename(swapFile, logFile);
@@ -120,6 +143,7 @@ export async function swapInCleaned(args: {
         `cleaned segment ${logFile} came with a bad index: ${String(offsetIndex)} ${String(timeIndex)}`,
       );
     segment.adoptIndexes(offsetIndex, timeIndex);
+    segment.txnIndex = txnIndex;
     segment.sizeBytes = sizeBytes;
     segment.assignedBytes = sizeBytes;
     segment.nextOffset = cleaned.endOffset;
@@ -192,7 +216,22 @@ export async function completeInterruptedSwaps(
     const replaced = current
       .map((n) => parseOffsetFileName(n, LOG_SUFFIX))
       .filter((b): b is number => b !== undefined && b >= swap.base && b < endOffset);
+    const txnIndexes: TxnIndex[] = [];
+    for (const name of current) {
+      const base = parseOffsetFileName(name, TXN_INDEX_SUFFIX);
+      if (base === undefined || base < swap.base || base >= endOffset) continue;
+      const bytes = await readFileIfExists(path.join(dir, name));
+      const index = bytes === undefined ? undefined : TxnIndex.fromBytes(bytes);
+      if (index instanceof TxnIndex) txnIndexes.push(index);
+      else if (index !== undefined)
+        logger.warn({ file: name, problem: index }, 'ignoring an invalid .txnindex');
+    }
+    await writeTxnIndex(
+      path.join(dir, offsetFileName(swap.base, TXN_INDEX_SUFFIX)),
+      TxnIndex.merge(txnIndexes),
+    );
     for (const base of replaced) {
+      if (base !== swap.base) await unlinkIfExists(path.join(dir, offsetFileName(base, TXN_INDEX_SUFFIX)));
       for (const suffix of [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX])
         await unlinkIfExists(path.join(dir, offsetFileName(base, suffix)));
     }

@@ -59,6 +59,18 @@ export class TxnIndex {
     }
   }
 
+  /**
+   * The entries of several indexes in marker order, each marker once (a swap merges the indexes of
+   * the segments it replaces; a recovery may merge an already merged one with its sources again).
+   */
+  static merge(indexes: readonly TxnIndex[]): TxnIndex {
+    const byMarker = new Map<number, AbortedTxnEntry>();
+    for (const index of indexes) for (const e of index.list) byMarker.set(e.lastOffset, e);
+    const merged = new TxnIndex();
+    merged.list = [...byMarker.values()].sort((a, b) => a.lastOffset - b.lastOffset).map((e) => ({ ...e }));
+    return merged;
+  }
+
   toBytes(): Buffer {
     const buf = Buffer.alloc(this.list.length * TXN_INDEX_ENTRY_BYTES);
     let at = 0;

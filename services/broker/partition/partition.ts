@@ -26,14 +26,44 @@ import type { Logger } from '../../common/logger';
 import type { PartitionState } from '../../common/metadata/keys';
 import type { IsrProposal } from '../../common/cluster/controller-client';
 import type { AppendResult, EpochEndOffset, PartitionLog, ReadResult } from '../log';
+import { encodeControlBatch, type ControlType } from '../../common/records';
 import { AckWaiters } from './ack-waiters';
-import { FollowerState, highWatermarkFor, mayJoinIsr, maximalIsr, outOfSyncReplicas } from './isr';
+import {
+  FollowerState,
+  UNKNOWN_LEO,
+  highWatermarkFor,
+  mayJoinIsr,
+  maximalIsr,
+  outOfSyncReplicas,
+} from './isr';
+import { ReplicationTail } from './replication-tail';
 import type { ReplicationSettings } from './replication-settings';
 import { divergenceTruncationOffset } from './truncation';
 
 export interface PartitionReadResult extends ReadResult {
   highWatermark: number;
+  /** The last stable offset when the read was served (read_committed reads stop below it). */
+  lastStableOffset: number;
 }
+
+/**
+ * read_uncommitted (default, as Kafka): up to the high watermark. read_committed: up to the last
+ * stable offset, with the aborted transactions of the read (the caller or client filters them).
+ */
+export type IsolationLevel = 'read_uncommitted' | 'read_committed';
+
+/** A transaction marker the coordinator asks this leader to write (WriteTxnMarkers). */
+export interface TxnMarkerInput {
+  type: ControlType;
+  producerId: number;
+  producerEpoch: number;
+  coordinatorEpoch: number;
+  /** How long to wait for the marker to be replicated below the high watermark. */
+  timeoutMs: number;
+}
+
+/** What writeTxnMarker did: appended a marker, or found nothing open (an idempotent retry). */
+export type TxnMarkerOutcome = 'written' | 'no-open-transaction';
 
 export type PartitionRole = 'leader' | 'follower' | 'offline' | 'closed';
 
@@ -82,6 +112,7 @@ export interface PartitionStatus {
   isr: number[];
   pendingIsr?: number[];
   highWatermark: number;
+  lastStableOffset: number;
   logStartOffset: number;
   logEndOffset: number;
   followers: { brokerId: number; leo: number; lastCaughtUpTimeMs: number }[];
@@ -89,6 +120,8 @@ export interface PartitionStatus {
 
 interface DataWaiter {
   offset: number;
+  /** Waits for the last stable offset to pass `offset` rather than the high watermark. */
+  committed: boolean;
   resolve: () => void;
   timer?: Timer;
 }
@@ -118,6 +151,13 @@ export class Partition {
   private readonly acks: AckWaiters;
   private readonly dataWaiters = new Set<DataWaiter>();
   private readonly listeners = new Set<() => void>();
+  /** As leader with followers: the newest appends, served to followers from memory. */
+  private readonly tail = new ReplicationTail();
+  /**
+   * The newest coordinator epoch that wrote a marker for each producer here (Kafka keeps it in the
+   * producer state). In memory only: a new leader starts empty and learns from the next marker.
+   */
+  private readonly coordinatorEpochs = new Map<number, number>();
 
   constructor(
     readonly log: PartitionLog,
@@ -164,6 +204,13 @@ export class Partition {
   get leaderLogEndOffset(): number {
     return this.localLeo;
   }
+  /**
+   * The last stable offset: the first offset of the oldest transaction still open, or closed by a
+   * marker not yet below the high watermark; the high watermark when there is none.
+   */
+  get lastStableOffset(): number {
+    return this.log.lastStableOffset(this.hw);
+  }
 
   status(): PartitionStatus {
     return {
@@ -177,6 +224,7 @@ export class Partition {
       isr: [...this.isrIds],
       ...(this.pendingIsr ? { pendingIsr: [...this.pendingIsr] } : {}),
       highWatermark: this.hw,
+      lastStableOffset: this.lastStableOffset,
       logStartOffset: this.log.logStartOffset,
       logEndOffset: this.log.logEndOffset,
       followers: [...this.followers.values()].map((f) => ({
@@ -215,6 +263,7 @@ export class Partition {
     this.leaderEpochStartOffset = this.log.logEndOffset;
     this.localLeo = this.log.logEndOffset;
     this.followers.clear();
+    this.tail.clear();
     this.lostFollowers.clear();
     const nowMs = this.deps.clock.nowMs();
     for (const id of this.replicaIds) {
@@ -252,6 +301,7 @@ export class Partition {
     this.setMetadata(state, this.minIsr);
     this.pendingIsr = undefined;
     this.followers.clear();
+    this.tail.clear();
     this.lostFollowers.clear();
     this.acks.failAll(() => this.notLeaderError());
     this.hw = Math.min(this.hw, this.log.logEndOffset);
@@ -305,6 +355,7 @@ export class Partition {
     this.currentRole = 'offline';
     this.pendingIsr = undefined;
     this.followers.clear();
+    this.tail.clear();
     this.lostFollowers.clear();
     this.acks.failAll(() => this.notLeaderError());
     this.releaseDataWaiters(true);
@@ -314,6 +365,7 @@ export class Partition {
   /** Stops serving for good (topic deleted, replica moved): everything waiting returns. */
   close(): void {
     this.currentRole = 'closed';
+    this.tail.clear();
     this.acks.failAll(() => this.notLeaderError());
     this.releaseDataWaiters(true);
     this.notifyChange();
@@ -342,48 +394,129 @@ export class Partition {
     this.ensureLeader(true);
     const acks = options.acks ?? 'all';
     if (acks === 'all' && this.isrIds.length < this.minIsr) throw this.notEnoughReplicas(false);
-    const result = await this.log.append(batches, { leaderEpoch: this.epoch });
-    this.onLocalAppend(result.lastOffset + 1);
+    let announced = false;
+    const result = await this.log.append(batches, {
+      leaderEpoch: this.epoch,
+      onAssigned: (bytes, baseOffset, endOffset) => {
+        announced = this.announceAppend(bytes, baseOffset, endOffset);
+      },
+    });
+    this.onLocalAppend(result.lastOffset + 1, announced);
     if (acks !== 'all') return result;
-    const required = result.lastOffset + 1;
-    if (this.currentRole !== 'leader') throw this.notLeaderError();
-    if (this.hw >= required) {
-      if (this.isrIds.length < this.minIsr) throw this.notEnoughReplicas(true);
-      return result;
-    }
-    const timeoutMs =
-      options.timeoutMs && options.timeoutMs > 0
-        ? options.timeoutMs
-        : this.deps.settings.produceTimeoutDefaultMs;
-    await this.acks.wait(required, timeoutMs);
+    await this.awaitHighWatermark(result.lastOffset + 1, options.timeoutMs);
     return result;
   }
 
-  /** Reads committed data only: nothing at or above the high watermark. Leader only. */
-  async read(offset: number, maxBytes: number): Promise<PartitionReadResult> {
+  /**
+   * Resolves once the HW reaches `required` (acks=all): REQUEST_TIMED_OUT after the timeout,
+   * NOT_ENOUGH_REPLICAS when the ISR is below min.insync.replicas, NOT_LEADER when leadership moved.
+   */
+  private async awaitHighWatermark(required: number, timeoutMs: number | undefined): Promise<void> {
+    if (this.currentRole !== 'leader') throw this.notLeaderError();
+    if (this.hw >= required) {
+      if (this.isrIds.length < this.minIsr) throw this.notEnoughReplicas(true);
+      return;
+    }
+    const waitMs = timeoutMs && timeoutMs > 0 ? timeoutMs : this.deps.settings.produceTimeoutDefaultMs;
+    await this.acks.wait(required, waitMs);
+  }
+
+  /**
+   * Ends producer `producerId`'s transaction here with a COMMIT or ABORT marker, for the
+   * transaction coordinator (WriteTxnMarkers); resolves once the marker is below the HW.
+   * Idempotent: with no transaction of the producer open, nothing is written and it resolves once
+   * everything already in the log is below the HW (so a retried marker is committed too).
+   * Fencing: a producer epoch older than the partition's, or a coordinator epoch older than the
+   * last marker's, fails with PRODUCER_FENCED.
+   */
+  async writeTxnMarker(marker: TxnMarkerInput): Promise<TxnMarkerOutcome> {
+    this.ensureLeader(true);
+    const fenced = (why: string) =>
+      new TideError(
+        'PRODUCER_FENCED',
+        `${marker.type} marker for producer ${marker.producerId} epoch ${marker.producerEpoch} (coordinator epoch ${marker.coordinatorEpoch}) refused on ${this.topic}-${this.partition}: ${why}`,
+        { context: this.context() },
+      );
+    const known = this.log.producerEpoch(marker.producerId);
+    if (known !== undefined && marker.producerEpoch < known)
+      throw fenced(`the partition knows producer epoch ${known}`);
+    const lastCoordinatorEpoch = this.coordinatorEpochs.get(marker.producerId);
+    if (lastCoordinatorEpoch !== undefined && marker.coordinatorEpoch < lastCoordinatorEpoch)
+      throw fenced(`a marker of coordinator epoch ${lastCoordinatorEpoch} was written already`);
+    const open = this.log.openTransactions().some((t) => t.producerId === marker.producerId);
+    if (!open) {
+      await this.awaitHighWatermark(this.localLeo, marker.timeoutMs);
+      return 'no-open-transaction';
+    }
+    if (this.isrIds.length < this.minIsr) throw this.notEnoughReplicas(false);
+    const batch = encodeControlBatch({
+      type: marker.type,
+      producerId: marker.producerId,
+      producerEpoch: marker.producerEpoch,
+      coordinatorEpoch: marker.coordinatorEpoch,
+      timestampMs: this.deps.clock.nowMs(),
+    });
+    let result: AppendResult;
+    try {
+      result = await this.log.append(batch, { leaderEpoch: this.epoch, origin: 'coordinator' });
+    } catch (err) {
+      if (err instanceof TideError && err.code === 'INVALID_PRODUCER_EPOCH') throw fenced(err.message);
+      throw err;
+    }
+    this.coordinatorEpochs.set(
+      marker.producerId,
+      Math.max(marker.coordinatorEpoch, lastCoordinatorEpoch ?? -1),
+    );
+    this.onLocalAppend(result.lastOffset + 1);
+    await this.awaitHighWatermark(result.lastOffset + 1, marker.timeoutMs);
+    return 'written';
+  }
+
+  /**
+   * Reads replicated data only: nothing at or above the high watermark; with read_committed
+   * nothing at or above the last stable offset either, plus the aborted transactions overlapping
+   * what is returned (collected by the same log read). Leader only.
+   */
+  async read(
+    offset: number,
+    maxBytes: number,
+    isolation: IsolationLevel = 'read_uncommitted',
+  ): Promise<PartitionReadResult> {
     this.ensureLeader(false);
-    if (offset > this.hw && offset <= this.log.logEndOffset) {
-      // Written but not yet committed: the consumer waits, it is not out of range.
+    const highWatermark = this.hw;
+    const lastStableOffset = this.log.lastStableOffset(highWatermark);
+    const committed = isolation === 'read_committed';
+    const bound = committed ? lastStableOffset : highWatermark;
+    if (offset > bound && offset <= this.log.logEndOffset) {
+      // Written but not yet replicated (or not stable yet): the consumer waits, it is not out of range.
       return {
         batches: Buffer.alloc(0),
         nextOffset: offset,
         logStartOffset: this.log.logStartOffset,
-        highWatermark: this.hw,
+        highWatermark,
+        lastStableOffset,
+        ...(committed ? { abortedTransactions: [] } : {}),
       };
     }
-    const result = await this.log.read(offset, maxBytes, { maxOffset: this.hw });
-    return { ...result, highWatermark: this.hw };
+    const result = await this.log.read(offset, maxBytes, { maxOffset: bound, isolation });
+    return { ...result, highWatermark, lastStableOffset };
   }
 
   /**
-   * Resolves when data at or after `offset` is committed, after maxWaitMs, or when the partition
+   * Resolves when data at or after `offset` is replicated (read_committed: stable), after maxWaitMs, or when the partition
    * stops leading, whichever comes first. Never rejects.
    */
-  waitForData(offset: number, maxWaitMs: number, signal?: AbortSignal): Promise<void> {
-    if (this.currentRole !== 'leader' || this.hw > offset || maxWaitMs <= 0 || signal?.aborted)
-      return Promise.resolve();
+  waitForData(
+    offset: number,
+    maxWaitMs: number,
+    signal?: AbortSignal,
+    isolation: IsolationLevel = 'read_uncommitted',
+  ): Promise<void> {
+    const committed = isolation === 'read_committed';
+    if (this.currentRole !== 'leader' || maxWaitMs <= 0 || signal?.aborted) return Promise.resolve();
+    if ((committed ? this.lastStableOffset : this.hw) > offset) return Promise.resolve();
     return new Promise((resolve) => {
-      const waiter: DataWaiter = { offset, resolve };
+      const waiter: DataWaiter = { offset, committed, resolve };
       if (Number.isFinite(maxWaitMs))
         waiter.timer = this.deps.clock.setTimeout(() => this.releaseDataWaiter(waiter), maxWaitMs);
       signal?.addEventListener('abort', () => this.releaseDataWaiter(waiter), { once: true });
@@ -418,6 +551,7 @@ export class Partition {
     }
     this.lostFollowers.delete(replicaId);
     follower.onFetch(fetchOffset, nowMs, this.localLeo);
+    this.releaseTail();
     this.maybeAdvanceHighWatermark();
     if (!this.isrIds.includes(replicaId)) this.maybeExpandIsr(follower, nowMs);
   }
@@ -550,11 +684,18 @@ export class Partition {
     return true;
   }
 
-  /** Follower HW = min(leader HW, own LEO); it only grows (truncation aside). */
+  /**
+   * Follower HW = min(leader HW, own LEO); it only grows (truncation aside). Computing the LSO
+   * lets the log forget the closed transactions whose markers are now below the HW, as on a leader
+   * (else a follower's list of them grows until it leads).
+   */
   updateFollowerHighWatermark(leaderHw: number): void {
     if (this.currentRole !== 'follower') return;
     const hw = Math.min(leaderHw, this.log.logEndOffset);
-    if (hw > this.hw) this.hw = hw;
+    if (hw > this.hw) {
+      this.hw = hw;
+      this.log.lastStableOffset(hw);
+    }
   }
 
   /**
@@ -618,11 +759,49 @@ export class Partition {
 
   // ------------------------------------------------------------------------------------- internal
 
-  private onLocalAppend(endOffset: number): void {
+  /**
+   * The log assigned offsets to a leader append (before writing it): with followers, the bytes go
+   * to the replication tail and the followers' long polls wake now, so they fetch, write and fsync
+   * while this replica writes and fsyncs. Safe because the HW counts this replica's LEO only once
+   * its own append completed (onLocalAppend). Returns whether the followers were told.
+   */
+  private announceAppend(bytes: Buffer, baseOffset: number, endOffset: number): boolean {
+    if (this.currentRole !== 'leader' || this.followers.size === 0) return false;
+    this.tail.add(bytes, baseOffset, endOffset);
+    this.notifyChange();
+    return true;
+  }
+
+  /**
+   * As leader, the records a follower fetch at `offset` gets from memory (ReplicationTail), or
+   * undefined: then they come from the log.
+   */
+  replicationTail(offset: number, maxBytes: number): Buffer | undefined {
+    if (this.currentRole !== 'leader') return undefined;
+    return this.tail.read(offset, maxBytes);
+  }
+
+  /** `announced`: the followers were woken when the offsets were assigned (announceAppend). */
+  private onLocalAppend(endOffset: number, announced = false): void {
     if (endOffset > this.localLeo) this.localLeo = endOffset;
     if (this.currentRole !== 'leader') return;
+    const hw = this.hw;
     this.maybeAdvanceHighWatermark();
-    this.notifyChange();
+    // An HW move has told the long polls already; an announced append needs no second wake-up.
+    if (!announced && this.hw === hw) this.notifyChange();
+  }
+
+  /** Drops tail entries that every in-sync follower has fetched. */
+  private releaseTail(): void {
+    if (this.tail.entryCount === 0) return;
+    let min = Number.POSITIVE_INFINITY;
+    for (const id of this.isrIds) {
+      if (id === this.deps.brokerId) continue;
+      const leo = this.followers.get(id)?.leo ?? UNKNOWN_LEO;
+      if (leo < min) min = leo;
+    }
+    if (min === Number.POSITIVE_INFINITY) this.tail.clear();
+    else if (min !== UNKNOWN_LEO) this.tail.release(min);
   }
 
   private maybeAdvanceHighWatermark(): void {
@@ -648,8 +827,14 @@ export class Partition {
   }
 
   private releaseDataWaiters(all: boolean): void {
-    for (const waiter of [...this.dataWaiters])
-      if (all || waiter.offset < this.hw) this.releaseDataWaiter(waiter);
+    if (this.dataWaiters.size === 0) return;
+    // The LSO moves only when the HW does (a marker counts once it is below the HW).
+    let lso: number | undefined;
+    for (const waiter of [...this.dataWaiters]) {
+      if (!all && waiter.committed) lso ??= this.lastStableOffset;
+      const bound = waiter.committed ? (lso ?? this.hw) : this.hw;
+      if (all || waiter.offset < bound) this.releaseDataWaiter(waiter);
+    }
   }
 
   private releaseDataWaiter(waiter: DataWaiter): void {

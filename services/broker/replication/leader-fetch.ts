@@ -27,8 +27,10 @@
  * Long poll: when no partition has records, an error, a divergence or an HW other than the one
  * this stream last sent, the leader waits up to max_wait_ms for a change of any of them (a local
  * append, an HW move, a role change) and answers then. So a caught-up follower hears of new data
- * at once and of every HW move within one round trip. When only a throttled partition has data
- * the wait ends when the throttle grants bytes again, so the stream never blocks on it.
+ * at once. An HW move alone is answered after up to HW_ONLY_LINGER_MS (records arriving meanwhile
+ * carry it), so that under load each produce request costs a follower one round trip, not two; the
+ * first answer on a stream goes at once. When only a throttled partition has data the wait ends
+ * when the throttle grants bytes again, so the stream never blocks on it.
  */
 import type { Clock } from '../../common/clock';
 import { TideError, toTideError } from '../../common/errors';
@@ -39,6 +41,13 @@ import type { ReplicaFetchPartitionResponse__Input } from '../../common/grpc/gen
 import type { ReplicaFetchRequest } from '../../common/grpc/generated/tide/v1/internal/ReplicaFetchRequest';
 import type { ReplicaFetchResponse__Input } from '../../common/grpc/generated/tide/v1/internal/ReplicaFetchResponse';
 import type { Partition } from '../partition/partition';
+
+/**
+ * How long an answer whose only news is an HW move waits for records to carry it. Followers learn
+ * the HW this much later at most; nothing waits on a follower's HW but its own consumers-to-be
+ * after a failover.
+ */
+export const HW_ONLY_LINGER_MS = 5;
 
 /** Longest long poll a follower may ask for. */
 export const REPLICA_FETCH_MAX_WAIT_MS_LIMIT = 30_000;
@@ -95,10 +104,14 @@ export async function serveReplicaFetch(
   const maxBytes =
     request.max_bytes > 0 ? Math.min(request.max_bytes, REPLICA_FETCH_MAX_BYTES_LIMIT) : deps.defaultMaxBytes;
   const deadlineMs = deps.clock.nowMs() + maxWaitMs;
+  let hwOnlyDeadlineMs = Number.POSITIVE_INFINITY;
   for (;;) {
     const { partitions, news, held } = await onePass(deps, session, request, maxBytes);
-    const remainingMs = deadlineMs - deps.clock.nowMs();
-    if (news || remainingMs <= 0 || signal.aborted) {
+    const nowMs = deps.clock.nowMs();
+    if (news === 'hw' && hwOnlyDeadlineMs === Number.POSITIVE_INFINITY)
+      hwOnlyDeadlineMs = nowMs + HW_ONLY_LINGER_MS;
+    const remainingMs = Math.min(deadlineMs, hwOnlyDeadlineMs) - nowMs;
+    if (news === 'data' || remainingMs <= 0 || signal.aborted) {
       for (const p of partitions) {
         if (p.high_watermark !== undefined)
           session.sentHighWatermarks.set(keyOf(p.topic ?? '', p.partition ?? 0), Number(p.high_watermark));
@@ -135,9 +148,13 @@ async function onePass(
   session: ReplicaFetchSession,
   request: ReplicaFetchRequest,
   maxBytes: number,
-): Promise<{ partitions: ReplicaFetchPartitionResponse__Input[]; news: boolean; held: boolean }> {
+): Promise<{
+  partitions: ReplicaFetchPartitionResponse__Input[];
+  news: 'none' | 'hw' | 'data';
+  held: boolean;
+}> {
   let budget = maxBytes;
-  let news = false;
+  let news: 'none' | 'hw' | 'data' = 'none';
   let held = false;
   const partitions: ReplicaFetchPartitionResponse__Input[] = [];
   for (const wanted of request.partitions) {
@@ -146,8 +163,8 @@ async function onePass(
     const bytes = (answer.record_batches as Buffer | undefined)?.length ?? 0;
     budget -= bytes;
     const sentHw = session.sentHighWatermarks.get(keyOf(wanted.topic, wanted.partition));
-    if (bytes > 0 || answer.error_code || answer.diverging_epoch || sentHw !== answer.high_watermark)
-      news = true;
+    if (bytes > 0 || answer.error_code || answer.diverging_epoch || sentHw === undefined) news = 'data';
+    else if (sentHw !== answer.high_watermark && news === 'none') news = 'hw';
   }
   return { partitions, news, held };
 }
@@ -240,10 +257,15 @@ async function answerPartition(
   }
   partition.recordFollowerFetch(request.replica_id, request.broker_epoch, wanted.fetch_offset);
   let batches: Buffer | undefined;
+  // A throttled (reassignment) replica reads the log within its grant; the others are served
+  // from memory when they fetch from an entry of the replication tail.
   const limit = deps.throttle?.limit(partition, request.replica_id, budget);
   const readBytes = limit ?? budget;
   if (limit === 0 && budget > 0 && wanted.fetch_offset < log.logEndOffset) onHeld();
-  if (readBytes > 0 && wanted.fetch_offset < log.logEndOffset) {
+  if (limit === undefined && budget > 0 && wanted.fetch_offset < log.logEndOffset) {
+    batches = partition.replicationTail(wanted.fetch_offset, budget);
+  }
+  if (!batches && readBytes > 0 && wanted.fetch_offset < log.logEndOffset) {
     try {
       batches = (await log.read(wanted.fetch_offset, readBytes)).batches;
       if (limit !== undefined) deps.throttle!.served(batches.length);

@@ -31,6 +31,7 @@ describe('Admin (through the Tide facade)', () => {
       partition: 0,
       logStartOffset: 0,
       highWatermark: 0,
+      lastStableOffset: 0,
       logEndOffset: 0,
       sizeBytes: 0,
       dirtyRatio: 0,

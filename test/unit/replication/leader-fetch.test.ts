@@ -1,15 +1,17 @@
 /**
  * The leader's answer to a replica fetch (serveReplicaFetch), per partition: epoch fencing, the
  * diverging-epoch answer, out-of-range offsets, records as stored within max_bytes, the follower's
- * progress recorded, and the long poll (answers at once on news, wakes on an append, gives up
- * after max_wait_ms), and the reassignment throttle (which followers it limits, and that a held
- * partition answers without records instead of blocking the stream).
+ * progress recorded, the long poll (answers at once on news, wakes on an append, gives up
+ * after max_wait_ms), the reassignment throttle (which followers it limits, and that a held
+ * partition answers without records instead of blocking the stream), and replication from memory:
+ * followers get an append before the leader's own write completes, while the HW still waits for it.
  */
 import { silentLogger } from '../../../services/common/logger';
 import type { ReplicaFetchPartition } from '../../../services/common/grpc/generated/tide/v1/internal/ReplicaFetchPartition';
 import type { ReplicaFetchPartitionResponse__Input } from '../../../services/common/grpc/generated/tide/v1/internal/ReplicaFetchPartitionResponse';
 import type { ReplicaFetchRequest } from '../../../services/common/grpc/generated/tide/v1/internal/ReplicaFetchRequest';
 import {
+  HW_ONLY_LINGER_MS,
   ReplicaFetchSession,
   serveReplicaFetch,
   type LeaderFetchDeps,
@@ -215,14 +217,77 @@ describe('long poll', () => {
     expect(waiting.value!.record_batches).toBeUndefined();
   });
 
-  it('wakes when another follower moves the HW, so every follower learns it within one round trip', async () => {
+  it('answers an HW move alone HW_ONLY_LINGER_MS later, so every follower learns it without new records', async () => {
     const session = new ReplicaFetchSession();
     await answer(request({ fetch_offset: 6 }, { max_wait_ms: 500 }), session);
     const waiting = track(answer(request({ fetch_offset: 6 }, { max_wait_ms: 500 }), session));
     await new Promise((r) => setTimeout(r, 20));
     await answer(request({ fetch_offset: 6 }, { replica_id: 3 })); // broker 3 catches up: HW 0 → 6
+    await new Promise((r) => setTimeout(r, 20));
+    expect(waiting.outcome).toBe('pending');
+    fixture.clock.advance(HW_ONLY_LINGER_MS);
     await until(() => waiting.outcome !== 'pending');
     expect(waiting.value!.high_watermark).toBe(6);
+    expect(waiting.value!.record_batches).toBeUndefined();
+  });
+
+  it('an HW move waiting to be told goes with the next records at once', async () => {
+    const session = new ReplicaFetchSession();
+    await answer(request({ fetch_offset: 6 }, { max_wait_ms: 500 }), session);
+    const waiting = track(answer(request({ fetch_offset: 6 }, { max_wait_ms: 500 }), session));
+    await answer(request({ fetch_offset: 6 }, { replica_id: 3 })); // HW 0 → 6
+    await new Promise((r) => setTimeout(r, 20));
+    expect(waiting.outcome).toBe('pending');
+    void fixture.partition.append(buildBatch(), { acks: 'leader' });
+    await until(() => waiting.outcome !== 'pending');
+    expect(waiting.value!.high_watermark).toBe(6);
+    expect(batchHeaders(waiting.value!.record_batches as Buffer).map((h) => h.baseOffset)).toEqual([6]);
+  });
+});
+
+describe('replication from memory', () => {
+  it('answers a parked fetch with the append before the leader has written it, the offsets as assigned', async () => {
+    const session = new ReplicaFetchSession();
+    await answer(request({ fetch_offset: 6 }, { max_wait_ms: 500 }), session);
+    const waiting = track(answer(request({ fetch_offset: 6 }, { max_wait_ms: 500 }), session));
+    await new Promise((r) => setTimeout(r, 20));
+    const appended = track(fixture.partition.append(buildBatch({ records: 2 }), { acks: 'leader' }));
+    // Let only microtasks run: the leader's write (and fsync) needs I/O callbacks, the answer does not.
+    for (let i = 0; i < 100 && waiting.outcome === 'pending'; i++) await Promise.resolve();
+    expect(waiting.outcome).toBe('resolved');
+    expect(appended.outcome).toBe('pending');
+    expect(fixture.partition.leaderLogEndOffset).toBe(6);
+    const headers = batchHeaders(waiting.value!.record_batches as Buffer);
+    expect(headers.map((h) => [h.baseOffset, h.partitionLeaderEpoch])).toEqual([[6, 5]]);
+    await until(() => appended.outcome === 'resolved', 'the leader append');
+  });
+
+  it('the HW counts the leader only once its own append is durable, even when both followers are ahead', async () => {
+    await answer(request({ fetch_offset: 6 }, { replica_id: 3 }));
+    await answer(request({ fetch_offset: 6 }));
+    expect(fixture.partition.highWatermark).toBe(6);
+    const appended = track(fixture.partition.append(buildBatch({ records: 2 }), { acks: 'all' }));
+    // Both followers got [6, 8) from memory and report it before the leader's write completes.
+    const followerA = await answer(request({ fetch_offset: 6 }));
+    expect(batchHeaders(followerA.record_batches as Buffer).map((h) => h.baseOffset)).toEqual([6]);
+    await answer(request({ fetch_offset: 8 }, { replica_id: 3 }));
+    await answer(request({ fetch_offset: 8 }));
+    expect(fixture.partition.leaderLogEndOffset).toBe(6);
+    expect(fixture.partition.highWatermark).toBe(6);
+    expect(appended.outcome).toBe('pending');
+    await until(() => appended.outcome !== 'pending', 'the acks=all append');
+    expect(appended.outcome).toBe('resolved');
+    expect(fixture.partition.highWatermark).toBe(8);
+  });
+
+  it('serves a follower behind the tail from the log, and the same bytes either way', async () => {
+    await fixture.partition.append(buildBatch({ records: 3 }), { acks: 'leader' });
+    const fromMemory = await answer(request({ fetch_offset: 6 }));
+    const fromLog = await answer(request({ fetch_offset: 4 }));
+    const all = fromLog.record_batches as Buffer;
+    const memory = fromMemory.record_batches as Buffer;
+    expect(all.subarray(all.length - memory.length)).toEqual(memory);
+    expect(batchHeaders(all).map((h) => h.baseOffset)).toEqual([4, 5, 6]);
   });
 });
 

@@ -8,7 +8,9 @@
  *     left from before the topic became compacted are dropped, as Kafka does);
  *   - the map has no later offset for its key (records above the mapped range always qualify);
  *   - it is not a tombstone (null value) whose batch's delete horizon has passed.
- * Control batches (transaction markers) are kept whole.
+ * Records of aborted transactions are dropped (`aborted`); control batches (transaction markers)
+ * are kept whole until their transaction has no batch left, then dropped after their delete horizon
+ * (`markers`; both in transactions.ts).
  *
  * A rewritten batch keeps its baseOffset, lastOffsetDelta (so the producer's last sequence stays
  * derivable), partitionLeaderEpoch, producer id/epoch/base sequence, compression codec and
@@ -49,6 +51,7 @@ import { compress, decompress } from '../../../common/records/compression';
 import { sizeOfVarint, sizeOfVarlong, writeVarint, writeVarlong } from '../../../common/records/varint';
 import type { OffsetMap } from './offset-map';
 import { RecordCursor } from './record-walk';
+import type { AbortedRanges, MarkerTracker } from './transactions';
 
 /** Batch attribute bit 6: baseTimestamp holds the delete horizon (Kafka's hasDeleteHorizonMs). */
 export const DELETE_HORIZON_BIT = 0x40;
@@ -60,6 +63,10 @@ export interface FilterContext {
   deleteRetentionMs: number;
   /** producerId → last offset of that producer's latest batch in the producer state. */
   producerLastOffsets: ReadonlyMap<number, number>;
+  /** Aborted transactions of the cleaned range; absent = none. */
+  aborted?: AbortedRanges;
+  /** Marker retention across the pass (told of every batch written); absent = markers kept. */
+  markers?: MarkerTracker;
 }
 
 /** What became of one batch, with counts for the pass's stats. */
@@ -71,6 +78,8 @@ export interface FilterOutcome {
   recordsKept: number;
   tombstonesDropped: number;
   keylessDropped: number;
+  /** Records dropped because their transaction was aborted. */
+  abortedDropped: number;
   /** maxTimestamp of the batch written (kept or rewritten). */
   maxTimestamp: number;
   /** The delete horizon of the batch written when it still holds tombstones, else -1. */
@@ -94,10 +103,30 @@ export function filterBatch(batch: Buffer, ctx: FilterContext, retainHeader: boo
     recordsKept: h.recordCount,
     tombstonesDropped: 0,
     keylessDropped: 0,
+    abortedDropped: 0,
     maxTimestamp: h.maxTimestamp,
     tombstoneHorizonMs: -1,
   };
-  if (h.attributes & CONTROL_BIT) return outcome;
+  if (h.attributes & CONTROL_BIT) {
+    if (!ctx.markers) return outcome;
+    const decision = ctx.markers.decide(batch, h, ctx.nowMs, ctx.deleteRetentionMs, retainHeader);
+    if (decision.kind === 'drop') return { ...outcome, kind: 'drop', recordsKept: 0 };
+    if (decision.horizonMs !== undefined) outcome.tombstoneHorizonMs = decision.horizonMs;
+    if (decision.kind === 'rewrite') return { ...outcome, kind: 'rewrite', bytes: decision.bytes };
+    return outcome;
+  }
+  if (ctx.aborted?.holds(h)) {
+    outcome.recordsKept = 0;
+    outcome.abortedDropped = h.recordCount;
+    const lastOffset = h.baseOffset + h.lastOffsetDelta;
+    const producerLast = ctx.producerLastOffsets.get(h.producerId) === lastOffset;
+    if (!retainHeader && !producerLast) outcome.kind = 'drop';
+    else if (h.recordCount > 0) {
+      outcome.kind = 'rewrite';
+      outcome.bytes = emptyBatch(batch);
+    }
+    return outcome;
+  }
   const data = recordsOf(batch, h);
   const hasHorizon = (h.attributes & DELETE_HORIZON_BIT) !== 0;
   const dropTombstones = hasHorizon && ctx.nowMs >= h.baseTimestamp;

@@ -23,6 +23,7 @@ import {
   OFFSET_ATTRIBUTES,
   OFFSET_BASE_OFFSET,
   OFFSET_LAST_OFFSET_DELTA,
+  OFFSET_PRODUCER_ID,
   OFFSET_RECORD_COUNT,
   readBatchHeader,
 } from '../../../common/records/layout';
@@ -31,6 +32,7 @@ import { TideError } from '../../../common/errors';
 import { OffsetIndex } from '../offset-index';
 import { TimeIndex } from '../time-index';
 import { filterBatch, recordsOf, type FilterContext } from './batch-filter';
+import { AbortedRanges, MarkerTracker } from './transactions';
 import { OffsetMap } from './offset-map';
 import { groupSegments } from './planner';
 import { RecordCursor } from './record-walk';
@@ -63,6 +65,12 @@ export interface CleanJob {
   deleteRetentionMs: number;
   /** [producerId, last offset of its latest batch] for every producer in the producer state. */
   producerLastOffsets: Array<[number, number]>;
+  /**
+   * [producerId, first offset, ABORT marker offset] of the aborted transactions below
+   * firstUncleanableOffset (the segments' .txnindex): their records are never mapped and are
+   * dropped. Absent = none (jobs planned before transactions existed).
+   */
+  abortedTransactions?: Array<[number, number, number]>;
   /** Largest cleaned segment (the topic's segment.bytes). */
   segmentBytes: number;
   indexIntervalBytes: number;
@@ -103,6 +111,8 @@ export interface CleanStats {
   batchesDropped: number;
   tombstonesDropped: number;
   keylessDropped: number;
+  /** Records of aborted transactions dropped. */
+  abortedDropped: number;
   mapEntries: number;
   /** Fraction of the map's capacity used. */
   mapUtilization: number;
@@ -157,6 +167,7 @@ export function* runCleanJob(job: CleanJob, io: JobIo): Generator<CleanedSegment
     batchesDropped: 0,
     tombstonesDropped: 0,
     keylessDropped: 0,
+    abortedDropped: 0,
     mapEntries: 0,
     mapUtilization: 0,
     throttledMs: 0,
@@ -169,7 +180,8 @@ export function* runCleanJob(job: CleanJob, io: JobIo): Generator<CleanedSegment
       throttle.maybeThrottle(bytes);
     });
 
-  const endOffset = buildMap(job, map, reader);
+  const aborted = new AbortedRanges(job.abortedTransactions ?? []);
+  const endOffset = buildMap(job, map, reader, aborted);
   stats.mapEntries = map.size;
   stats.mapUtilization = map.utilization;
 
@@ -179,6 +191,8 @@ export function* runCleanJob(job: CleanJob, io: JobIo): Generator<CleanedSegment
     nowMs: job.nowMs,
     deleteRetentionMs: job.deleteRetentionMs,
     producerLastOffsets: new Map(job.producerLastOffsets),
+    aborted,
+    markers: new MarkerTracker(),
   };
   let nextDeleteHorizonMs = -1;
   for (const [from, to] of groupSegments(toClean, job.segmentBytes)) {
@@ -198,6 +212,7 @@ export function* runCleanJob(job: CleanJob, io: JobIo): Generator<CleanedSegment
           stats.recordsKept += outcome.recordsKept;
           stats.tombstonesDropped += outcome.tombstonesDropped;
           stats.keylessDropped += outcome.keylessDropped;
+          stats.abortedDropped += outcome.abortedDropped;
           if (
             outcome.tombstoneHorizonMs >= 0 &&
             (nextDeleteHorizonMs < 0 || outcome.tombstoneHorizonMs < nextDeleteHorizonMs)
@@ -207,6 +222,10 @@ export function* runCleanJob(job: CleanJob, io: JobIo): Generator<CleanedSegment
             stats.batchesDropped++;
             continue;
           }
+          ctx.markers?.written(
+            b.readInt16BE(OFFSET_ATTRIBUTES),
+            Number(b.readBigInt64BE(OFFSET_PRODUCER_ID)),
+          );
           if (outcome.kind === 'rewrite') stats.batchesRewritten++;
           writer.append(outcome.kind === 'keep' ? b : (outcome.bytes as Buffer), outcome.maxTimestamp);
         }
@@ -225,7 +244,12 @@ export function* runCleanJob(job: CleanJob, io: JobIo): Generator<CleanedSegment
 }
 
 /** Phase 1: maps the dirty part; returns the offset after the last batch mapped. */
-function buildMap(job: CleanJob, map: OffsetMap, reader: (s: CleanJobSegment) => SegmentReader): number {
+function buildMap(
+  job: CleanJob,
+  map: OffsetMap,
+  reader: (s: CleanJobSegment) => SegmentReader,
+  aborted: AbortedRanges,
+): number {
   let endOffset = job.firstDirtyOffset;
   for (const segment of job.segments) {
     if (segment.endOffset <= job.firstDirtyOffset) continue;
@@ -243,7 +267,8 @@ function buildMap(job: CleanJob, map: OffsetMap, reader: (s: CleanJobSegment) =>
           );
         return Math.max(endOffset, baseOffset);
       }
-      if ((b.readInt16BE(OFFSET_ATTRIBUTES) & CONTROL_BIT) === 0) {
+      // Records of aborted transactions never supersede anything: they are dropped, not kept.
+      if ((b.readInt16BE(OFFSET_ATTRIBUTES) & CONTROL_BIT) === 0 && !aborted.holds(readBatchHeader(b, 0))) {
         const header = readBatchHeader(b, 0);
         const data = recordsOf(b, header);
         const cursor = new RecordCursor(data, 0, data.length, header.recordCount);

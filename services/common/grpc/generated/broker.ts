@@ -1,6 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { EnumTypeDefinition, MessageTypeDefinition } from '@grpc/proto-loader';
 
+import type { AbortedTransaction__Input as _tide_v1_AbortedTransaction__Input, AbortedTransaction as _tide_v1_AbortedTransaction } from './tide/v1/AbortedTransaction';
 import type { BrokerClient as _tide_v1_BrokerClient, BrokerDefinition as _tide_v1_BrokerDefinition } from './tide/v1/Broker';
 import type { BrokerInfo__Input as _tide_v1_BrokerInfo__Input, BrokerInfo as _tide_v1_BrokerInfo } from './tide/v1/BrokerInfo';
 import type { Error__Input as _tide_v1_Error__Input, Error as _tide_v1_Error } from './tide/v1/Error';
@@ -28,6 +29,7 @@ type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> 
 export interface ProtoGrpcType {
   tide: {
     v1: {
+      AbortedTransaction: MessageTypeDefinition<_tide_v1_AbortedTransaction__Input, _tide_v1_AbortedTransaction>
       Acks: EnumTypeDefinition
       Broker: SubtypeConstructor<typeof grpc.Client, _tide_v1_BrokerClient> & { service: _tide_v1_BrokerDefinition }
       BrokerInfo: MessageTypeDefinition<_tide_v1_BrokerInfo__Input, _tide_v1_BrokerInfo>
@@ -38,6 +40,7 @@ export interface ProtoGrpcType {
       FetchStreamRequest: MessageTypeDefinition<_tide_v1_FetchStreamRequest__Input, _tide_v1_FetchStreamRequest>
       InitProducerIdRequest: MessageTypeDefinition<_tide_v1_InitProducerIdRequest__Input, _tide_v1_InitProducerIdRequest>
       InitProducerIdResponse: MessageTypeDefinition<_tide_v1_InitProducerIdResponse__Input, _tide_v1_InitProducerIdResponse>
+      IsolationLevel: EnumTypeDefinition
       ListOffsetsRequest: MessageTypeDefinition<_tide_v1_ListOffsetsRequest__Input, _tide_v1_ListOffsetsRequest>
       ListOffsetsResponse: MessageTypeDefinition<_tide_v1_ListOffsetsResponse__Input, _tide_v1_ListOffsetsResponse>
       MetadataRequest: MessageTypeDefinition<_tide_v1_MetadataRequest__Input, _tide_v1_MetadataRequest>

@@ -1,6 +1,7 @@
 // Original file: protos/tide/v1/broker.proto
 
 import type { RecordFormat__Input as _tide_v1_RecordFormat__Input, RecordFormat as _tide_v1_RecordFormat } from '../../tide/v1/RecordFormat';
+import type { IsolationLevel__Input as _tide_v1_IsolationLevel__Input, IsolationLevel as _tide_v1_IsolationLevel } from '../../tide/v1/IsolationLevel';
 import type { Long } from '@grpc/proto-loader';
 
 export interface FetchRequest__Input {
@@ -11,6 +12,7 @@ export interface FetchRequest__Input {
   'max_wait_ms'?: (number);
   'min_bytes'?: (number);
   'format'?: (_tide_v1_RecordFormat__Input);
+  'isolation'?: (_tide_v1_IsolationLevel__Input);
 }
 
 export interface FetchRequest {
@@ -21,4 +23,5 @@ export interface FetchRequest {
   'max_wait_ms': (number);
   'min_bytes': (number);
   'format': (_tide_v1_RecordFormat);
+  'isolation': (_tide_v1_IsolationLevel);
 }

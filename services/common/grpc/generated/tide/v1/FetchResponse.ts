@@ -2,6 +2,7 @@
 
 import type { Record__Input as _tide_v1_Record__Input, Record as _tide_v1_Record } from '../../tide/v1/Record';
 import type { Error__Input as _tide_v1_Error__Input, Error as _tide_v1_Error } from '../../tide/v1/Error';
+import type { AbortedTransaction__Input as _tide_v1_AbortedTransaction__Input, AbortedTransaction as _tide_v1_AbortedTransaction } from '../../tide/v1/AbortedTransaction';
 import type { Long } from '@grpc/proto-loader';
 
 export interface FetchResponse__Input {
@@ -13,6 +14,8 @@ export interface FetchResponse__Input {
   'records'?: (_tide_v1_Record__Input)[];
   'next_offset'?: (number | string | Long);
   'error'?: (_tide_v1_Error__Input | null);
+  'last_stable_offset'?: (number | string | Long);
+  'aborted_transactions'?: (_tide_v1_AbortedTransaction__Input)[];
 }
 
 export interface FetchResponse {
@@ -24,4 +27,6 @@ export interface FetchResponse {
   'records': (_tide_v1_Record)[];
   'next_offset': (number);
   'error': (_tide_v1_Error | null);
+  'last_stable_offset': (number);
+  'aborted_transactions': (_tide_v1_AbortedTransaction)[];
 }

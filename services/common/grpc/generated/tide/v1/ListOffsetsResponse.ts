@@ -9,6 +9,7 @@ export interface ListOffsetsResponse__Input {
   'timestamp_ms'?: (number | string | Long);
   'log_start_offset'?: (number | string | Long);
   'high_watermark'?: (number | string | Long);
+  'last_stable_offset'?: (number | string | Long);
 }
 
 export interface ListOffsetsResponse {
@@ -18,4 +19,5 @@ export interface ListOffsetsResponse {
   'timestamp_ms': (number);
   'log_start_offset': (number);
   'high_watermark': (number);
+  'last_stable_offset': (number);
 }

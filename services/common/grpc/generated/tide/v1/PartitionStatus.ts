@@ -9,6 +9,7 @@ export interface PartitionStatus__Input {
   'log_end_offset'?: (number | string | Long);
   'size_bytes'?: (number | string | Long);
   'dirty_ratio'?: (number | string);
+  'last_stable_offset'?: (number | string | Long);
 }
 
 export interface PartitionStatus {
@@ -18,4 +19,5 @@ export interface PartitionStatus {
   'log_end_offset': (number);
   'size_bytes': (number);
   'dirty_ratio': (number);
+  'last_stable_offset': (number);
 }
