@@ -16,8 +16,8 @@ export function storageError(message: string, file: string, position?: number, c
 
 /**
  * File descriptors the storage engine opens for a moment (atomic replaces, folder fsyncs, small
- * reads) at most at once, process-wide. Every partition keeps its active segment's .log open, so a
- * broker with 10,000 partitions holds 10,000 descriptors; its clean shutdown (or its restart)
+ * reads) at most at once, process-wide. Every segment keeps its .log open, so a broker with 10,000
+ * partitions holds at least 10,000 descriptors; its clean shutdown (or its restart)
  * replaces several small files in every folder at the same time and, unbounded, ran past a
  * 20,000-descriptor limit (EMFILE: partitions went offline, others closed uncleanly). The fs
  * thread pool runs 4 calls at a time, so the bound costs no throughput.
