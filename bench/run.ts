@@ -14,6 +14,7 @@
  *                    [--partitions 1,100,1000,10000] [--partition-records 1000000]
  *                    [--tls [--tls-rounds 3]]   plain text against TLS, interleaved, with the ratio (bench/tls.ts)
  *   npm run bench -- --compaction [...]   the log cleaner instead: see bench/compaction.ts
+ *   npm run bench -- --transactions [...]   transactional against idempotent produce: bench/transactions.ts
  *
  * latency: send-to-ack of single records at fixed rates with `lingerMs: 0`, per flush policy
  * (bench/latency.ts). partitions: the partitions sweep on a fresh broker per count
@@ -28,6 +29,7 @@ import { readBack, type ReadMode } from './read-back';
 import { DEFAULT_LATENCY_RATES, formatLatencyRows, latencyRows } from './latency';
 import { formatPartitionRows, partitionsSweep, type PartitionsOptions } from './partitions';
 import { runTlsComparison } from './tls';
+import { runTransactionsBench } from './transactions';
 
 export interface BenchOptions {
   records: number;
@@ -368,7 +370,13 @@ function printResults(options: BenchOptions, results: ProduceConsumeResult[]): v
 }
 
 // `npm run bench -- --compaction [...]` runs the compaction benchmark instead (bench/compaction.ts).
-const run = process.argv[2] === '--compaction' ? () => runCompactionBench(process.argv.slice(3)) : main;
+// `npm run bench -- --transactions [...]`: transactional against idempotent produce (bench/transactions.ts).
+const run =
+  process.argv[2] === '--compaction'
+    ? () => runCompactionBench(process.argv.slice(3))
+    : process.argv[2] === '--transactions'
+      ? () => runTransactionsBench(process.argv.slice(3))
+      : main;
 run().catch((err: unknown) => {
   console.error(err);
   process.exitCode = 1;
