@@ -5,7 +5,9 @@
  * shared machine's drift hits every mode alike; each mode's best round is compared with the best
  * idempotent one (ratio). Commit latency is commitTransaction()'s call to its resolution, after the
  * transaction's records were acknowledged (so it is the EndTxn round: the coordinator's prepare
- * write, the markers, the complete write), p50/p99 over every transaction of every round.
+ * write, the markers, the complete write), p50/p99 over every transaction of every round; "send"
+ * is a transaction's sendBatch to its acknowledgement (the AddPartitionsToTxn round trip, then the
+ * produce), p50.
  *
  *   npm run bench -- --transactions [--records 200000] [--size 100] [--per-txn 100,1000]
  *                    [--rounds 3] [--chunk 1000] [--policy os] [--warmup 500000]
@@ -66,6 +68,8 @@ interface RoundResult {
   recordsPerSec: number;
   /** Transactional rounds: each commitTransaction() in ms. */
   commitMs: number[];
+  /** Transactional rounds: each transaction's sendBatch to its acknowledgement (AddPartitionsToTxn included), ms. */
+  sendMs: number[];
   producerCpuSec: number;
   brokerCpuSec: number;
   load1: number;
@@ -113,7 +117,7 @@ async function idempotentRound(
   const producer = tide.producer({ acks: 'all', idempotence: true });
   await producer.connect();
   const values = valuesOf(options.chunk, options.size);
-  const result = await timed(broker, [], () => pipelined(producer, topic, values, options.records));
+  const result = await timed(broker, [], [], () => pipelined(producer, topic, values, options.records));
   await producer.close();
   await tide.admin().deleteTopic(topic);
   return { ...result, recordsPerSec: options.records / result.seconds };
@@ -130,11 +134,14 @@ async function transactionalRound(
   await producer.initTransactions();
   const values = valuesOf(perTxn, options.size);
   const commitMs: number[] = [];
+  const sendMs: number[] = [];
   const transactions = Math.ceil(options.records / perTxn);
-  const result = await timed(broker, commitMs, async () => {
+  const result = await timed(broker, commitMs, sendMs, async () => {
     for (let t = 0; t < transactions; t++) {
       producer.beginTransaction();
+      const s0 = performance.now();
       await producer.sendBatch(topic, values, { partition: 0 });
+      sendMs.push(performance.now() - s0);
       const t0 = performance.now();
       await producer.commitTransaction();
       commitMs.push(performance.now() - t0);
@@ -148,6 +155,7 @@ async function transactionalRound(
 async function timed(
   broker: TideProcess,
   commitMs: number[],
+  sendMs: number[],
   run: () => Promise<void>,
 ): Promise<Omit<RoundResult, 'recordsPerSec'> & { seconds: number }> {
   const brokerCpuBefore = cpuSecondsOf(broker.child.pid!);
@@ -159,6 +167,7 @@ async function timed(
   return {
     seconds,
     commitMs,
+    sendMs,
     producerCpuSec: (cpu.user + cpu.system) / 1e6,
     brokerCpuSec: cpuSecondsOf(broker.child.pid!) - brokerCpuBefore,
     load1: os.loadavg()[0],
@@ -193,7 +202,7 @@ export async function runTransactionsBench(argv: string[]): Promise<void> {
         process.stdout.write(
           `round ${round + 1} ${mode}: ${formatRate(result.recordsPerSec)} rec/s` +
             (result.commitMs.length > 0
-              ? `, commit p50 ${percentile(result.commitMs, 50).toFixed(2)} ms p99 ${percentile(result.commitMs, 99).toFixed(2)} ms`
+              ? `, commit p50 ${percentile(result.commitMs, 50).toFixed(2)} ms p99 ${percentile(result.commitMs, 99).toFixed(2)} ms, send p50 ${percentile(result.sendMs, 50).toFixed(2)} ms`
               : '') +
             `, load ${result.load1.toFixed(2)}\n`,
         );
@@ -214,6 +223,7 @@ function printTable(options: TxnBenchOptions, modes: string[], results: Map<stri
   const rows = modes.map((mode) => {
     const b = best(mode);
     const commits = results.get(mode)!.flatMap((r) => r.commitMs);
+    const sends = results.get(mode)!.flatMap((r) => r.sendMs);
     const per = (cpu: number) =>
       ((cpu / (b.recordsPerSec > 0 ? options.records / b.recordsPerSec : 1)) * 100).toFixed(0);
     return [
@@ -222,6 +232,7 @@ function printTable(options: TxnBenchOptions, modes: string[], results: Map<stri
       `${((b.recordsPerSec / idempotent.recordsPerSec) * 100).toFixed(0)} %`,
       commits.length > 0 ? percentile(commits, 50).toFixed(2) : '',
       commits.length > 0 ? percentile(commits, 99).toFixed(2) : '',
+      sends.length > 0 ? percentile(sends, 50).toFixed(2) : '',
       `${per(b.producerCpuSec)} % / ${per(b.brokerCpuSec)} %`,
       b.load1.toFixed(2),
     ];
@@ -232,6 +243,7 @@ function printTable(options: TxnBenchOptions, modes: string[], results: Map<stri
     'vs idempotent',
     'commit p50 ms',
     'commit p99 ms',
+    'send p50 ms',
     'CPU client / tide',
     'load (1 min)',
   ];
