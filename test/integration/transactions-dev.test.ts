@@ -12,7 +12,7 @@ import { Tide } from '../../client';
 import { tideProto } from '../../services/common/grpc/proto';
 import { fromGrpcError } from '../../services/common/grpc/status';
 import { encodeBatch } from '../../services/common/records';
-import { makeTempDir, startTide, type TideProcess } from '../harness/processes';
+import { makeTempDir, startTide, waitFor, type TideProcess } from '../harness/processes';
 
 jest.setTimeout(90_000);
 
@@ -91,6 +91,26 @@ it('after a restart the same transactional id goes on from the persisted state',
   });
   await producer.close();
   expect(await readCommitted('dev-txn', 0)).toEqual(['c0', 'after-restart']);
+});
+
+it('a partition joins the transaction when its first batch opens, not after the linger', async () => {
+  // A linger far longer than the test: the batch goes only when commitTransaction flushes it.
+  const producer = tide.producer({ transactionalId: 'dev-early-add', lingerMs: 600_000 });
+  await producer.initTransactions();
+  producer.beginTransaction();
+  const sent = producer.send('dev-txn', { value: 'early' }, { partition: 1 });
+  const described = await waitFor(
+    async () => {
+      const t = await tide.transactions().describeTransaction('dev-early-add');
+      return t.partitions.length > 0 ? t : undefined;
+    },
+    { what: 'the partition in the transaction during the linger', timeoutMs: 10_000, intervalMs: 50 },
+  );
+  expect(described.partitions).toEqual([{ topic: 'dev-txn', partition: 1 }]);
+  await producer.commitTransaction();
+  await sent;
+  await producer.close();
+  expect(await readCommitted('dev-txn', 1)).toEqual(['c1', 'early']);
 });
 
 type Unary = (request: unknown, callback: (err: Error | null, res: unknown) => void) => void;
