@@ -344,8 +344,9 @@ export class TransactionalProducer {
         this.toAdd.delete(key);
         this.producer.resume(p.topic, p.partition);
       }
-      if (this.toAdd.size > 0 && (this.phase === 'in-transaction' || this.phase === 'abortable'))
-        this.startAdding();
+      // (An abortable transaction adds nothing more unasked: abortTransaction's flush offers every
+      // partition to the gate again.)
+      if (this.toAdd.size > 0 && this.phase === 'in-transaction') this.startAdding();
     });
   }
 
