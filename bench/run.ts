@@ -15,6 +15,7 @@
  *                    [--tls [--tls-rounds 3] [--auth]]   plain text against TLS (and TLS + auth + ACLs),
  *                                        interleaved, with the ratios (bench/tls.ts)
  *   npm run bench -- --compaction [...]   the log cleaner instead: see bench/compaction.ts
+ *   npm run bench -- --transactions [...]   transactional against idempotent produce: bench/transactions.ts
  *
  * latency: send-to-ack of single records at fixed rates with `lingerMs: 0`, per flush policy
  * (bench/latency.ts). partitions: the partitions sweep on a fresh broker per count
@@ -29,6 +30,7 @@ import { readBack, type ReadMode } from './read-back';
 import { DEFAULT_LATENCY_RATES, formatLatencyRows, latencyRows } from './latency';
 import { formatPartitionRows, partitionsSweep, type PartitionsOptions } from './partitions';
 import { runTlsComparison } from './tls';
+import { runTransactionsBench } from './transactions';
 
 export interface BenchOptions {
   records: number;
@@ -376,7 +378,13 @@ function printResults(options: BenchOptions, results: ProduceConsumeResult[]): v
 }
 
 // `npm run bench -- --compaction [...]` runs the compaction benchmark instead (bench/compaction.ts).
-const run = process.argv[2] === '--compaction' ? () => runCompactionBench(process.argv.slice(3)) : main;
+// `npm run bench -- --transactions [...]`: transactional against idempotent produce (bench/transactions.ts).
+const run =
+  process.argv[2] === '--compaction'
+    ? () => runCompactionBench(process.argv.slice(3))
+    : process.argv[2] === '--transactions'
+      ? () => runTransactionsBench(process.argv.slice(3))
+      : main;
 run().catch((err: unknown) => {
   console.error(err);
   process.exitCode = 1;
