@@ -1,0 +1,81 @@
+/**
+ * Restoring a store from its changelog partition: a plain consumer reads from `from` (0, or the
+ * checkpointed offset of an LMDB store) up to the end offset listed when the restore starts, and
+ * applies each record to the store (the store's own changelog writes are muted meanwhile by the
+ * caller). Records written after the listed end belong to the running task, which is not
+ * processing yet, so there are none.
+ */
+import type { Tide } from '../../client/index';
+import type { TopicPartition } from '../../client/types';
+import type { KeyValueStore, SessionStore, StateStore, WindowStore } from '../state/stores';
+import type { DecodedChange } from './changelog';
+
+export interface RestoreProgress {
+  taskId: string;
+  store: string;
+  /** Changelog records applied so far. */
+  restored: number;
+  /** Records between the start offset and the end. */
+  total: number;
+  done: boolean;
+}
+
+export interface RestoreRequest {
+  tide: Tide;
+  tp: TopicPartition;
+  from: number;
+  apply(key: Buffer, value: Buffer | null): void;
+  onProgress?(restored: number, total: number): void;
+}
+
+/** Returns the records applied, how many there were, and the offset after the last one. */
+export async function restoreStore(
+  req: RestoreRequest,
+): Promise<{ restored: number; total: number; end: number }> {
+  const consumer = req.tide.consumer({ autoOffsetReset: 'earliest' });
+  try {
+    const listed = await consumer.listOffset(req.tp, 'latest');
+    const end = listed.offset;
+    // A checkpoint past the end: the changelog was recreated; the local copy cannot be trusted
+    // to match it, but replaying the whole changelog over it converges to the changelog's state.
+    let from = req.from > end ? 0 : req.from;
+    from = Math.max(from, listed.logStartOffset);
+    const total = Math.max(0, end - from);
+    let restored = 0;
+    if (total === 0) return { restored, total, end };
+    consumer.assign([{ ...req.tp, offset: from }]);
+    for await (const batch of consumer.batches()) {
+      let last = -1;
+      for (const r of batch.records) {
+        if (r.offset < from) continue;
+        if (r.offset >= end) break;
+        if (r.key !== null) req.apply(r.key, r.value);
+        restored++;
+        last = r.offset;
+      }
+      req.onProgress?.(restored, total);
+      if (last + 1 >= end || batch.nextOffset >= end) break;
+    }
+    return { restored, total, end };
+  } finally {
+    await consumer.close();
+  }
+}
+
+/** Writes a changelog record's change into the store it came from. */
+export function applyChange(store: StateStore, change: DecodedChange): void {
+  switch (store.kind) {
+    case 'keyValue':
+      (store as KeyValueStore<unknown, unknown>).put(change.key, change.value);
+      return;
+    case 'window':
+      (store as WindowStore<unknown, unknown>).put(change.key, change.window!.start, change.value);
+      return;
+    case 'session': {
+      const s = store as SessionStore<unknown, unknown>;
+      if (change.value === null) s.remove(change.key, change.window!);
+      else s.put(change.key, change.window!, change.value);
+      return;
+    }
+  }
+}
