@@ -144,7 +144,8 @@ export class StreamsApp {
 
   /** Checks topics, creates the internal ones, joins the group. Resolves once joined (tasks come with the assignment). */
   async start(): Promise<void> {
-    if (this._state !== 'created') throw new StreamsError('STATE', `start() on an app that is ${this._state}`);
+    if (this._state !== 'created')
+      throw new StreamsError('STATE', `start() on an app that is ${this._state}`);
     this._state = 'starting';
     if (this.topology.global.nodes.length > 0) {
       throw new StreamsError(
@@ -269,7 +270,11 @@ export class StreamsApp {
     }
     for (const c of creations) {
       try {
-        await admin.createTopic(c.name, { partitions: c.partitions, replicationFactor: rf, configs: c.configs });
+        await admin.createTopic(c.name, {
+          partitions: c.partitions,
+          replicationFactor: rf,
+          configs: c.configs,
+        });
         this.logger.info({ topic: c.name, partitions: c.partitions }, 'internal topic created');
       } catch (err) {
         if ((err as { code?: string }).code !== 'TOPIC_ALREADY_EXISTS') throw err;
@@ -373,7 +378,10 @@ export class StreamsApp {
     if (Object.keys(checkpoint).length > 0) writeCheckpoint(dir, rt.id, checkpoint);
   }
 
-  private async updateLag(list: RunningTask[], offsets: (TopicPartition & { offset: number })[]): Promise<void> {
+  private async updateLag(
+    list: RunningTask[],
+    offsets: (TopicPartition & { offset: number })[],
+  ): Promise<void> {
     const committed = new Map(offsets.map((o) => [tpKey(o.topic, o.partition), o.offset]));
     const consumer = this.member?.consumer;
     if (!consumer) return;
@@ -429,7 +437,10 @@ export class StreamsApp {
       try {
         await this.commitTasks(affected);
       } catch (err) {
-        this.logger.warn({ err }, 'commit before revocation failed; the next owner re-reads from the last commit');
+        this.logger.warn(
+          { err },
+          'commit before revocation failed; the next owner re-reads from the last commit',
+        );
       }
       for (const rt of affected) this.closeTask(rt);
       for (const tp of tps) this.owned.delete(tpKey(tp.topic, tp.partition));
@@ -442,13 +453,16 @@ export class StreamsApp {
       const affected = this.tasksOf(tps);
       for (const rt of affected) this.closeTask(rt);
       for (const tp of tps) this.owned.delete(tpKey(tp.topic, tp.partition));
-      if (affected.length > 0) this.logger.warn({ tasks: affected.map((t) => t.id) }, 'tasks lost (not committed)');
+      if (affected.length > 0)
+        this.logger.warn({ tasks: affected.map((t) => t.id) }, 'tasks lost (not committed)');
     });
   }
 
   private tasksOf(tps: TopicPartition[]): RunningTask[] {
     const keys = new Set(tps.map((tp) => tpKey(tp.topic, tp.partition)));
-    return [...this.tasks.values()].filter((rt) => rt.inputs.some((tp) => keys.has(tpKey(tp.topic, tp.partition))));
+    return [...this.tasks.values()].filter((rt) =>
+      rt.inputs.some((tp) => keys.has(tpKey(tp.topic, tp.partition))),
+    );
   }
 
   private closeTask(rt: RunningTask): void {

@@ -39,7 +39,9 @@ export class ChangelogCodec {
     this.key = def.key ?? structured;
     const value = def.value ?? structured;
     this.value =
-      def.value && def.timestamped ? (stampedSerde(value) as Serde<Stamped<unknown>> as Serde<unknown>) : value;
+      def.value && def.timestamped
+        ? (stampedSerde(value) as Serde<Stamped<unknown>> as Serde<unknown>)
+        : value;
     this.windowed = def.kind !== 'keyValue';
   }
 
