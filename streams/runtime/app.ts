@@ -116,6 +116,9 @@ export class StreamsApp {
   private timer: NodeJS.Timeout | undefined;
   private loop: Promise<void> | undefined;
   private commits = 0;
+  /** Input offsets this instance last committed (unchanged ones are not committed again). */
+  private readonly committed = new Map<string, number>();
+  private lagUpdating = false;
   private _state: StreamsAppState = 'created';
   private failure: Error | undefined;
 
@@ -346,12 +349,20 @@ export class StreamsApp {
     this.lastCommitMs = Date.now();
     const ready = list.filter((rt) => !rt.restoring);
     const offsets: (TopicPartition & { offset: number })[] = [];
-    for (const rt of ready) offsets.push(...rt.task.commit());
+    for (const rt of ready) {
+      for (const o of rt.task.commit()) {
+        if (this.committed.get(tpKey(o.topic, o.partition)) !== o.offset) offsets.push(o);
+      }
+    }
     await this.drainSends();
     if (offsets.length > 0) await this.member!.commit(offsets);
+    for (const o of offsets) this.committed.set(tpKey(o.topic, o.partition), o.offset);
     this.commits++;
     for (const rt of ready) await this.checkpoint(rt);
-    void this.updateLag(ready, offsets);
+    if (!this.lagUpdating && offsets.length > 0) {
+      this.lagUpdating = true;
+      void this.updateLag(ready, offsets).finally(() => (this.lagUpdating = false));
+    }
   }
 
   private async drainSends(): Promise<void> {
@@ -443,7 +454,7 @@ export class StreamsApp {
         );
       }
       for (const rt of affected) this.closeTask(rt);
-      for (const tp of tps) this.owned.delete(tpKey(tp.topic, tp.partition));
+      for (const tp of tps) this.forget(tp);
       if (affected.length > 0) this.logger.info({ tasks: affected.map((t) => t.id) }, 'tasks revoked');
     });
   }
@@ -456,6 +467,13 @@ export class StreamsApp {
       if (affected.length > 0)
         this.logger.warn({ tasks: affected.map((t) => t.id) }, 'tasks lost (not committed)');
     });
+  }
+
+  private forget(tp: TopicPartition): void {
+    const key = tpKey(tp.topic, tp.partition);
+    this.owned.delete(key);
+    this.held.delete(key);
+    this.committed.delete(key);
   }
 
   private tasksOf(tps: TopicPartition[]): RunningTask[] {
