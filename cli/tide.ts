@@ -10,6 +10,7 @@ import { consumeCommand } from './commands/consume';
 import { controllerCommand } from './commands/controller';
 import { coordinatorCommand } from './commands/coordinator';
 import { groupsCommand } from './commands/groups';
+import { transactionsCommand } from './commands/transactions';
 import { devCommand } from './commands/dev';
 import { produceCommand } from './commands/produce';
 import { topicsCommand } from './commands/topics';
@@ -49,6 +50,7 @@ function program(): Command {
   tide.addCommand(brokersCommand());
   tide.addCommand(produceCommand());
   tide.addCommand(consumeCommand());
+  tide.addCommand(transactionsCommand());
   tide.addCommand(clusterCommand());
   tide.addCommand(groupsCommand());
   tide.addCommand(contextCommand());

@@ -44,6 +44,7 @@ import type { BrokerInfo__Input } from '../common/grpc/generated/tide/v1/BrokerI
 import { CoordinatorLocator } from '../common/cluster/coordinator-locator';
 import { ShardOwners } from '../common/cluster/coordinator-owners';
 import { CoordinatorRelay } from './api/coordinator-forward';
+import { TransactionRelay } from './api/txn-forward';
 import type { ElasticAdmin } from '../common/cluster/elastic-operations';
 import { insecureServiceSecurity, type ServiceSecurity } from '../common/security/service-security';
 
@@ -220,6 +221,7 @@ export class BrokerNode {
     let server: TideServer | undefined;
     let shardOwners: ShardOwners | undefined;
     let coordinatorRelay: CoordinatorRelay | undefined;
+    let transactionRelay: TransactionRelay | undefined;
     try {
       // Group calls are relayed to the coordinator that owns the group (one endpoint is enough).
       shardOwners = await ShardOwners.start({
@@ -229,6 +231,16 @@ export class BrokerNode {
         logger,
       });
       const relay = (coordinatorRelay = new CoordinatorRelay({
+        owners: shardOwners,
+        locator: new CoordinatorLocator(deps.store, config.clusterName),
+        brokerId: config.brokerId,
+        logger,
+        edge: metrics.edge(logger),
+        maxMessageBytes: config.maxRequestBytes,
+        credentials: security.channel,
+      }));
+      // Transaction calls likewise, to the coordinator of the transactional id (or of the group).
+      const txnRelay = (transactionRelay = new TransactionRelay({
         owners: shardOwners,
         locator: new CoordinatorLocator(deps.store, config.clusterName),
         brokerId: config.brokerId,
@@ -283,6 +295,8 @@ export class BrokerNode {
           // FindCoordinator / DescribeCoordinators answered here; every other group call relayed.
           const groups = relay.service();
           s.addService(groups.definition, groups.handlers);
+          const transactions = txnRelay.service();
+          s.addService(transactions.definition, transactions.handlers);
         },
       });
       const brokerInfo: BrokerInfo__Input = {
@@ -336,7 +350,13 @@ export class BrokerNode {
         server,
         registration,
         // The disk-fault file's poll timer stops with the watches (it exists only in fault tests).
-        [topicWatch, brokerWatch, { cancel: async () => faults?.close() }],
+        // The transaction relay's channels close with them too.
+        [
+          topicWatch,
+          brokerWatch,
+          { cancel: async () => faults?.close() },
+          { cancel: async () => txnRelay.close() },
+        ],
         brokerInfo,
         forwarder,
         relay,
@@ -354,6 +374,7 @@ export class BrokerNode {
     } catch (err) {
       if (server) await stopServer(server.server, 0);
       coordinatorRelay?.close();
+      transactionRelay?.close();
       await shardOwners?.stop();
       replicas.closeAll();
       await fetchers.close();
