@@ -106,7 +106,10 @@ export class StreamsBuilder {
         'this builder has no client: make it with tide.streams({ applicationId }), or use new StreamsApp(tide, topology)',
       );
     }
-    return new StreamsApp(this.client as Tide, topology, options);
+    return new StreamsApp(this.client as Tide, topology, {
+      processingGuarantee: this.config.processingGuarantee,
+      ...options,
+    });
   }
 
   private source<K, V>(topic: string, options: SourceOptions<K, V>, global: boolean): string {

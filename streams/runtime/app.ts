@@ -12,10 +12,19 @@
  *   every output and changelog record sent so far is awaited (acknowledged), and only then are the
  *   input offsets committed and the checkpoints written (at-least-once).
  * - Revoked tasks are committed and closed; lost ones (fenced) are closed without a commit.
+ *
+ * exactlyOnce: one transactional producer per instance; each commit interval is one transaction
+ * holding the outputs, the changelog writes and the input offsets (sendOffsets with the member's
+ * group metadata, so a zombie after a rebalance is refused). Input and restores read
+ * read_committed. Checkpoints are written only when a task closes cleanly and are removed when it
+ * starts, so a crash leaves no checkpoint and the LMDB store is wiped and restored in full (it may
+ * hold writes of an aborted transaction).
  */
 import type { Tide } from '../../client/index';
 import type { GroupConsumer } from '../../client/index';
-import type { Producer } from '../../client/index';
+import type { Producer, TransactionalProducer } from '../../client/index';
+import type { ProcessingGuarantee } from '../config';
+import { randomUUID } from 'node:crypto';
 import type { ConsumerRecord, TopicPartition } from '../../client/types';
 import { silentLogger, type Logger } from '../../services/common/logger';
 import { StreamsError } from '../errors';
@@ -27,13 +36,19 @@ import type { Subtopology, Topology } from '../topology/topology';
 import type { OutgoingRecord, RecordCollector } from './internal-context';
 import { StreamTask, type TaskMetrics } from './task';
 import { changelogTopic, ChangelogCodec } from './changelog';
-import { readCheckpoint, writeCheckpoint } from './checkpoint';
+import { readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint';
 import { applyChange, restoreStore, type RestoreProgress } from './restore';
 import { join } from 'node:path';
 
 export const DEFAULT_COMMIT_INTERVAL_MS = 30_000;
 
 export interface StreamsAppOptions {
+  /** Default: the builder's config (tide.streams({ processingGuarantee })), else 'atLeastOnce'. */
+  processingGuarantee?: ProcessingGuarantee;
+  /** exactlyOnce: the coordinator aborts a transaction open longer than this (a dead instance's). Default 10 s. */
+  transactionTimeoutMs?: number;
+  /** exactlyOnce: the producer's transactional id. Default `<applicationId>-<random uuid>` per start. */
+  transactionalId?: string;
   /** How often tasks commit (outputs acknowledged, then input offsets). Default 30 s, as Kafka's at-least-once. */
   commitIntervalMs?: number;
   /**
@@ -102,6 +117,9 @@ export class StreamsApp {
   private readonly commitIntervalMs: number;
   private partitions = new Map<string, number>();
   private producer?: Producer;
+  private txn?: TransactionalProducer;
+  private inTransaction = false;
+  private readonly eos: boolean;
   private member?: GroupConsumer;
   private readonly tasks = new Map<string, RunningTask>();
   /** `topic\0partition` → the task reading it. */
@@ -132,6 +150,14 @@ export class StreamsApp {
       app: topology.applicationId,
     });
     this.commitIntervalMs = options.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS;
+    const guarantee = options.processingGuarantee ?? 'atLeastOnce';
+    if (guarantee !== 'atLeastOnce' && guarantee !== 'exactlyOnce') {
+      throw new StreamsError(
+        'TOPOLOGY',
+        `processingGuarantee must be 'atLeastOnce' or 'exactlyOnce', got ${JSON.stringify(guarantee)}`,
+      );
+    }
+    this.eos = guarantee === 'exactlyOnce';
     if (!Number.isFinite(this.commitIntervalMs) || this.commitIntervalMs <= 0) {
       throw new StreamsError('TOPOLOGY', `commitIntervalMs must be > 0, got ${options.commitIntervalMs}`);
     }
@@ -159,13 +185,22 @@ export class StreamsApp {
     }
     try {
       await this.prepareTopics();
-      this.producer = this.tide.producer({ acks: 'all' });
+      if (this.eos) {
+        this.txn = this.tide.producer({
+          transactionalId: this.options.transactionalId ?? `${this.applicationId}-${randomUUID()}`,
+          transactionTimeoutMs: this.options.transactionTimeoutMs ?? 10_000,
+        });
+        await this.txn.initTransactions();
+      } else {
+        this.producer = this.tide.producer({ acks: 'all' });
+      }
       const sources = [...new Set(this.topology.subtopologies.flatMap((s) => s.sourceTopics))];
       this.member = this.tide.consumer({
         groupId: this.applicationId,
         clientId: this.options.clientId ?? this.applicationId,
         autoCommit: false,
         autoOffsetReset: 'earliest',
+        isolation: this.eos ? 'read_committed' : 'read_uncommitted',
         assignor: 'range',
         sessionTimeoutMs: this.options.sessionTimeoutMs,
         logger: this.options.logger,
@@ -195,7 +230,9 @@ export class StreamsApp {
     await this.withLock(async () => {
       for (const rt of [...this.tasks.values()]) this.closeTask(rt);
     });
+    if (this.inTransaction) await this.txn?.abortTransaction().catch(() => undefined);
     await this.producer?.close().catch(() => undefined);
+    await this.txn?.close().catch(() => undefined);
     this._state = failed ? 'failed' : 'closed';
   }
 
@@ -345,7 +382,7 @@ export class StreamsApp {
    * repartition and changelog records) is acknowledged, then commit the input offsets, then write
    * the checkpoints. A failed send fails the app before anything is committed.
    */
-  private async commitTasks(list: RunningTask[]): Promise<void> {
+  private async commitTasks(list: RunningTask[], closing = false): Promise<void> {
     this.lastCommitMs = Date.now();
     const ready = list.filter((rt) => !rt.restoring);
     const offsets: (TopicPartition & { offset: number })[] = [];
@@ -355,14 +392,38 @@ export class StreamsApp {
       }
     }
     await this.drainSends();
-    if (offsets.length > 0) await this.member!.commit(offsets);
+    if (this.eos) await this.commitTransaction(offsets);
+    else if (offsets.length > 0) await this.member!.commit(offsets);
     for (const o of offsets) this.committed.set(tpKey(o.topic, o.partition), o.offset);
     this.commits++;
-    for (const rt of ready) await this.checkpoint(rt);
+    // Under exactlyOnce a checkpoint is trusted only after a clean close (see the file comment).
+    if (!this.eos || closing) for (const rt of ready) await this.checkpoint(rt);
     if (!this.lagUpdating && offsets.length > 0) {
       this.lagUpdating = true;
       void this.updateLag(ready, offsets).finally(() => (this.lagUpdating = false));
     }
+  }
+
+  private async commitTransaction(offsets: (TopicPartition & { offset: number })[]): Promise<void> {
+    const txn = this.txn!;
+    if (!this.inTransaction && offsets.length === 0) return;
+    this.begin();
+    try {
+      await txn.sendOffsets(this.member!.groupMetadata(), offsets);
+      await txn.commitTransaction();
+    } catch (err) {
+      await txn.abortTransaction().catch(() => undefined);
+      throw err;
+    } finally {
+      this.inTransaction = false;
+    }
+  }
+
+  /** exactlyOnce: opens the interval's transaction before its first record. */
+  private begin(): void {
+    if (!this.eos || this.inTransaction) return;
+    this.txn!.beginTransaction();
+    this.inTransaction = true;
   }
 
   private async drainSends(): Promise<void> {
@@ -445,9 +506,11 @@ export class StreamsApp {
   private async onRevoked(tps: TopicPartition[]): Promise<void> {
     await this.withLock(async () => {
       const affected = this.tasksOf(tps);
+      let committed = true;
       try {
-        await this.commitTasks(affected);
+        await this.commitTasks(affected, true);
       } catch (err) {
+        committed = false;
         this.logger.warn(
           { err },
           'commit before revocation failed; the next owner re-reads from the last commit',
@@ -455,6 +518,8 @@ export class StreamsApp {
       }
       for (const rt of affected) this.closeTask(rt);
       for (const tp of tps) this.forget(tp);
+      // exactlyOnce: the failed transaction was aborted, so the other tasks' state is ahead of it.
+      if (this.eos && !committed) await this.abortAndRevive();
       if (affected.length > 0) this.logger.info({ tasks: affected.map((t) => t.id) }, 'tasks revoked');
     });
   }
@@ -463,10 +528,38 @@ export class StreamsApp {
     await this.withLock(async () => {
       const affected = this.tasksOf(tps);
       for (const rt of affected) this.closeTask(rt);
-      for (const tp of tps) this.owned.delete(tpKey(tp.topic, tp.partition));
+      for (const tp of tps) this.forget(tp);
+      if (this.eos && this.inTransaction) await this.abortAndRevive();
       if (affected.length > 0)
         this.logger.warn({ tasks: affected.map((t) => t.id) }, 'tasks lost (not committed)');
     });
+  }
+
+  /**
+   * exactlyOnce, after a transaction was aborted (partitions lost mid-transaction, a failed
+   * commit): every remaining task's stores hold writes that never happened. They are closed,
+   * created again from their changelogs (LMDB wiped first), and their inputs go back to the
+   * committed offsets.
+   */
+  private async abortAndRevive(): Promise<void> {
+    this.inflight = [];
+    this.sendError = undefined;
+    if (this.inTransaction) await this.txn!.abortTransaction().catch(() => undefined);
+    this.inTransaction = false;
+    const survivors = [...this.tasks.values()];
+    for (const rt of survivors) this.closeTask(rt);
+    const inputs = survivors.flatMap((rt) => rt.inputs);
+    const committed = inputs.length > 0 ? await this.member!.committed(inputs) : [];
+    for (const rt of survivors) {
+      const fresh = this.createTask(rt.subtopology, rt.partition, rt.inputs);
+      this.tasks.set(fresh.id, fresh);
+      for (const tp of fresh.inputs) this.readers.set(tpKey(tp.topic, tp.partition), fresh);
+      await this.restore(fresh);
+    }
+    for (const c of committed) {
+      this.member!.seek({ topic: c.topic, partition: c.partition }, Math.max(0, c.offset));
+      this.committed.delete(tpKey(c.topic, c.partition));
+    }
   }
 
   private forget(tp: TopicPartition): void {
@@ -540,7 +633,10 @@ export class StreamsApp {
   }
 
   private async restore(rt: RunningTask): Promise<void> {
-    const checkpoint = this.options.stateDir ? readCheckpoint(this.options.stateDir, rt.id) : {};
+    const dir = this.options.stateDir;
+    const checkpoint = dir ? readCheckpoint(dir, rt.id) : {};
+    // exactlyOnce: from here the local files may run ahead of any commit; a crash must not trust them.
+    if (dir && this.eos) removeCheckpoint(dir, rt.id);
     rt.restoredRecords = 0;
     rt.restoreTotal = 0;
     try {
@@ -548,12 +644,15 @@ export class StreamsApp {
         if (!def.logged) continue;
         const store = rt.task.stores.get(def.name)!;
         const topic = changelogTopic(this.applicationId, def.name);
-        const from = store instanceof PersistentKeyValueStore ? (checkpoint[topic] ?? 0) : 0;
+        const persistent = store instanceof PersistentKeyValueStore;
+        const from = persistent ? (checkpoint[topic] ?? 0) : 0;
+        if (persistent && this.eos && checkpoint[topic] === undefined) wipe(store);
         const codec = new ChangelogCodec(def);
         const result = await restoreStore({
           tide: this.tide,
           tp: { topic, partition: rt.partition },
           from,
+          readCommitted: this.eos,
           apply: (key, value) => applyChange(store, codec.decode(key, value)),
           onProgress: (restored, total) => {
             this.options.onRestore?.({ taskId: rt.id, store: def.name, restored, total, done: false });
@@ -580,15 +679,19 @@ export class StreamsApp {
 
   private logChange(rt: RunningTask, topic: string, codec: ChangelogCodec, change: StoreChange): void {
     const { key, value } = codec.encode(change);
-    const sent = this.producer!.send(topic, { key, value, partition: rt.partition }).then((md) => {
-      const next = md.offset + 1;
-      if (next > (rt.changelogNext.get(topic) ?? 0)) rt.changelogNext.set(topic, next);
-    });
+    this.begin();
+    const sent = this.sender()
+      .send(topic, { key, value, partition: rt.partition })
+      .then((md) => {
+        const next = md.offset + 1;
+        if (next > (rt.changelogNext.get(topic) ?? 0)) rt.changelogNext.set(topic, next);
+      });
     this.track(sent);
   }
 
   private send(r: OutgoingRecord): void {
-    const sent = this.producer!.send(r.topic, {
+    this.begin();
+    const sent = this.sender().send(r.topic, {
       key: r.key,
       value: r.value,
       headers: r.headers,
@@ -596,6 +699,10 @@ export class StreamsApp {
       partition: r.partition,
     });
     this.track(sent);
+  }
+
+  private sender(): Producer | TransactionalProducer {
+    return (this.txn ?? this.producer)!;
   }
 
   private track(sent: Promise<unknown>): void {
@@ -626,6 +733,10 @@ export class StreamsApp {
     this.logger.error({ err: error }, 'streams app failed: processing stopped');
     this.options.onError?.(error);
   }
+}
+
+function wipe(store: PersistentKeyValueStore<unknown, unknown>): void {
+  for (const [key] of [...store.all()]) store.delete(key);
 }
 
 function createStore(

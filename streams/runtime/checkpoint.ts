@@ -5,7 +5,7 @@
  * the stores' files are flushed and the changelog records up to that offset are acknowledged;
  * a missing or unreadable file means "restore from the beginning".
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type Checkpoint = Record<string, number>;
@@ -34,4 +34,8 @@ export function writeCheckpoint(stateDir: string, taskId: string, checkpoint: Ch
   const file = checkpointPath(stateDir, taskId);
   writeFileSync(`${file}.tmp`, JSON.stringify(checkpoint));
   renameSync(`${file}.tmp`, file);
+}
+
+export function removeCheckpoint(stateDir: string, taskId: string): void {
+  rmSync(checkpointPath(stateDir, taskId), { force: true });
 }

@@ -24,6 +24,8 @@ export interface RestoreRequest {
   tide: Tide;
   tp: TopicPartition;
   from: number;
+  /** exactlyOnce: skip aborted transactions' records; the end is the last stable offset. */
+  readCommitted?: boolean;
   apply(key: Buffer, value: Buffer | null): void;
   onProgress?(restored: number, total: number): void;
 }
@@ -32,7 +34,10 @@ export interface RestoreRequest {
 export async function restoreStore(
   req: RestoreRequest,
 ): Promise<{ restored: number; total: number; end: number }> {
-  const consumer = req.tide.consumer({ autoOffsetReset: 'earliest' });
+  const consumer = req.tide.consumer({
+    autoOffsetReset: 'earliest',
+    isolation: req.readCommitted ? 'read_committed' : 'read_uncommitted',
+  });
   try {
     const listed = await consumer.listOffset(req.tp, 'latest');
     const end = listed.offset;
@@ -44,18 +49,30 @@ export async function restoreStore(
     let restored = 0;
     if (total === 0) return { restored, total, end };
     consumer.assign([{ ...req.tp, offset: from }]);
-    for await (const batch of consumer.batches()) {
-      let last = -1;
-      for (const r of batch.records) {
+    // The tail may be transaction markers or aborted records that yield no batch: the position
+    // (moved past them by the fetcher) is checked too, not only the records.
+    const batches = consumer.batches();
+    const reachedEnd = (): boolean => (consumer.position(req.tp) ?? from) >= end;
+    let pending: ReturnType<typeof batches.next> | undefined;
+    while (!reachedEnd()) {
+      let poll: NodeJS.Timeout | undefined;
+      const tick = new Promise<'tick'>((resolve) => (poll = setTimeout(() => resolve('tick'), 100)));
+      pending ??= batches.next();
+      const next = await Promise.race([pending, tick]);
+      clearTimeout(poll);
+      if (next === 'tick') continue;
+      pending = undefined;
+      if (next.done) break;
+      for (const r of next.value.records) {
         if (r.offset < from) continue;
         if (r.offset >= end) break;
         if (r.key !== null) req.apply(r.key, r.value);
         restored++;
-        last = r.offset;
       }
       req.onProgress?.(restored, total);
-      if (last + 1 >= end || batch.nextOffset >= end) break;
+      if (next.value.nextOffset >= end) break;
     }
+    void batches.return(undefined);
     return { restored, total, end };
   } finally {
     await consumer.close();
