@@ -4,7 +4,7 @@
  * `word-counts`) and prints one JSON line per event on stdout, synchronously:
  *   {ev: 'started' | 'restored' | 'metrics' | 'closed' | 'error', ...}
  * `restored` once per store restore (task, store, restored, total); `metrics` every 300 ms
- * (the app's metrics snapshot). SIGTERM closes the app (commit, checkpoint, leave the group).
+ * (the app's metrics snapshot). The processing guarantee and the commit interval are parameters. SIGTERM closes the app (commit, checkpoint, leave the group).
  */
 import { ChildProcess, spawn } from 'child_process';
 import * as path from 'path';
@@ -21,13 +21,13 @@ export interface AppEvent {
 }
 
 const APP_SCRIPT = `
-const [dist, bootstrap, appId, stateDir, sessionTimeoutMs] = process.argv.slice(1);
+const [dist, bootstrap, appId, stateDir, sessionTimeoutMs, guarantee, commitIntervalMs] = process.argv.slice(1);
 const { writeSync } = require('fs');
 const { Tide } = require(dist + '/client');
 const { Serdes } = require(dist + '/streams');
 const out = (o) => writeSync(1, JSON.stringify({ t: Date.now(), ...o }) + '\\n');
 const tide = new Tide({ bootstrap: bootstrap.split(',') });
-const b = tide.streams({ applicationId: appId });
+const b = tide.streams({ applicationId: appId, processingGuarantee: guarantee });
 b.stream('text', { key: Serdes.string, value: Serdes.string })
   .flatMapValues((line) => line.split(' ').filter(Boolean))
   .selectKey((_k, word) => word)
@@ -37,7 +37,7 @@ b.stream('text', { key: Serdes.string, value: Serdes.string })
   .to('word-counts', { value: Serdes.number });
 const app = b.app(b.build(), {
   stateDir,
-  commitIntervalMs: 300,
+  commitIntervalMs: Number(commitIntervalMs),
   sessionTimeoutMs: Number(sessionTimeoutMs),
   replicationFactor: 1,
   onRestore: (p) => { if (p.done) out({ ev: 'restored', task: p.taskId, store: p.store, restored: p.restored, total: p.total }); },
@@ -119,6 +119,9 @@ export function startApp(o: {
   stateDir: string;
   tag: string;
   sessionTimeoutMs: number;
+  guarantee?: 'atLeastOnce' | 'exactlyOnce';
+  /** Default 300. */
+  commitIntervalMs?: number;
 }): AppProcess {
   const child = spawn(
     process.execPath,
@@ -130,6 +133,8 @@ export function startApp(o: {
       o.appId,
       o.stateDir,
       String(o.sessionTimeoutMs),
+      o.guarantee ?? 'atLeastOnce',
+      String(o.commitIntervalMs ?? 300),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } },
   );
