@@ -137,6 +137,7 @@ export class StreamsApp {
   /** Input offsets this instance last committed (unchanged ones are not committed again). */
   private readonly committed = new Map<string, number>();
   private lagUpdating = false;
+  private offsetCommit: Promise<void> | undefined;
   private _state: StreamsAppState = 'created';
   private failure: Error | undefined;
 
@@ -374,6 +375,9 @@ export class StreamsApp {
 
   private async maybeCommit(): Promise<void> {
     if (Date.now() - this.lastCommitMs < this.commitIntervalMs) return;
+    // An offset commit still in flight (the coordinator is slow, a rebalance is under way): the
+    // next interval commits the later offsets; processing does not wait for it.
+    if (this.offsetCommit) return;
     await this.commitTasks([...this.tasks.values()]);
   }
 
@@ -392,9 +396,21 @@ export class StreamsApp {
       }
     }
     await this.drainSends();
-    if (this.eos) await this.commitTransaction(offsets);
-    else if (offsets.length > 0) await this.member!.commit(offsets);
-    for (const o of offsets) this.committed.set(tpKey(o.topic, o.partition), o.offset);
+    if (this.eos) {
+      await this.commitTransaction(offsets);
+      for (const o of offsets) this.committed.set(tpKey(o.topic, o.partition), o.offset);
+    } else if (offsets.length > 0) {
+      // The outputs are acknowledged: the offsets may be committed. Processing goes on meanwhile
+      // (a group commit can wait out a rebalance); revocation and close wait for it.
+      const commit = this.member!.commit(offsets).then(
+        () => {
+          for (const o of offsets) this.committed.set(tpKey(o.topic, o.partition), o.offset);
+        },
+        (err: unknown) => this.logger.warn({ err }, 'offset commit failed; the next one retries'),
+      );
+      this.offsetCommit = commit.finally(() => (this.offsetCommit = undefined));
+      if (closing) await this.offsetCommit;
+    }
     this.commits++;
     // Under exactlyOnce a checkpoint is trusted only after a clean close (see the file comment).
     if (!this.eos || closing) for (const rt of ready) await this.checkpoint(rt);
