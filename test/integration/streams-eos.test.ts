@@ -71,7 +71,8 @@ function start(tag: string): AppProcess {
     tag,
     sessionTimeoutMs: SESSION_MS,
     guarantee: 'exactlyOnce',
-    // Long enough that the kill lands inside an interval with processed, uncommitted lines.
+    // Long enough that the kill lands inside an interval with processed, uncommitted lines:
+    // with atLeastOnce this test fails, the re-read lines counted twice (checked by hand).
     commitIntervalMs: 3_000,
   });
 }
@@ -99,12 +100,14 @@ it('exactlyOnce: SIGKILL of one instance mid-stream, and every count is exact', 
     timeoutMs: 40_000,
     what: `a takes every task (${a.tasks()})`,
   });
-  await waitFor(exact, {
-    timeoutMs: 60_000,
-    what: `exact counts (off: ${[...expected]
+  // The counts that are off, described when the wait fails (not when it starts).
+  const off = (): string =>
+    [...expected]
       .filter(([w, n]) => latest.get(w) !== n)
       .map(([w, n]) => `${w}=${latest.get(w)}/${n}`)
-      .join(' ')})`,
+      .join(' ');
+  await waitFor(exact, { timeoutMs: 60_000, what: 'exact counts' }).catch((err: Error) => {
+    throw new Error(`${err.message}; off (count/exact): ${off()}`);
   });
   // Nothing more arrives later (no duplicate from a re-read input).
   await new Promise((r) => setTimeout(r, 2_000));
