@@ -54,6 +54,7 @@ import {
   type ServiceAuth,
 } from '../common/security/auth/service-auth';
 import { aclAdminHandlers } from '../common/security/auth/acl-admin-service';
+import { quotaAdminHandlers } from '../common/security/quota/quota-admin-service';
 
 export interface BrokerNodeDeps {
   store: MetadataStore;
@@ -296,6 +297,12 @@ export class BrokerNode {
               edge: metrics.edge(logger),
             }),
             ...aclAdminHandlers({
+              store: deps.store,
+              clusterName: config.clusterName,
+              edge: metrics.edge(logger),
+              audit: auditLogger(logger),
+            }),
+            ...quotaAdminHandlers({
               store: deps.store,
               clusterName: config.clusterName,
               edge: metrics.edge(logger),

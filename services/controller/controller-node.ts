@@ -58,6 +58,7 @@ import {
   type ServiceAuth,
 } from '../common/security/auth/service-auth';
 import { aclAdminHandlers } from '../common/security/auth/acl-admin-service';
+import { quotaAdminHandlers } from '../common/security/quota/quota-admin-service';
 export interface ControllerNodeDeps {
   store: MetadataStore;
   clock: Clock;
@@ -232,6 +233,12 @@ export class ControllerNode {
         );
         s.addService(tideProto().Admin.service, {
           ...aclAdminHandlers({
+            store: deps.store,
+            clusterName: config.clusterName,
+            edge: deps.logger,
+            audit: auditLogger(deps.logger),
+          }),
+          ...quotaAdminHandlers({
             store: deps.store,
             clusterName: config.clusterName,
             edge: deps.logger,
