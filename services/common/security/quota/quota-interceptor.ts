@@ -119,18 +119,15 @@ export function quotaInterceptor(options: QuotaInterceptorOptions): QuotaInterce
   const lastUsed = new Map<string, number>();
   const streamsOpen = new Map<string, number>();
   // Forget the rates of callers gone quiet for a whole window.
-  const sweeper: Timer = clock.setInterval(
-    () => {
-      const horizon = clock.nowMs() - rateOptions.samples * rateOptions.sampleMs;
-      for (const [key, at] of lastUsed) {
-        if (at < horizon) {
-          lastUsed.delete(key);
-          rates.delete(key);
-        }
+  const sweeper: Timer = clock.setInterval(() => {
+    const horizon = clock.nowMs() - rateOptions.samples * rateOptions.sampleMs;
+    for (const [key, at] of lastUsed) {
+      if (at < horizon) {
+        lastUsed.delete(key);
+        rates.delete(key);
       }
-    },
-    rateOptions.samples * rateOptions.sampleMs,
-  );
+    }
+  }, rateOptions.samples * rateOptions.sampleMs);
 
   /** Records usage against the caller's quota for key; returns the throttle delay (0 without a quota). */
   const use = (table: QuotaTable, key: QuotaKey, user: string, clientId: string, amount: number): number => {
