@@ -1,8 +1,11 @@
 /**
- * A windowed rate and the delay that brings it back to a bound, the arithmetic of Kafka's quota
- * throttling (KIP-13, KIP-219): usage is recorded in fixed sample windows; the rate is the sum of
- * the kept samples over the time they cover; a caller over the bound waits until the rate would
- * fall back to it: delay = (observed - bound) / bound * window, i.e. the excess divided by the bound.
+ * A windowed rate and the delay that brings it back to a bound, after Kafka's quota throttling
+ * (KIP-13, KIP-219): usage is recorded in fixed sample windows; the rate is the sum of the kept
+ * samples over the time they cover; a caller over the bound waits until the usage, spread at the
+ * bound, would have taken the time: delay = total / bound - elapsed since the oldest sample.
+ * (Kafka's (observed - bound) / bound × window is the same with the window taken as fixed; it
+ * under-waits while the window is still growing, which a caller pushing as fast as it can turns
+ * into a rate above its quota.)
  *
  * Unlike Kafka, the covered time starts at the first sample (at least one sample window), not at
  * a full window: a new caller may burst one sample window's worth, not the whole window's.
@@ -52,10 +55,9 @@ export class WindowedRate {
     this.expire(nowMs);
     const first = this.samples[0];
     if (!first) return 0;
-    const covered = this.coveredMs(first, nowMs);
-    const observed = (this.total() * 1000) / covered;
-    if (observed <= bound) return 0;
-    return Math.ceil(((observed - bound) / bound) * covered);
+    const neededMs = (this.total() * 1000) / bound;
+    if (neededMs <= this.coveredMs(first, nowMs)) return 0;
+    return Math.ceil(neededMs - (nowMs - first.startMs));
   }
 
   /** Time since the oldest kept sample began, at least one sample window. */
