@@ -15,16 +15,12 @@ import { Authenticator, readStaticTokens, type AuthenticatorSettings } from './a
 import { Authorizer } from './authorizer';
 import { JwtVerifier } from './jwt';
 import { parsePrincipalRules } from './principal-mapping';
-import { startServiceQuotas } from '../quota/service-quotas';
-import type { QuotaInterceptor } from '../quota/quota-interceptor';
 
 export interface ServiceAuth {
   /** For startServer's `interceptors`; empty when security is off. */
   interceptors: grpc.ServerInterceptor[];
   /** Undefined when security is off. */
   interceptor?: AuthInterceptor;
-  /** Undefined when client quotas are off (config key `quotas`). */
-  quotas?: QuotaInterceptor;
   close(): Promise<void>;
 }
 
@@ -76,40 +72,14 @@ export function authenticatorOf(
   return new Authenticator(settings);
 }
 
-type ServiceAuthConfig = AuthConfig & { clusterName: string; tlsClientAuth?: string; tlsCertFile?: string };
+export type ServiceAuthConfig = AuthConfig & {
+  clusterName: string;
+  tlsClientAuth?: string;
+  tlsCertFile?: string;
+};
 
-/**
- * Builds the service's auth and, after it in the interceptor chain (it reads the principal the
- * auth interceptor sets), quota enforcement; reads the ACLs and quotas once before returning.
- */
+/** Builds the service's auth; reads the ACLs once before returning when authorization is on. */
 export async function startServiceAuth(
-  config: ServiceAuthConfig,
-  deps: { store: MetadataStore; clock: Clock; logger: Logger },
-): Promise<ServiceAuth> {
-  const auth = await startAuthentication(config, deps);
-  let quotas;
-  try {
-    quotas = await startServiceQuotas(
-      { quotas: config.quotas, clusterName: config.clusterName },
-      { ...deps, authenticated: auth.interceptor !== undefined },
-    );
-  } catch (err) {
-    await auth.close();
-    throw err;
-  }
-  if (!quotas.interceptor) return auth;
-  return {
-    interceptors: [...auth.interceptors, ...quotas.interceptors],
-    ...(auth.interceptor ? { interceptor: auth.interceptor } : {}),
-    quotas: quotas.interceptor,
-    close: async () => {
-      await quotas.close();
-      await auth.close();
-    },
-  };
-}
-
-async function startAuthentication(
   config: ServiceAuthConfig,
   deps: { store: MetadataStore; clock: Clock; logger: Logger },
 ): Promise<ServiceAuth> {
