@@ -29,6 +29,7 @@ beforeAll(async () => {
     // Without authentication every caller is ANONYMOUS; client ids tell them apart here.
     { entity: { user: 'ANONYMOUS', clientId: 'slow' }, values: { producer_byte_rate: 1000 } },
     { entity: { user: 'ANONYMOUS', clientId: 'capped' }, values: { max_streams: 2 } },
+    { entity: { clientId: 'reader' }, values: { consumer_byte_rate: 1000 } },
   ]);
   quotas = quotaInterceptor({ quotas: () => table, authenticated: false, clock });
   server = await startServer({
@@ -39,6 +40,8 @@ beforeAll(async () => {
       s.addService(tideProto().Broker.service, {
         Produce: (call: grpc.ServerUnaryCall<Any, Any>, cb: grpc.sendUnaryData<Any>) =>
           cb(null, { topic: call.request['topic'], base_offset: 0 }),
+        Fetch: (_call: grpc.ServerUnaryCall<Any, Any>, cb: grpc.sendUnaryData<Any>) =>
+          cb(null, { topic: 't', record_batches: Buffer.alloc(2000) }),
         FetchStream: (call: grpc.ServerWritableStream<Any, Any>) => {
           openFetches.add(call);
           call.on('cancelled', () => openFetches.delete(call));
@@ -116,6 +119,32 @@ it('holds an over-quota produce for its throttle delay and reports it in tide-th
   clock.advance(100);
   const { trailers } = await second;
   expect(trailers.get(THROTTLE_TRAILER)).toEqual(['3000']);
+});
+
+it('holds an over-quota fetch response for its throttle delay', async () => {
+  const def = method('Fetch');
+  const c = new grpc.Client(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure(), {
+    'grpc.secondary_user_agent': 'tide-client/reader',
+  });
+  let answered = false;
+  const status = new Promise<grpc.StatusObject>((resolve) => {
+    const call = c.makeUnaryRequest(
+      def.path,
+      def.requestSerialize,
+      def.responseDeserialize,
+      { topic: 't', partition: 0, offset: 0 },
+      () => (answered = true),
+    );
+    call.on('status', resolve);
+  });
+  await settle();
+  // 2000 bytes at 1000 B/s: the response leaves after 2 s.
+  clock.advance(1990);
+  await settle();
+  expect(answered).toBe(false);
+  clock.advance(10);
+  expect((await status).metadata.get(THROTTLE_TRAILER)).toEqual(['2000']);
+  c.close();
 });
 
 it('refuses a stream over the max_streams quota with RESOURCE_EXHAUSTED and TOO_MANY_STREAMS', async () => {
