@@ -1,7 +1,8 @@
 /**
  * The quota interceptor on a real in-process gRPC server (the Broker service with stand-in
  * handlers) and a ManualClock: an over-quota produce is answered only after its throttle delay,
- * with the delay in the tide-throttle-ms trailer; a caller within its quota is not held; the
+ * with the delay in the tide-throttle-ms trailer (likewise fetch responses, partition creation and
+ * request rate); a caller within its quota is not held; the
  * stream cap refuses the excess stream with RESOURCE_EXHAUSTED / TOO_MANY_STREAMS.
  */
 import * as grpc from '@grpc/grpc-js';
@@ -30,13 +31,19 @@ beforeAll(async () => {
     { entity: { user: 'ANONYMOUS', clientId: 'slow' }, values: { producer_byte_rate: 1000 } },
     { entity: { user: 'ANONYMOUS', clientId: 'capped' }, values: { max_streams: 2 } },
     { entity: { clientId: 'reader' }, values: { consumer_byte_rate: 1000 } },
+    { entity: { clientId: 'creator' }, values: { controller_mutation_rate: 5 } },
+    { entity: { clientId: 'chatty' }, values: { request_rate: 2 } },
   ]);
   quotas = quotaInterceptor({ quotas: () => table, authenticated: false, clock });
   server = await startServer({
     host: '127.0.0.1',
     port: 0,
     interceptors: [quotas.interceptor],
-    register: (s) =>
+    register: (s) => {
+      s.addService(tideProto().Admin.service, {
+        CreateTopic: (call: grpc.ServerUnaryCall<Any, Any>, cb: grpc.sendUnaryData<Any>) =>
+          cb(null, { topic: { name: call.request['name'] } }),
+      });
       s.addService(tideProto().Broker.service, {
         Produce: (call: grpc.ServerUnaryCall<Any, Any>, cb: grpc.sendUnaryData<Any>) =>
           cb(null, { topic: call.request['topic'], base_offset: 0 }),
@@ -46,7 +53,8 @@ beforeAll(async () => {
           openFetches.add(call);
           call.on('cancelled', () => openFetches.delete(call));
         },
-      }),
+      });
+    },
   });
   client = new grpc.Client(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
 });
@@ -145,6 +153,58 @@ it('holds an over-quota fetch response for its throttle delay', async () => {
   clock.advance(10);
   expect((await status).metadata.get(THROTTLE_TRAILER)).toEqual(['2000']);
   c.close();
+});
+
+/** A unary call as client `clientId`; resolves with its status once answered. */
+function unaryAs(
+  clientId: string,
+  service: 'Admin' | 'Broker',
+  name: string,
+  request: Any,
+): { status: Promise<grpc.StatusObject>; answered: () => boolean } {
+  const def = (tideProto()[service].service as unknown as Record<string, grpc.MethodDefinition<Any, Any>>)[
+    name
+  ]!;
+  const c = new grpc.Client(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure(), {
+    'grpc.secondary_user_agent': `tide-client/${clientId}`,
+  });
+  let answered = false;
+  const status = new Promise<grpc.StatusObject>((resolve) => {
+    const call = c.makeUnaryRequest(def.path, def.requestSerialize, def.responseDeserialize, request, () => {
+      answered = true;
+    });
+    call.on('status', (st: grpc.StatusObject) => {
+      c.close();
+      resolve(st);
+    });
+  });
+  return { status, answered: () => answered };
+}
+
+it('slows partition creation over controller_mutation_rate', async () => {
+  const first = unaryAs('creator', 'Admin', 'CreateTopic', { name: 'a', partitions: 5 });
+  expect((await first.status).metadata.get(THROTTLE_TRAILER)).toEqual([]);
+  const second = unaryAs('creator', 'Admin', 'CreateTopic', { name: 'b', partitions: 10 });
+  await settle();
+  expect(second.answered()).toBe(false);
+  // 15 partitions at 5/s take 3 s from the first sample; advancing 3 s certainly covers it.
+  clock.advance(3000);
+  const throttled = Number((await second.status).metadata.get(THROTTLE_TRAILER)[0]);
+  expect(throttled).toBeGreaterThan(1000);
+  expect(throttled).toBeLessThanOrEqual(3000);
+});
+
+it('slows a caller over request_rate', async () => {
+  const request = { topic: 't', partition: 0, records: [] };
+  for (let i = 0; i < 2; i++) {
+    const call = unaryAs('chatty', 'Broker', 'Produce', request);
+    expect((await call.status).metadata.get(THROTTLE_TRAILER)).toEqual([]);
+  }
+  const third = unaryAs('chatty', 'Broker', 'Produce', request);
+  await settle();
+  expect(third.answered()).toBe(false);
+  clock.advance(1500);
+  expect(Number((await third.status).metadata.get(THROTTLE_TRAILER)[0])).toBeGreaterThan(0);
 });
 
 it('refuses a stream over the max_streams quota with RESOURCE_EXHAUSTED and TOO_MANY_STREAMS', async () => {
