@@ -22,6 +22,9 @@ import type { AclBinding as WireAclBinding } from '../services/common/grpc/gener
 import type { CreateAclsResponse } from '../services/common/grpc/generated/tide/v1/CreateAclsResponse';
 import type { DescribeAclsResponse } from '../services/common/grpc/generated/tide/v1/DescribeAclsResponse';
 import type { DeleteAclsResponse } from '../services/common/grpc/generated/tide/v1/DeleteAclsResponse';
+import type { ClientQuota as WireClientQuota } from '../services/common/grpc/generated/tide/v1/ClientQuota';
+import type { AlterClientQuotasResponse } from '../services/common/grpc/generated/tide/v1/AlterClientQuotasResponse';
+import type { DescribeClientQuotasResponse } from '../services/common/grpc/generated/tide/v1/DescribeClientQuotasResponse';
 
 /**
  * An ACL binding (docs/security.md): the principal may (allow) or may not (deny) perform the
@@ -50,6 +53,24 @@ export interface AclBinding {
 
 /** Selects bindings by exact field values; an absent field matches any. */
 export type AclFilter = Partial<AclBinding>;
+
+/** A quota key (docs/security.md#quotas). */
+export type QuotaKey =
+  'producer_byte_rate' | 'consumer_byte_rate' | 'request_rate' | 'controller_mutation_rate' | 'max_streams';
+
+/**
+ * Who a quota applies to: a user (principal), a client id, or both; `<default>` names the
+ * default of its kind. An absent part is not part of the entity.
+ */
+export interface QuotaEntity {
+  user?: string;
+  clientId?: string;
+}
+
+export interface ClientQuota {
+  entity: QuotaEntity;
+  values: Partial<Record<QuotaKey, number>>;
+}
 
 /** A replica move in flight (ListPartitionReassignments). */
 export interface PartitionMove {
@@ -348,6 +369,45 @@ export class Admin {
     return r.deleted.map(fromWireAcl);
   }
 
+  /**
+   * Sets (and removes) quota values of one entity; returns its quotas afterwards (undefined once
+   * it has none left).
+   */
+  async alterClientQuotas(
+    entity: QuotaEntity,
+    set: Partial<Record<QuotaKey, number>>,
+    remove: QuotaKey[] = [],
+  ): Promise<ClientQuota | undefined> {
+    const r = await this.call<AlterClientQuotasResponse>((c, o, cb) =>
+      c.AlterClientQuotas(
+        {
+          alterations: [
+            {
+              entity: { user: entity.user ?? '', client_id: entity.clientId ?? '' },
+              set: Object.entries(set).map(([key, value]) => ({ key, value })),
+              remove,
+            },
+          ],
+        },
+        o,
+        cb,
+      ),
+    );
+    return r.quotas.map(fromWireQuota)[0];
+  }
+
+  /** The quotas whose entity matches the filter (an absent part matches any). */
+  async describeClientQuotas(filter: QuotaEntity = {}): Promise<ClientQuota[]> {
+    const r = await this.call<DescribeClientQuotasResponse>((c, o, cb) =>
+      c.DescribeClientQuotas(
+        { filter: { user: filter.user ?? '', client_id: filter.clientId ?? '' } },
+        o,
+        cb,
+      ),
+    );
+    return r.quotas.map(fromWireQuota);
+  }
+
   /** Broker Metadata for the given topics (all when empty); also refreshes the client's cache. */
   async metadata(topics: string[] = []): Promise<ClusterMetadata> {
     return retry(() => this.cluster.fetchMetadata(topics), this.retryOptions, { clock: this.cluster.clock });
@@ -391,6 +451,15 @@ function fromWireAcl(a: WireAclBinding): Required<AclBinding> {
     operation: a.operation as AclBinding['operation'],
     permission: a.permission as 'allow' | 'deny',
   };
+}
+
+function fromWireQuota(q: WireClientQuota): ClientQuota {
+  const entity: QuotaEntity = {};
+  if (q.entity?.user) entity.user = q.entity.user;
+  if (q.entity?.client_id) entity.clientId = q.entity.client_id;
+  const values: ClientQuota['values'] = {};
+  for (const v of q.values) values[v.key as QuotaKey] = v.value;
+  return { entity, values };
 }
 
 function toConfigEntry(c: WireConfigEntry): ConfigEntry {

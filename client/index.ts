@@ -197,6 +197,9 @@ export { Admin } from './admin';
 export type {
   AclBinding,
   AclFilter,
+  ClientQuota,
+  QuotaEntity,
+  QuotaKey,
   AdminOptions,
   AlterConfigsOptions,
   ClusterDescription,

@@ -47,13 +47,10 @@ import { CoordinatorRelay } from './api/coordinator-forward';
 import { TransactionRelay } from './api/txn-forward';
 import type { ElasticAdmin } from '../common/cluster/elastic-operations';
 import { insecureServiceSecurity, type ServiceSecurity } from '../common/security/service-security';
-import {
-  NO_AUTH,
-  auditLogger,
-  startServiceAuth,
-  type ServiceAuth,
-} from '../common/security/auth/service-auth';
+import { NO_AUTH, auditLogger, type ServiceAuth } from '../common/security/auth/service-auth';
+import { startServiceAccess } from '../common/security/service-access';
 import { aclAdminHandlers } from '../common/security/auth/acl-admin-service';
+import { quotaAdminHandlers } from '../common/security/quota/quota-admin-service';
 
 export interface BrokerNodeDeps {
   store: MetadataStore;
@@ -231,7 +228,7 @@ export class BrokerNode {
     let transactionRelay: TransactionRelay | undefined;
     let auth: ServiceAuth = NO_AUTH;
     try {
-      auth = await startServiceAuth(config, { store: deps.store, clock: deps.clock, logger });
+      auth = await startServiceAccess(config, { store: deps.store, clock: deps.clock, logger });
       // Group calls are relayed to the coordinator that owns the group (one endpoint is enough).
       shardOwners = await ShardOwners.start({
         store: deps.store,
@@ -296,6 +293,12 @@ export class BrokerNode {
               edge: metrics.edge(logger),
             }),
             ...aclAdminHandlers({
+              store: deps.store,
+              clusterName: config.clusterName,
+              edge: metrics.edge(logger),
+              audit: auditLogger(logger),
+            }),
+            ...quotaAdminHandlers({
               store: deps.store,
               clusterName: config.clusterName,
               edge: metrics.edge(logger),

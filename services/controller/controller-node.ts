@@ -51,13 +51,10 @@ import type { PartitionView } from '../common/cluster/topic-watcher';
 export const RPC_CONFLICT_ATTEMPTS = 5;
 
 import type { ServiceSecurity } from '../common/security/service-security';
-import {
-  NO_AUTH,
-  auditLogger,
-  startServiceAuth,
-  type ServiceAuth,
-} from '../common/security/auth/service-auth';
+import { NO_AUTH, auditLogger, type ServiceAuth } from '../common/security/auth/service-auth';
+import { startServiceAccess } from '../common/security/service-access';
 import { aclAdminHandlers } from '../common/security/auth/acl-admin-service';
+import { quotaAdminHandlers } from '../common/security/quota/quota-admin-service';
 export interface ControllerNodeDeps {
   store: MetadataStore;
   clock: Clock;
@@ -204,7 +201,7 @@ export class ControllerNode {
   static async start(config: ControllerConfig, deps: ControllerNodeDeps): Promise<ControllerNode> {
     // The handlers are registered before the node exists; they reach it through this reference.
     const ref: { node?: ControllerNode } = {};
-    const auth = await startServiceAuth(config, deps);
+    const auth = await startServiceAccess(config, deps);
     const server = await startServer({
       interceptors: auth.interceptors,
       host: config.host,
@@ -232,6 +229,12 @@ export class ControllerNode {
         );
         s.addService(tideProto().Admin.service, {
           ...aclAdminHandlers({
+            store: deps.store,
+            clusterName: config.clusterName,
+            edge: deps.logger,
+            audit: auditLogger(deps.logger),
+          }),
+          ...quotaAdminHandlers({
             store: deps.store,
             clusterName: config.clusterName,
             edge: deps.logger,

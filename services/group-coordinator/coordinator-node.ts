@@ -42,7 +42,7 @@ export const HEALTH_SERVICE = 'tide.v1.GroupCoordinator';
 export const BROKER_WAIT_MS = 120_000;
 
 import type { ServiceSecurity } from '../common/security/service-security';
-import { startServiceAuth } from '../common/security/auth/service-auth';
+import { startServiceAccess } from '../common/security/service-access';
 export interface CoordinatorNodeDeps {
   store: MetadataStore;
   /** Creates `__consumer_offsets`: the controller over gRPC (ControllerClient), or in process. */
@@ -162,7 +162,7 @@ export class CoordinatorNode {
       });
       const started = coordinator;
       const locator = new CoordinatorLocator(deps.store, config.clusterName);
-      const auth = await startServiceAuth(config, { store: deps.store, clock: deps.clock, logger });
+      const auth = await startServiceAccess(config, { store: deps.store, clock: deps.clock, logger });
       cleanup.push(() => auth.close());
       const credentials = deps.security?.channel ?? grpc.credentials.createInsecure();
       const producerIds = new ProducerIdAllocator({

@@ -95,6 +95,9 @@ function sample(method: ProtoMethod): object {
     DecommissionBroker: { broker_id: 1 },
     CreateAcls: { acls: [{ principal: 'nobody', resource_type: 'topic', name: TOPIC, operation: 'all' }] },
     DeleteAcls: { filters: [{ principal: 'alice' }] },
+    AlterClientQuotas: {
+      alterations: [{ entity: { user: 'nobody' }, set: [{ key: 'producer_byte_rate', value: 1e9 }] }],
+    },
     FindCoordinator: { group_id: GROUP },
     Membership: { join: { group_id: GROUP, topics: [TOPIC], session_timeout_ms: 10_000 } },
     CommitOffsets: { group_id: GROUP, offsets: [{ topic: TOPIC, partition: 0, offset: 1 }] },

@@ -52,6 +52,7 @@ export const GRPC_STATUS_OF_CODE: Record<ErrorCode, grpc.status> = {
   TLS_FAILED: grpc.status.UNAVAILABLE,
   AUTHENTICATION_FAILED: grpc.status.UNAUTHENTICATED,
   AUTHORIZATION_FAILED: grpc.status.PERMISSION_DENIED,
+  TOO_MANY_STREAMS: grpc.status.RESOURCE_EXHAUSTED,
   UNKNOWN: grpc.status.UNKNOWN,
 };
 

@@ -32,8 +32,14 @@ export type AclRpc = 'CreateAcls' | 'DescribeAcls' | 'DeleteAcls';
 type KnownKeys<T> = keyof {
   [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K];
 };
-/** The Admin handlers besides the ACL calls (which every Admin server adds from here). */
-export type AdminHandlersWithoutAcls = Pick<AdminHandlers, Exclude<KnownKeys<AdminHandlers>, AclRpc>>;
+/**
+ * The Admin handlers besides the ACL and quota calls (which every Admin server adds from here and
+ * from ../quota/quota-admin-service.ts).
+ */
+export type AdminHandlersWithoutAcls = Pick<
+  AdminHandlers,
+  Exclude<KnownKeys<AdminHandlers>, AclRpc | 'AlterClientQuotas' | 'DescribeClientQuotas'>
+>;
 
 function toBinding(wire: AclBindingWire): AclBinding {
   return parseAclBinding({

@@ -67,6 +67,12 @@ export const AUTH_CONFIG_KEYS = {
     default: '',
     doc: 'Bearer token this service presents on its calls to other Tide services (when they authenticate by token instead of the service certificate); re-read when it changes.',
   },
+  quotas: {
+    type: 'string',
+    default: 'auto',
+    oneOf: ['auto', 'on', 'off'],
+    doc: 'Client quotas (tide quotas; docs/security.md#quotas): on enforces them, off ignores them, auto enforces them when an authentication mechanism is on.',
+  },
 } satisfies ConfigSchema;
 
 export interface AuthConfig {
@@ -82,4 +88,5 @@ export interface AuthConfig {
   superUsers: string;
   internalPrincipals: string;
   internalTokenFile: string;
+  quotas: string;
 }

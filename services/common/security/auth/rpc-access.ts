@@ -118,6 +118,8 @@ export const RPC_RULES: Record<string, RpcRule> = {
   '/tide.v1.Admin/CreateAcls': { kind: 'client', needs: clusterOnly('alter') },
   '/tide.v1.Admin/DescribeAcls': { kind: 'client', needs: clusterOnly('describe') },
   '/tide.v1.Admin/DeleteAcls': { kind: 'client', needs: clusterOnly('alter') },
+  '/tide.v1.Admin/AlterClientQuotas': { kind: 'client', needs: clusterOnly('alter') },
+  '/tide.v1.Admin/DescribeClientQuotas': { kind: 'client', needs: clusterOnly('describe') },
 
   // tide.v1.GroupCoordinator
   '/tide.v1.GroupCoordinator/FindCoordinator': {

@@ -72,9 +72,15 @@ export function authenticatorOf(
   return new Authenticator(settings);
 }
 
+export type ServiceAuthConfig = AuthConfig & {
+  clusterName: string;
+  tlsClientAuth?: string;
+  tlsCertFile?: string;
+};
+
 /** Builds the service's auth; reads the ACLs once before returning when authorization is on. */
 export async function startServiceAuth(
-  config: AuthConfig & { clusterName: string; tlsClientAuth?: string; tlsCertFile?: string },
+  config: ServiceAuthConfig,
   deps: { store: MetadataStore; clock: Clock; logger: Logger },
 ): Promise<ServiceAuth> {
   const authenticator = authenticatorOf(config);

@@ -2,6 +2,8 @@
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
+import type { AlterClientQuotasRequest__Input as _tide_v1_AlterClientQuotasRequest__Input, AlterClientQuotasRequest as _tide_v1_AlterClientQuotasRequest } from '../../tide/v1/AlterClientQuotasRequest';
+import type { AlterClientQuotasResponse__Input as _tide_v1_AlterClientQuotasResponse__Input, AlterClientQuotasResponse as _tide_v1_AlterClientQuotasResponse } from '../../tide/v1/AlterClientQuotasResponse';
 import type { AlterConfigsRequest__Input as _tide_v1_AlterConfigsRequest__Input, AlterConfigsRequest as _tide_v1_AlterConfigsRequest } from '../../tide/v1/AlterConfigsRequest';
 import type { AlterConfigsResponse__Input as _tide_v1_AlterConfigsResponse__Input, AlterConfigsResponse as _tide_v1_AlterConfigsResponse } from '../../tide/v1/AlterConfigsResponse';
 import type { AlterPartitionReassignmentsRequest__Input as _tide_v1_AlterPartitionReassignmentsRequest__Input, AlterPartitionReassignmentsRequest as _tide_v1_AlterPartitionReassignmentsRequest } from '../../tide/v1/AlterPartitionReassignmentsRequest';
@@ -20,6 +22,8 @@ import type { DeleteTopicRequest__Input as _tide_v1_DeleteTopicRequest__Input, D
 import type { DeleteTopicResponse__Input as _tide_v1_DeleteTopicResponse__Input, DeleteTopicResponse as _tide_v1_DeleteTopicResponse } from '../../tide/v1/DeleteTopicResponse';
 import type { DescribeAclsRequest__Input as _tide_v1_DescribeAclsRequest__Input, DescribeAclsRequest as _tide_v1_DescribeAclsRequest } from '../../tide/v1/DescribeAclsRequest';
 import type { DescribeAclsResponse__Input as _tide_v1_DescribeAclsResponse__Input, DescribeAclsResponse as _tide_v1_DescribeAclsResponse } from '../../tide/v1/DescribeAclsResponse';
+import type { DescribeClientQuotasRequest__Input as _tide_v1_DescribeClientQuotasRequest__Input, DescribeClientQuotasRequest as _tide_v1_DescribeClientQuotasRequest } from '../../tide/v1/DescribeClientQuotasRequest';
+import type { DescribeClientQuotasResponse__Input as _tide_v1_DescribeClientQuotasResponse__Input, DescribeClientQuotasResponse as _tide_v1_DescribeClientQuotasResponse } from '../../tide/v1/DescribeClientQuotasResponse';
 import type { DescribeClusterRequest__Input as _tide_v1_DescribeClusterRequest__Input, DescribeClusterRequest as _tide_v1_DescribeClusterRequest } from '../../tide/v1/DescribeClusterRequest';
 import type { DescribeClusterResponse__Input as _tide_v1_DescribeClusterResponse__Input, DescribeClusterResponse as _tide_v1_DescribeClusterResponse } from '../../tide/v1/DescribeClusterResponse';
 import type { DescribeConfigsRequest__Input as _tide_v1_DescribeConfigsRequest__Input, DescribeConfigsRequest as _tide_v1_DescribeConfigsRequest } from '../../tide/v1/DescribeConfigsRequest';
@@ -32,6 +36,15 @@ import type { ListTopicsRequest__Input as _tide_v1_ListTopicsRequest__Input, Lis
 import type { ListTopicsResponse__Input as _tide_v1_ListTopicsResponse__Input, ListTopicsResponse as _tide_v1_ListTopicsResponse } from '../../tide/v1/ListTopicsResponse';
 
 export interface AdminClient extends grpc.Client {
+  AlterClientQuotas(argument: _tide_v1_AlterClientQuotasRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_AlterClientQuotasResponse>): grpc.ClientUnaryCall;
+  AlterClientQuotas(argument: _tide_v1_AlterClientQuotasRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_AlterClientQuotasResponse>): grpc.ClientUnaryCall;
+  AlterClientQuotas(argument: _tide_v1_AlterClientQuotasRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_AlterClientQuotasResponse>): grpc.ClientUnaryCall;
+  AlterClientQuotas(argument: _tide_v1_AlterClientQuotasRequest__Input, callback: grpc.requestCallback<_tide_v1_AlterClientQuotasResponse>): grpc.ClientUnaryCall;
+  alterClientQuotas(argument: _tide_v1_AlterClientQuotasRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_AlterClientQuotasResponse>): grpc.ClientUnaryCall;
+  alterClientQuotas(argument: _tide_v1_AlterClientQuotasRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_AlterClientQuotasResponse>): grpc.ClientUnaryCall;
+  alterClientQuotas(argument: _tide_v1_AlterClientQuotasRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_AlterClientQuotasResponse>): grpc.ClientUnaryCall;
+  alterClientQuotas(argument: _tide_v1_AlterClientQuotasRequest__Input, callback: grpc.requestCallback<_tide_v1_AlterClientQuotasResponse>): grpc.ClientUnaryCall;
+  
   AlterConfigs(argument: _tide_v1_AlterConfigsRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_AlterConfigsResponse>): grpc.ClientUnaryCall;
   AlterConfigs(argument: _tide_v1_AlterConfigsRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_AlterConfigsResponse>): grpc.ClientUnaryCall;
   AlterConfigs(argument: _tide_v1_AlterConfigsRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_AlterConfigsResponse>): grpc.ClientUnaryCall;
@@ -113,6 +126,15 @@ export interface AdminClient extends grpc.Client {
   describeAcls(argument: _tide_v1_DescribeAclsRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DescribeAclsResponse>): grpc.ClientUnaryCall;
   describeAcls(argument: _tide_v1_DescribeAclsRequest__Input, callback: grpc.requestCallback<_tide_v1_DescribeAclsResponse>): grpc.ClientUnaryCall;
   
+  DescribeClientQuotas(argument: _tide_v1_DescribeClientQuotasRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DescribeClientQuotasResponse>): grpc.ClientUnaryCall;
+  DescribeClientQuotas(argument: _tide_v1_DescribeClientQuotasRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_DescribeClientQuotasResponse>): grpc.ClientUnaryCall;
+  DescribeClientQuotas(argument: _tide_v1_DescribeClientQuotasRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DescribeClientQuotasResponse>): grpc.ClientUnaryCall;
+  DescribeClientQuotas(argument: _tide_v1_DescribeClientQuotasRequest__Input, callback: grpc.requestCallback<_tide_v1_DescribeClientQuotasResponse>): grpc.ClientUnaryCall;
+  describeClientQuotas(argument: _tide_v1_DescribeClientQuotasRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DescribeClientQuotasResponse>): grpc.ClientUnaryCall;
+  describeClientQuotas(argument: _tide_v1_DescribeClientQuotasRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_DescribeClientQuotasResponse>): grpc.ClientUnaryCall;
+  describeClientQuotas(argument: _tide_v1_DescribeClientQuotasRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DescribeClientQuotasResponse>): grpc.ClientUnaryCall;
+  describeClientQuotas(argument: _tide_v1_DescribeClientQuotasRequest__Input, callback: grpc.requestCallback<_tide_v1_DescribeClientQuotasResponse>): grpc.ClientUnaryCall;
+  
   DescribeCluster(argument: _tide_v1_DescribeClusterRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DescribeClusterResponse>): grpc.ClientUnaryCall;
   DescribeCluster(argument: _tide_v1_DescribeClusterRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_DescribeClusterResponse>): grpc.ClientUnaryCall;
   DescribeCluster(argument: _tide_v1_DescribeClusterRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DescribeClusterResponse>): grpc.ClientUnaryCall;
@@ -179,6 +201,8 @@ export interface AdminClient extends grpc.Client {
 }
 
 export interface AdminHandlers extends grpc.UntypedServiceImplementation {
+  AlterClientQuotas: grpc.handleUnaryCall<_tide_v1_AlterClientQuotasRequest, _tide_v1_AlterClientQuotasResponse__Input>;
+  
   AlterConfigs: grpc.handleUnaryCall<_tide_v1_AlterConfigsRequest, _tide_v1_AlterConfigsResponse__Input>;
   
   AlterPartitionReassignments: grpc.handleUnaryCall<_tide_v1_AlterPartitionReassignmentsRequest, _tide_v1_AlterPartitionReassignmentsResponse__Input>;
@@ -197,6 +221,8 @@ export interface AdminHandlers extends grpc.UntypedServiceImplementation {
   
   DescribeAcls: grpc.handleUnaryCall<_tide_v1_DescribeAclsRequest, _tide_v1_DescribeAclsResponse__Input>;
   
+  DescribeClientQuotas: grpc.handleUnaryCall<_tide_v1_DescribeClientQuotasRequest, _tide_v1_DescribeClientQuotasResponse__Input>;
+  
   DescribeCluster: grpc.handleUnaryCall<_tide_v1_DescribeClusterRequest, _tide_v1_DescribeClusterResponse__Input>;
   
   DescribeConfigs: grpc.handleUnaryCall<_tide_v1_DescribeConfigsRequest, _tide_v1_DescribeConfigsResponse__Input>;
@@ -214,6 +240,7 @@ export interface AdminHandlers extends grpc.UntypedServiceImplementation {
 }
 
 export interface AdminDefinition extends grpc.ServiceDefinition {
+  AlterClientQuotas: MethodDefinition<_tide_v1_AlterClientQuotasRequest__Input, _tide_v1_AlterClientQuotasResponse__Input, _tide_v1_AlterClientQuotasRequest, _tide_v1_AlterClientQuotasResponse>
   AlterConfigs: MethodDefinition<_tide_v1_AlterConfigsRequest__Input, _tide_v1_AlterConfigsResponse__Input, _tide_v1_AlterConfigsRequest, _tide_v1_AlterConfigsResponse>
   AlterPartitionReassignments: MethodDefinition<_tide_v1_AlterPartitionReassignmentsRequest__Input, _tide_v1_AlterPartitionReassignmentsResponse__Input, _tide_v1_AlterPartitionReassignmentsRequest, _tide_v1_AlterPartitionReassignmentsResponse>
   CreateAcls: MethodDefinition<_tide_v1_CreateAclsRequest__Input, _tide_v1_CreateAclsResponse__Input, _tide_v1_CreateAclsRequest, _tide_v1_CreateAclsResponse>
@@ -223,6 +250,7 @@ export interface AdminDefinition extends grpc.ServiceDefinition {
   DeleteAcls: MethodDefinition<_tide_v1_DeleteAclsRequest__Input, _tide_v1_DeleteAclsResponse__Input, _tide_v1_DeleteAclsRequest, _tide_v1_DeleteAclsResponse>
   DeleteTopic: MethodDefinition<_tide_v1_DeleteTopicRequest__Input, _tide_v1_DeleteTopicResponse__Input, _tide_v1_DeleteTopicRequest, _tide_v1_DeleteTopicResponse>
   DescribeAcls: MethodDefinition<_tide_v1_DescribeAclsRequest__Input, _tide_v1_DescribeAclsResponse__Input, _tide_v1_DescribeAclsRequest, _tide_v1_DescribeAclsResponse>
+  DescribeClientQuotas: MethodDefinition<_tide_v1_DescribeClientQuotasRequest__Input, _tide_v1_DescribeClientQuotasResponse__Input, _tide_v1_DescribeClientQuotasRequest, _tide_v1_DescribeClientQuotasResponse>
   DescribeCluster: MethodDefinition<_tide_v1_DescribeClusterRequest__Input, _tide_v1_DescribeClusterResponse__Input, _tide_v1_DescribeClusterRequest, _tide_v1_DescribeClusterResponse>
   DescribeConfigs: MethodDefinition<_tide_v1_DescribeConfigsRequest__Input, _tide_v1_DescribeConfigsResponse__Input, _tide_v1_DescribeConfigsRequest, _tide_v1_DescribeConfigsResponse>
   DescribeDecommission: MethodDefinition<_tide_v1_DecommissionBrokerRequest__Input, _tide_v1_DecommissionStatus__Input, _tide_v1_DecommissionBrokerRequest, _tide_v1_DecommissionStatus>
