@@ -11,7 +11,7 @@
  * it) and `sizeBytes` only batches already written to the file. Reads and indexes use `sizeBytes`
  * and never see bytes that are not in the file yet.
  */
-import { promises as fs } from 'node:fs';
+import { constants as fsConstants, promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { assert } from '../../common/assert';
@@ -22,6 +22,9 @@ import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, offsetFi
 import { OffsetIndex } from './offset-index';
 import { TimeIndex } from './time-index';
 import { TxnIndex } from './txn-index';
+
+/** Absent on platforms without it (Windows). */
+const O_DSYNC: number | undefined = fsConstants.O_DSYNC;
 
 /** Where one written batch sits and what the indexes need from it. */
 export interface SegmentBatch {
@@ -61,6 +64,8 @@ export class LogSegment {
   unsyncedBytes = 0;
 
   private handle: FileHandle | undefined;
+  /** A second, write-only handle opened with O_DSYNC for 'sync' appends (durableFile()). */
+  private durableHandle: Promise<FileHandle> | undefined;
   private lastIndexedPosition = 0;
 
   constructor(
@@ -87,6 +92,22 @@ export class LogSegment {
   get file(): FileHandle {
     assert(this.handle !== undefined, `segment ${this.logFile} is not open`);
     return this.handle;
+  }
+
+  /**
+   * The handle 'sync' appends are written through: opened with O_DSYNC, so a write returns only
+   * once its bytes (and the file size that reaches them) are on the disk, in ONE trip through the
+   * libuv thread pool where writev + fdatasync take two (each ending in a wake-up of the event
+   * loop; docs/performance.md, "The latency path"). It makes only its own writes durable: bytes
+   * written through `file` before it need a sync() first. Opened on first use, closed with the
+   * segment and when it is finalized (no longer active). Undefined where the platform has no
+   * O_DSYNC: the writer then writes and fdatasyncs.
+   */
+  durableFile(): Promise<FileHandle> | undefined {
+    assert(this.handle !== undefined, `segment ${this.logFile} is not open`);
+    if (O_DSYNC === undefined) return undefined;
+    this.durableHandle ??= fs.open(this.logFile, fsConstants.O_WRONLY | O_DSYNC);
+    return this.durableHandle;
   }
 
   /** Creates the .log file; fails if it exists. */
@@ -309,6 +330,7 @@ export class LogSegment {
     this.timeIndex.maybeAppend(this.maxTimestampMs, this.offsetOfMaxTimestamp);
     await this.writeIndexFiles();
     await this.sync();
+    await this.closeDurableFile();
   }
 
   async writeIndexFiles(): Promise<void> {
@@ -345,7 +367,19 @@ export class LogSegment {
   async close(): Promise<void> {
     const handle = this.handle;
     this.handle = undefined;
+    await this.closeDurableFile();
     await handle?.close();
+  }
+
+  private async closeDurableFile(): Promise<void> {
+    const durable = this.durableHandle;
+    this.durableHandle = undefined;
+    // A handle that failed to open failed the write that asked for it; nothing to close.
+    if (durable)
+      await durable.then(
+        (handle) => handle.close(),
+        () => undefined,
+      );
   }
 
   /** Closes and deletes the .log and index files. */
