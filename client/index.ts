@@ -30,6 +30,8 @@ import { CoordinatorClient } from './group/coordinator-client';
 import { GroupAdmin } from './group/group-admin';
 import { GroupConsumer, type GroupConsumerOptions } from './group/group-consumer';
 import { Producer, type ProducerOptions } from './producer';
+import { TransactionalProducer, type TransactionalProducerOptions } from './producer/transactional-producer';
+import { TransactionAdmin } from './transactions-admin';
 import { clientCredentialsOf, type ClientSecurityOptions } from './net/security';
 
 export interface TideOptions {
@@ -87,7 +89,18 @@ export class Tide {
     return this.cluster.connect();
   }
 
-  producer(options: ProducerOptions = {}): Producer {
+  /**
+   * A producer. With `transactionalId`, a transactional one (docs/transactions.md): call
+   * `initTransactions()` once, then `transaction(async (tx) => ...)` or begin/commit/abort.
+   */
+  producer(options: TransactionalProducerOptions): TransactionalProducer;
+  producer(options?: ProducerOptions): Producer;
+  producer(options: ProducerOptions | TransactionalProducerOptions = {}): Producer | TransactionalProducer {
+    if ('transactionalId' in options && options.transactionalId !== undefined) {
+      const transactional = new TransactionalProducer(this.cluster, this.coordinators(), options);
+      this.clients.add(transactional);
+      return transactional;
+    }
     const producer = new Producer(this.cluster, options);
     this.clients.add(producer);
     return producer;
@@ -111,6 +124,11 @@ export class Tide {
     const consumer = new Consumer(this.cluster, options);
     this.clients.add(consumer);
     return consumer;
+  }
+
+  /** Transaction administration (list, describe). */
+  transactions(): TransactionAdmin {
+    return new TransactionAdmin(this.coordinators());
   }
 
   /** Consumer group administration (list, describe with lag, reset offsets). */
@@ -154,10 +172,14 @@ export function defaultInstanceId(env: Record<string, string | undefined>): stri
 
 export { Producer, DEFAULT_BATCH_BYTES, DEFAULT_LINGER_MS, DEFAULT_MAX_BUFFERED_BYTES } from './producer';
 export type { ProducerOptions, SendOptions } from './producer';
+export { TransactionalProducer } from './producer/transactional-producer';
+export { TransactionAdmin } from './transactions-admin';
+export type { TransactionDescription, TransactionListing } from './transactions-admin';
+export type { TransactionalProducerOptions, TxnOffsetInput } from './producer/transactional-producer';
 export type { ClientSecurityOptions, TlsOptions } from './net/security';
 export { Consumer } from './consumer';
 export { GroupConsumer } from './group/group-consumer';
-export type { GroupConsumerOptions, RebalanceListener } from './group/group-consumer';
+export type { GroupConsumerOptions, GroupMetadata, RebalanceListener } from './group/group-consumer';
 export { GroupAdmin } from './group/group-admin';
 export type {
   CommittedOffset,
@@ -173,6 +195,8 @@ export type {
 export type { AutoOffsetReset, ConsumerOptions, FetchOptions, FetchResult, IsolationLevel } from './consumer';
 export { Admin } from './admin';
 export type {
+  AclBinding,
+  AclFilter,
   AdminOptions,
   AlterConfigsOptions,
   ClusterDescription,

@@ -69,6 +69,11 @@ export class TimeWindows {
     return window.end + this.graceMs <= streamTime;
   }
 
+  /** The first stream time at which `window` is closed. */
+  closesAt(window: Window): number {
+    return window.end + this.graceMs;
+  }
+
   get retentionMs(): number {
     return this.sizeMs + this.graceMs;
   }
@@ -97,6 +102,10 @@ export class SlidingWindows {
     return window.end + this.graceMs <= streamTime;
   }
 
+  closesAt(window: Window): number {
+    return window.end + this.graceMs;
+  }
+
   get retentionMs(): number {
     return 2 * this.timeDifferenceMs + this.graceMs + 1;
   }
@@ -122,6 +131,10 @@ export class SessionWindows {
   /** A session (end inclusive) is closed once stream time passes end + grace (Kafka's rule). */
   isClosed(window: Window, streamTime: number): boolean {
     return window.end + this.graceMs < streamTime;
+  }
+
+  closesAt(window: Window): number {
+    return window.end + this.graceMs + 1;
   }
 }
 

@@ -47,6 +47,14 @@ const CLOSE_PROCESSING_WAIT_MS = 3_000;
 
 export type RebalanceListener = (partitions: TopicPartition[]) => void | Promise<void>;
 
+/** A group member's identity for transactional offset commits (GroupConsumer.groupMetadata()). */
+export interface GroupMetadata {
+  groupId: string;
+  /** '' with memberEpoch -1: a group without live members (offsets of manually assigned partitions). */
+  memberId: string;
+  memberEpoch: number;
+}
+
 export interface GroupConsumerOptions extends ConsumerOptions {
   /** The consumer group to join. */
   groupId: string;
@@ -146,6 +154,14 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
   /** The member epoch commits carry (the latest assignment's). */
   get memberEpoch(): number {
     return this.session?.memberEpoch ?? 0;
+  }
+
+  /**
+   * What a transactional producer's sendOffsets needs to commit this member's offsets inside a
+   * transaction (KIP-447): the coordinator refuses them when this member's epoch is stale.
+   */
+  groupMetadata(): GroupMetadata {
+    return { groupId: this.groupId, memberId: this.memberId, memberEpoch: this.memberEpoch };
   }
 
   /** Joins the group with this subscription. Call once, before iterating. */

@@ -163,6 +163,10 @@ export class RecordAccumulator {
     return this.topics.get(topic)?.partitions[partition];
   }
 
+  forEachState(fn: (state: PartitionState) => void): void {
+    for (const topic of this.topics.values()) for (const state of topic.partitions) if (state) fn(state);
+  }
+
   beginFlush(): void {
     this.flushDepth++;
     for (const topic of this.topics.values()) {

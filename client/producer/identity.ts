@@ -34,6 +34,11 @@ export class ProducerIdentity {
     return this.request;
   }
 
+  /** Replaces the producer-wide identity (a transactional producer's next epoch). */
+  set(identity: Identity): void {
+    this.identity = identity;
+  }
+
   /** A new producer id and epoch (for one partition starting over); the producer-wide one stays. */
   fresh(): Promise<Identity> {
     return this.init();

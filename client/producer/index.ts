@@ -9,3 +9,8 @@ export {
   type ProducerOptions,
   type SendOptions,
 } from './producer';
+export {
+  TransactionalProducer,
+  type TransactionalProducerOptions,
+  type TxnOffsetInput,
+} from './transactional-producer';

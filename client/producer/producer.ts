@@ -35,6 +35,15 @@ export {
   type SendOptions,
 } from './options';
 
+/** What a transactional producer (transactional-producer.ts) changes in the plain one. */
+export interface ProducerInternals {
+  /** Answers the producer identity instead of InitProducerId. */
+  initIdentity?: () => Promise<Identity>;
+  transactional?: boolean;
+  /** Asked before a partition sends; false holds it until `resume(topic, partition)`. */
+  gate?: (topic: string, partition: number) => boolean;
+}
+
 export class Producer {
   readonly cluster: Cluster;
   private readonly ownsCluster: boolean;
@@ -51,7 +60,11 @@ export class Producer {
   private closed = false;
 
   /** Give a Cluster to share connections, or cluster options to have the producer own one. */
-  constructor(cluster: Cluster | ClusterOptions, options: ProducerOptions = {}) {
+  constructor(
+    cluster: Cluster | ClusterOptions,
+    options: ProducerOptions = {},
+    internals: ProducerInternals = {},
+  ) {
     this.ownsCluster = !(cluster instanceof Cluster);
     this.cluster = cluster instanceof Cluster ? cluster : new Cluster(cluster);
     const settings = resolveProducerOptions(options);
@@ -60,12 +73,14 @@ export class Producer {
     this.logger = (options.logger ?? this.cluster.logger).child({ component: 'producer' });
     const random = options.random ?? Math.random;
     const retryOptions = settings.retry;
-    this.identity = new ProducerIdentity(() =>
-      retry(
-        () => this.cluster.withControlBroker((address) => this.cluster.calls.initProducerId(address)),
-        retryOptions,
-        { clock: this.clock, random },
-      ).then((r): Identity => ({ producerId: r.producer_id, producerEpoch: r.producer_epoch })),
+    this.identity = new ProducerIdentity(
+      internals.initIdentity ??
+        (() =>
+          retry(
+            () => this.cluster.withControlBroker((address) => this.cluster.calls.initProducerId(address)),
+            retryOptions,
+            { clock: this.clock, random },
+          ).then((r): Identity => ({ producerId: r.producer_id, producerEpoch: r.producer_epoch }))),
     );
     this.accumulator = new RecordAccumulator(
       {
@@ -97,7 +112,34 @@ export class Producer {
       clock: this.clock,
       logger: this.logger,
       random,
+      transactional: internals.transactional,
+      gate: internals.gate && ((state) => internals.gate!(state.topic, state.partition)),
     });
+  }
+
+  /**
+   * Moves every partition to `identity` from sequence 0 (a transactional producer's epoch after
+   * each transaction). Only while nothing is in flight (after a flush).
+   */
+  setIdentity(identity: Identity): void {
+    this.identity.set(identity);
+    this.accumulator.forEachState((state) => {
+      state.identity = identity;
+      state.nextSequence = 0;
+      state.broken = false;
+    });
+  }
+
+  /** Lets a partition the gate held send again. */
+  resume(topic: string, partition: number): void {
+    const state = this.accumulator.stateOf(topic, partition);
+    if (state) this.sender.drain(state);
+  }
+
+  /** Fails the partition's batches not sent yet (the gate could not let them through). */
+  failUnsent(topic: string, partition: number, err: TideError): void {
+    const state = this.accumulator.stateOf(topic, partition);
+    if (state) this.sender.failUnsent(state, err);
   }
 
   /** Bytes accepted but not yet acknowledged (or failed). */

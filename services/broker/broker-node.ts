@@ -44,8 +44,16 @@ import type { BrokerInfo__Input } from '../common/grpc/generated/tide/v1/BrokerI
 import { CoordinatorLocator } from '../common/cluster/coordinator-locator';
 import { ShardOwners } from '../common/cluster/coordinator-owners';
 import { CoordinatorRelay } from './api/coordinator-forward';
+import { TransactionRelay } from './api/txn-forward';
 import type { ElasticAdmin } from '../common/cluster/elastic-operations';
 import { insecureServiceSecurity, type ServiceSecurity } from '../common/security/service-security';
+import {
+  NO_AUTH,
+  auditLogger,
+  startServiceAuth,
+  type ServiceAuth,
+} from '../common/security/auth/service-auth';
+import { aclAdminHandlers } from '../common/security/auth/acl-admin-service';
 
 export interface BrokerNodeDeps {
   store: MetadataStore;
@@ -220,7 +228,10 @@ export class BrokerNode {
     let server: TideServer | undefined;
     let shardOwners: ShardOwners | undefined;
     let coordinatorRelay: CoordinatorRelay | undefined;
+    let transactionRelay: TransactionRelay | undefined;
+    let auth: ServiceAuth = NO_AUTH;
     try {
+      auth = await startServiceAuth(config, { store: deps.store, clock: deps.clock, logger });
       // Group calls are relayed to the coordinator that owns the group (one endpoint is enough).
       shardOwners = await ShardOwners.start({
         store: deps.store,
@@ -237,10 +248,21 @@ export class BrokerNode {
         maxMessageBytes: config.maxRequestBytes,
         credentials: security.channel,
       }));
+      // Transaction calls likewise, to the coordinator of the transactional id (or of the group).
+      const txnRelay = (transactionRelay = new TransactionRelay({
+        owners: shardOwners,
+        locator: new CoordinatorLocator(deps.store, config.clusterName),
+        brokerId: config.brokerId,
+        logger,
+        edge: metrics.edge(logger),
+        maxMessageBytes: config.maxRequestBytes,
+        credentials: security.channel,
+      }));
       server = await startServer({
         host: config.host,
         port: config.port,
         credentials: security.server,
+        interceptors: auth.interceptors,
         connections: connectionLimitsOf(config),
         healthPort: config.healthPort,
         maxMessageBytes: config.maxRequestBytes,
@@ -264,9 +286,8 @@ export class BrokerNode {
               logger,
             }),
           );
-          s.addService(
-            proto.Admin.service,
-            adminHandlers({
+          s.addService(proto.Admin.service, {
+            ...adminHandlers({
               topics: deps.topicAdmin,
               elastic: deps.elasticAdmin,
               partitions: replicas,
@@ -274,7 +295,13 @@ export class BrokerNode {
               logger,
               edge: metrics.edge(logger),
             }),
-          );
+            ...aclAdminHandlers({
+              store: deps.store,
+              clusterName: config.clusterName,
+              edge: metrics.edge(logger),
+              audit: auditLogger(logger),
+            }),
+          });
           s.addService(internalProto().replication.Replication.service, replication.handlers());
           s.addService(
             txnMarkersProto().TxnMarkers.service,
@@ -283,6 +310,8 @@ export class BrokerNode {
           // FindCoordinator / DescribeCoordinators answered here; every other group call relayed.
           const groups = relay.service();
           s.addService(groups.definition, groups.handlers);
+          const transactions = txnRelay.service();
+          s.addService(transactions.definition, transactions.handlers);
         },
       });
       const brokerInfo: BrokerInfo__Input = {
@@ -336,7 +365,14 @@ export class BrokerNode {
         server,
         registration,
         // The disk-fault file's poll timer stops with the watches (it exists only in fault tests).
-        [topicWatch, brokerWatch, { cancel: async () => faults?.close() }],
+        // The transaction relay's channels and the ACL cache's watch close with them too.
+        [
+          topicWatch,
+          brokerWatch,
+          { cancel: async () => faults?.close() },
+          { cancel: async () => txnRelay.close() },
+          { cancel: () => auth.close() },
+        ],
         brokerInfo,
         forwarder,
         relay,
@@ -353,7 +389,9 @@ export class BrokerNode {
       return node;
     } catch (err) {
       if (server) await stopServer(server.server, 0);
+      await auth.close();
       coordinatorRelay?.close();
+      transactionRelay?.close();
       await shardOwners?.stop();
       replicas.closeAll();
       await fetchers.close();

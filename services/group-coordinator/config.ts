@@ -6,6 +6,7 @@ import type { ConfigOf, ConfigSchema } from '../common/config';
 import { SERVICE_CONFIG_KEYS } from '../common/service-config-keys';
 import { DEFAULT_SHARD_COUNT } from '../common/cluster/coordinator-shards';
 import { DEFAULT_COORDINATOR_LEASE_TTL_MS } from './shard-ownership';
+import { DEFAULT_TRANSACTION_MAX_TIMEOUT_MS } from './txn/txn-state';
 
 export const DEFAULT_COORDINATOR_PORT = 9094;
 export const DEFAULT_OFFSETS_TOPIC_PARTITIONS = 16;
@@ -89,6 +90,27 @@ export const COORDINATOR_CONFIG_SCHEMA = {
     min: MIN_OFFSETS_TOPIC_SEGMENT_BYTES,
     max: 1_073_741_824,
     doc: 'segment.bytes of __consumer_offsets when a coordinator creates it: the active segment is never compacted, so smaller segments are compacted sooner (replays after a failover read less).',
+  },
+  transactionStatePartitions: {
+    type: 'int',
+    default: DEFAULT_OFFSETS_TOPIC_PARTITIONS,
+    min: 1,
+    max: 4096,
+    doc: 'Partitions of __transaction_state when a coordinator creates it (shard n uses partition n mod this; transactional ids hash to the same shards as groups).',
+  },
+  transactionStateReplicationFactor: {
+    type: 'int',
+    default: 0,
+    min: 0,
+    max: 16,
+    doc: 'Replication factor of __transaction_state (Kafka transaction.state.log.replication.factor); 0 = offsetsTopicReplicationFactor. Created once this many brokers are registered.',
+  },
+  transactionMaxTimeoutMs: {
+    type: 'int',
+    default: DEFAULT_TRANSACTION_MAX_TIMEOUT_MS,
+    min: 1,
+    max: 2_147_483_647,
+    doc: 'Largest transaction timeout a producer may ask for (Kafka transaction.max.timeout.ms); a transaction open longer than its timeout (default 60000) is aborted by the coordinator.',
   },
   metricsPort: {
     type: 'int',

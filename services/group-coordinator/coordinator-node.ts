@@ -28,13 +28,21 @@ import { coordinatorMetrics } from './metrics';
 import { OFFSETS_TOPIC } from './offsets-codec';
 import { TideOffsetsLog } from './offsets-log';
 import { ShardOwnership } from './shard-ownership';
-import { COORDINATOR_ID } from '../common/cluster/coordinator-shards';
+import { COORDINATOR_ID, type CoordinatorRecord } from '../common/cluster/coordinator-shards';
+import * as grpc from '@grpc/grpc-js';
+import { ProducerIdAllocator } from '../common/cluster/producer-ids';
+import { transactionsProto, txnInternalProto } from '../common/grpc/transactions-proto';
+import { transactionHandlers, txnOffsetsHandlers } from './api/transaction-service';
+import { TRANSACTION_STATE_TOPIC } from './txn/txn-codec';
+import { RetryingCompletion, TideGroupOutcomeWriter, TideMarkerWriter } from './txn/txn-completion';
+import { TransactionCoordinator } from './txn/txn-coordinator';
 
 export const HEALTH_SERVICE = 'tide.v1.GroupCoordinator';
 /** How long start() waits for brokers (to create and reach `__consumer_offsets`). */
 export const BROKER_WAIT_MS = 120_000;
 
 import type { ServiceSecurity } from '../common/security/service-security';
+import { startServiceAuth } from '../common/security/auth/service-auth';
 export interface CoordinatorNodeDeps {
   store: MetadataStore;
   /** Creates `__consumer_offsets`: the controller over gRPC (ControllerClient), or in process. */
@@ -50,9 +58,11 @@ export class CoordinatorNode {
     readonly id: string,
     readonly address: string,
     readonly coordinator: Coordinator,
+    readonly transactions: TransactionCoordinator,
     private readonly ownership: ShardOwnership,
     private readonly server: TideServer,
     private readonly log: TideOffsetsLog,
+    private readonly txnLog: TideOffsetsLog,
     private readonly cluster: Cluster,
     private readonly topicWatch: Watch,
     private readonly metrics: MetricsServer | undefined,
@@ -120,15 +130,23 @@ export class CoordinatorNode {
         },
       });
       cleanup.push(async () => cluster.close());
-      const offsetsPartitions = await ensureOffsetsTopic(
-        config,
-        { registry: topics, brokers: registry, creator: deps.internalTopics },
+      const internalTopics = { registry: topics, brokers: registry, creator: deps.internalTopics };
+      const offsetsPartitions = (await ensureInternalTopic(
+        {
+          name: OFFSETS_TOPIC,
+          partitions: config.offsetsTopicPartitions,
+          replicationFactor: config.offsetsTopicReplicationFactor,
+          segmentBytes: config.offsetsTopicSegmentBytes,
+        },
+        internalTopics,
         partitionCounts,
         deps.clock,
         logger,
-      );
+      )) as number;
       const log = new TideOffsetsLog(cluster, deps.clock, logger);
       cleanup.push(() => log.close());
+      const txnLog = new TideOffsetsLog(cluster, deps.clock, logger, TRANSACTION_STATE_TOPIC);
+      cleanup.push(() => txnLog.close());
 
       const ownershipRef: { current?: ShardOwnership } = {};
       coordinator = new Coordinator({
@@ -143,16 +161,58 @@ export class CoordinatorNode {
         ownerOf: (shard) => ownershipRef.current?.ownerOf(shard),
       });
       const started = coordinator;
-      const metrics = config.metricsPort >= 0 ? coordinatorMetrics(coordinator) : undefined;
       const locator = new CoordinatorLocator(deps.store, config.clusterName);
+      const auth = await startServiceAuth(config, { store: deps.store, clock: deps.clock, logger });
+      cleanup.push(() => auth.close());
+      const credentials = deps.security?.channel ?? grpc.credentials.createInsecure();
+      const producerIds = new ProducerIdAllocator({
+        store: deps.store,
+        clusterName: config.clusterName,
+        logger,
+      });
+      const transactions = new TransactionCoordinator({
+        selfId: id,
+        clock: deps.clock,
+        logger,
+        log: txnLog,
+        shardCount: () => ownershipRef.current?.shardCount ?? 0,
+        partitionCount: (topic) => partitionCounts.get(topic),
+        ownerOf: (shard) => ownershipRef.current?.ownerOf(shard),
+        newProducerId: () => producerIds.next(),
+        maxTimeoutMs: config.transactionMaxTimeoutMs,
+        completion: new RetryingCompletion(
+          new TideMarkerWriter(
+            cluster,
+            internalToken,
+            credentials,
+            (topic) => partitionCounts.get(topic),
+            logger,
+          ),
+          new TideGroupOutcomeWriter(
+            (group, ending) =>
+              started.ownsGroup(group)
+                ? started
+                    .completeTxnOffsets(group, ending.producerId, ending.producerEpoch, ending.commit)
+                    .then(() => undefined)
+                : undefined,
+            async (group) => (await locator.find(group)).coordinator as CoordinatorRecord,
+            credentials,
+            internalToken,
+          ),
+          deps.clock,
+          logger,
+        ),
+      });
+      const metrics = config.metricsPort >= 0 ? coordinatorMetrics(coordinator) : undefined;
       const server = await startServer({
+        interceptors: auth.interceptors,
         host: config.host,
         port: config.port,
         connections: connectionLimitsOf(config),
         healthPort: config.healthPort,
         healthServices: [HEALTH_SERVICE],
         ...(deps.security ? { credentials: deps.security.server } : {}),
-        register: (s) =>
+        register: (s) => {
           s.addService(
             coordinatorProto().GroupCoordinator.service,
             coordinatorHandlers({
@@ -163,7 +223,23 @@ export class CoordinatorNode {
               logger,
               observeRpc: metrics?.observeRpc,
             }),
-          ),
+          );
+          s.addService(
+            transactionsProto().TransactionCoordinator.service,
+            transactionHandlers({
+              transactions,
+              groups: started,
+              locator,
+              selfId: id,
+              logger,
+              observeRpc: metrics?.observeRpc,
+            }),
+          );
+          s.addService(
+            txnInternalProto().TxnOffsets.service,
+            txnOffsetsHandlers({ groups: started, logger, internalToken }),
+          );
+        },
       });
       cleanup.push(() => stopServer(server.server, 0));
       const host =
@@ -173,6 +249,12 @@ export class CoordinatorNode {
       const address = `${host}:${port}`;
       coordinator.start();
       cleanup.push(() => started.stop());
+      transactions.start();
+      cleanup.push(() => transactions.stop());
+      // Created in the background: groups must not wait for it (an existing cluster may have
+      // fewer brokers than its replication factor); transactions answer COORDINATOR_NOT_AVAILABLE
+      // (retriable) until it exists.
+      void createTransactionState(config, internalTopics, partitionCounts, transactions, deps.clock, logger);
       const ownership = new ShardOwnership({
         store: deps.store,
         clusterName: config.clusterName,
@@ -181,8 +263,14 @@ export class CoordinatorNode {
         clock: deps.clock,
         logger,
         leaseTtlMs: config.leaseTtlMs,
-        onAcquire: (shards) => started.acquire(shards),
-        onRelease: (shard, graceful) => started.release(shard, graceful),
+        onAcquire: (shards) => {
+          started.acquire(shards);
+          transactions.acquire(shards);
+        },
+        onRelease: (shard, graceful) => {
+          transactions.release(shard);
+          return started.release(shard, graceful);
+        },
       });
       ownershipRef.current = ownership;
       await ownership.start();
@@ -192,18 +280,26 @@ export class CoordinatorNode {
       server.health.setStatus('', 'SERVING');
       server.health.setStatus(HEALTH_SERVICE, 'SERVING');
       logger.info(
-        { address, shardCount: ownership.shardCount, offsetsPartitions, metricsPort: metricsServer?.port },
+        {
+          address,
+          shardCount: ownership.shardCount,
+          offsetsPartitions,
+          metricsPort: metricsServer?.port,
+        },
         'group coordinator started',
       );
       return new CoordinatorNode(
         id,
         address,
         coordinator,
+        transactions,
         ownership,
         server,
         log,
+        txnLog,
         cluster,
-        topicWatch,
+        // The ACL cache's watch ends with the topic watch.
+        { cancel: () => topicWatch.cancel().then(() => auth.close()) },
         metricsServer,
         logger,
       );
@@ -217,13 +313,48 @@ export class CoordinatorNode {
   async stop(): Promise<void> {
     this.server.health.setStatus('', 'NOT_SERVING');
     await this.ownership.stop();
+    await this.transactions.stop();
     await this.coordinator.stop();
     await this.metrics?.close();
     await stopServer(this.server.server, 2_000);
     await this.log.close();
+    await this.txnLog.close();
     this.cluster.close();
     await this.topicWatch.cancel();
     this.logger.info('group coordinator stopped');
+  }
+}
+
+/** Creates (or finds) `__transaction_state`, retrying until it exists or the node stops. */
+async function createTransactionState(
+  config: CoordinatorConfig,
+  topics: { registry: TopicRegistry; brokers: BrokerRegistry; creator: InternalTopicCreator },
+  known: ReadonlyMap<string, number>,
+  transactions: TransactionCoordinator,
+  clock: Clock,
+  logger: Logger,
+): Promise<void> {
+  while (!transactions.isStopped) {
+    try {
+      const partitions = await ensureInternalTopic(
+        {
+          name: TRANSACTION_STATE_TOPIC,
+          partitions: config.transactionStatePartitions,
+          replicationFactor: config.transactionStateReplicationFactor || config.offsetsTopicReplicationFactor,
+          segmentBytes: config.offsetsTopicSegmentBytes,
+        },
+        topics,
+        known,
+        clock,
+        logger,
+        () => transactions.isStopped,
+      );
+      if (partitions !== undefined) transactions.setStatePartitions(partitions);
+      return;
+    } catch (err) {
+      logger.warn({ err }, `cannot create ${TRANSACTION_STATE_TOPIC} yet; transactions wait for it`);
+      await new Promise<void>((resolve) => clock.setTimeout(resolve, 1_000));
+    }
   }
 }
 
@@ -254,34 +385,37 @@ async function brokerAddresses(
 }
 
 /**
- * Creates `__consumer_offsets` (internal, compacted) when it does not exist, and answers its
- * partition count. Replication factor offsetsTopicReplicationFactor (3; the controller answers a
- * retriable NOT_ENOUGH_REPLICAS until that many brokers are registered, and this waits); with 3 replicas
- * min.insync.replicas is 2, so an acknowledged commit survives the loss of a broker. Its
+ * Creates an internal compacted topic (`__consumer_offsets`, `__transaction_state`) when it does
+ * not exist, and answers its partition count. With replication factor 3 (the default; the
+ * controller answers a retriable NOT_ENOUGH_REPLICAS until that many brokers are registered, and
+ * this waits) min.insync.replicas is 2, so an acknowledged write survives the loss of a broker. Its
  * segment.bytes is offsetsTopicSegmentBytes (an existing topic keeps its own).
  */
-async function ensureOffsetsTopic(
-  config: CoordinatorConfig,
+async function ensureInternalTopic(
+  wanted: { name: string; partitions: number; replicationFactor: number; segmentBytes: number },
   topics: { registry: TopicRegistry; brokers: BrokerRegistry; creator: InternalTopicCreator },
   known: ReadonlyMap<string, number>,
   clock: Clock,
   logger: Logger,
-): Promise<number> {
+  stopped: () => boolean = () => false,
+): Promise<number | undefined> {
   const deadline = clock.nowMs() + BROKER_WAIT_MS;
-  const rf = config.offsetsTopicReplicationFactor;
+  const rf = wanted.replicationFactor;
+  const name = wanted.name;
   const spec = {
-    name: OFFSETS_TOPIC,
-    partitions: config.offsetsTopicPartitions,
+    name,
+    partitions: wanted.partitions,
     replicationFactor: rf,
     configs: {
       'cleanup.policy': 'compact',
       'min.insync.replicas': rf >= 3 ? '2' : '1',
-      'segment.bytes': String(config.offsetsTopicSegmentBytes),
+      'segment.bytes': String(wanted.segmentBytes),
     },
     validateOnly: false,
   };
   for (let waiting = false; ;) {
-    const existing = known.get(OFFSETS_TOPIC);
+    if (stopped()) return undefined;
+    const existing = known.get(name);
     if (existing !== undefined) {
       // Tells the controller the replication factor wanted, so it can grow a topic created smaller.
       void topics.creator.createInternalTopic(spec).catch(() => undefined);
@@ -291,21 +425,20 @@ async function ensureOffsetsTopic(
       const created = await topics.creator.createInternalTopic(spec);
       logger.info(
         { partitions: (created.partitions ?? []).length, replicationFactor: rf },
-        `created ${OFFSETS_TOPIC}`,
+        `created ${name}`,
       );
       return (created.partitions ?? []).length;
     } catch (err) {
       const code = (err as TideError).code;
       if (code === 'TOPIC_ALREADY_EXISTS') {
-        const described = await topics.registry.describeTopic(OFFSETS_TOPIC);
+        const described = await topics.registry.describeTopic(name);
         return described.partitionCount;
       }
       if (clock.nowMs() > deadline) throw err;
       if (code === 'NOT_ENOUGH_REPLICAS') {
-        if (!waiting)
-          logger.info({ replicationFactor: rf }, `waiting for ${rf} brokers to create ${OFFSETS_TOPIC}`);
+        if (!waiting) logger.info({ replicationFactor: rf }, `waiting for ${rf} brokers to create ${name}`);
         waiting = true;
-      } else logger.info({ err }, `cannot create ${OFFSETS_TOPIC} yet; retrying`);
+      } else logger.info({ err }, `cannot create ${name} yet; retrying`);
       await new Promise<void>((resolve) => clock.setTimeout(resolve, 500));
     }
   }

@@ -56,6 +56,22 @@ import type { OffsetsLog, OffsetsLogRecord, PartitionOffsets } from './offsets-l
 import { parseTpKey, sortedKeys, tpKey } from './partitions';
 import type { AcquiredShard } from './shard-ownership';
 import { partitionOfShard, shardOf, type CoordinatorRecord } from '../common/cluster/coordinator-shards';
+import {
+  decodePendingOffset,
+  pendingOffsetKey,
+  pendingOffsetValue,
+  type PendingTxnOffset,
+} from './txn/txn-codec';
+
+/** A group's pending transactional offsets: producer id → partition key → offset. */
+export type PendingTxnOffsets = Map<number, Map<string, PendingTxnOffset>>;
+
+interface LoadedGroup {
+  shard: number;
+  snapshot?: GroupSnapshot;
+  offsets: Map<string, CommittedOffset>;
+  pending: PendingTxnOffsets;
+}
 
 export const DEFAULT_TICK_MS = 100;
 const LOAD_RETRY_MAX_MS = 5_000;
@@ -82,6 +98,11 @@ interface ShardState {
   epoch: number;
   status: 'loading' | 'active';
   groups: Map<string, GroupRuntime>;
+  /**
+   * Transactional offsets written but not committed yet, per group (kept apart from the
+   * runtimes: a group may have nothing else, and its pending offsets must outlive an idle runtime).
+   */
+  pendingTxn: Map<string, PendingTxnOffsets>;
   /** The fence of the lease the shard was taken under. */
   fence: LeaseFence;
   /**
@@ -157,6 +178,7 @@ export class Coordinator {
         epoch: a.epoch,
         status: 'loading',
         groups: new Map(),
+        pendingTxn: new Map(),
         fence: a.fence,
         writable: true,
       });
@@ -370,6 +392,119 @@ export class Coordinator {
     return { offsetsDeleted };
   }
 
+  // ---------------------------------------------------------------- transactional offsets
+
+  /**
+   * TxnOffsetCommit: the member's epoch and partitions are checked as for a commit (KIP-447: a
+   * zombie of an older generation is refused), then the offsets are written as pending records of
+   * the producer. They stay invisible to FetchOffsets until completeTxnOffsets(commit).
+   */
+  async txnOffsetCommit(
+    groupId: string,
+    producer: { producerId: number; producerEpoch: number },
+    member: { memberId: string; memberEpoch: number },
+    entries: readonly { key: string; offset: number; metadata: string }[],
+  ): Promise<void> {
+    const rt = this.runtime(groupId, true);
+    const state = this.shards.get(shardOf(groupId, this.options.shardCount()))!;
+    const keys = entries.map((e) => e.key);
+    rt.group.validateCommit(member.memberId, member.memberEpoch, keys);
+    await rt.serialized(async () => {
+      rt.group.validateCommit(member.memberId, member.memberEpoch, keys);
+      const current = state.pendingTxn.get(groupId)?.get(producer.producerId);
+      const newer = [...(current?.values() ?? [])].find((p) => p.producerEpoch > producer.producerEpoch);
+      if (newer)
+        throw new TideError(
+          'PRODUCER_FENCED',
+          `producer ${producer.producerId} epoch ${producer.producerEpoch} is fenced: group ${groupId} holds its offsets of epoch ${newer.producerEpoch}`,
+        );
+      const partition = partitionOfShard(state.shard, this.options.offsetsPartitions);
+      const written = entries.map((e): [string, PendingTxnOffset] => [
+        e.key,
+        { producerEpoch: producer.producerEpoch, offset: e.offset, metadata: e.metadata },
+      ]);
+      await this.appendFenced(
+        [state],
+        partition,
+        written.map(([key, p]) => {
+          const { topic, partition: tp } = parseTpKey(key);
+          return {
+            key: pendingOffsetKey(groupId, producer.producerId, topic, tp),
+            value: pendingOffsetValue(state.epoch, p),
+          };
+        }),
+      );
+      let byProducer = state.pendingTxn.get(groupId);
+      if (!byProducer) state.pendingTxn.set(groupId, (byProducer = new Map()));
+      let offsets = byProducer.get(producer.producerId);
+      if (!offsets) byProducer.set(producer.producerId, (offsets = new Map()));
+      for (const [key, p] of written) offsets.set(key, p);
+    });
+  }
+
+  /**
+   * The transaction of `producerId` that ended with marker epoch `producerEpoch` committed or
+   * aborted: its pending offsets (written with epoch `producerEpoch - 1`, KIP-890's bump) become
+   * committed offsets, or are dropped. Pending offsets of even older epochs are a fenced zombie's
+   * (written after its successor took over) and are dropped either way. One append holds the
+   * committed offsets and the tombstones of the pending records, so a replay sees both or
+   * neither. Nothing pending is a no-op (the transaction coordinator retries).
+   */
+  async completeTxnOffsets(
+    groupId: string,
+    producerId: number,
+    producerEpoch: number,
+    commit: boolean,
+  ): Promise<number> {
+    const rt = this.runtime(groupId, true);
+    const state = this.shards.get(shardOf(groupId, this.options.shardCount()))!;
+    return rt.serialized(async () => {
+      const offsets = state.pendingTxn.get(groupId)?.get(producerId);
+      const resolved = [...(offsets ?? [])].filter(([, p]) => p.producerEpoch < producerEpoch);
+      if (resolved.length === 0) return 0;
+      const nowMs = this.options.clock.nowMs();
+      const ending = resolved.filter(([, p]) => p.producerEpoch === producerEpoch - 1);
+      const committed = ending.map(([key, p]) => ({
+        key,
+        offset: { offset: p.offset, metadata: p.metadata, commitTimestampMs: nowMs },
+      }));
+      const records: OffsetsLogRecord[] = [];
+      for (const [key] of resolved) {
+        const { topic, partition } = parseTpKey(key);
+        records.push({ key: pendingOffsetKey(groupId, producerId, topic, partition), value: null });
+      }
+      if (commit)
+        for (const c of committed) {
+          const { topic, partition } = parseTpKey(c.key);
+          records.push({
+            key: offsetKey(groupId, topic, partition),
+            value: offsetValue({ coordinatorEpoch: state.epoch, ...c.offset }),
+          });
+        }
+      await this.appendFenced(
+        [state],
+        partitionOfShard(state.shard, this.options.offsetsPartitions),
+        records,
+      );
+      if (commit) rt.group.applyCommit(committed);
+      for (const [key] of resolved) offsets!.delete(key);
+      if (offsets!.size === 0) state.pendingTxn.get(groupId)?.delete(producerId);
+      if (state.pendingTxn.get(groupId)?.size === 0) state.pendingTxn.delete(groupId);
+      return resolved.length;
+    });
+  }
+
+  /** The group's pending transactional offsets (DescribeGroup, tests). */
+  pendingTxnOffsets(groupId: string): PendingTxnOffsets {
+    return this.shards.get(shardOf(groupId, this.options.shardCount()))?.pendingTxn.get(groupId) ?? new Map();
+  }
+
+  /** Whether this instance serves the group's shard now (loaded or loading). */
+  ownsGroup(groupId: string): boolean {
+    const shardCount = this.options.shardCount();
+    return shardCount > 0 && this.shards.has(shardOf(groupId, shardCount));
+  }
+
   // ---------------------------------------------------------------- internals
 
   private async resetTarget(
@@ -521,12 +656,7 @@ export class Coordinator {
   }
 
   /** Writes the shard markers, then replays the partition through them. */
-  private async load(
-    partition: number,
-    shards: AcquiredShard[],
-  ): Promise<
-    Map<string, { shard: number; snapshot?: GroupSnapshot; offsets: Map<string, CommittedOffset> }>
-  > {
+  private async load(partition: number, shards: AcquiredShard[]): Promise<Map<string, LoadedGroup>> {
     const nowMs = this.options.clock.nowMs();
     const through = await this.appendFenced(
       shards.map((a) => this.shards.get(a.shard)!),
@@ -536,19 +666,33 @@ export class Coordinator {
     const wanted = new Set(shards.map((a) => a.shard));
     const shardCount = this.options.shardCount();
     const newestMarker = new Map<number, number>();
-    const groups = new Map<
-      string,
-      { shard: number; snapshot?: GroupSnapshot; offsets: Map<string, CommittedOffset> }
-    >();
+    const groups = new Map<string, LoadedGroup>();
     const entry = (group: string, shard: number) => {
       let e = groups.get(group);
-      if (!e) groups.set(group, (e = { shard, offsets: new Map() }));
+      if (!e) groups.set(group, (e = { shard, offsets: new Map(), pending: new Map() }));
       return e;
     };
     let skipped = 0;
     await this.options.log.replay(partition, through, (key, value, offset) => {
       let record;
       try {
+        const pending = decodePendingOffset(key, value);
+        if (pending) {
+          const shard = shardOf(pending.group, shardCount);
+          if (!wanted.has(shard)) return;
+          if (pending.value && pending.value.coordinatorEpoch < (newestMarker.get(shard) ?? 0)) {
+            skipped++;
+            return;
+          }
+          const byProducer = entry(pending.group, shard).pending;
+          let offsets = byProducer.get(pending.producerId);
+          if (!offsets) byProducer.set(pending.producerId, (offsets = new Map()));
+          const k = tpKey(pending.topic, pending.partition);
+          if (pending.value) offsets.set(k, pending.value);
+          else offsets.delete(k);
+          if (offsets.size === 0) byProducer.delete(pending.producerId);
+          return;
+        }
         record = decodeOffsetsRecord(key, value);
       } catch (err) {
         this.logger.error({ err, partition, offset }, 'skipping a malformed offsets record');
@@ -591,16 +735,14 @@ export class Coordinator {
     return groups;
   }
 
-  private activate(
-    shards: AcquiredShard[],
-    groups: Map<string, { shard: number; snapshot?: GroupSnapshot; offsets: Map<string, CommittedOffset> }>,
-  ): void {
+  private activate(shards: AcquiredShard[], groups: Map<string, LoadedGroup>): void {
     const nowMs = this.options.clock.nowMs();
     for (const a of shards) {
       if (!this.stillOwned(a)) continue;
       const state = this.shards.get(a.shard)!;
       for (const [groupId, loaded] of groups) {
         if (loaded.shard !== a.shard) continue;
+        if (loaded.pending.size > 0) state.pendingTxn.set(groupId, loaded.pending);
         const group = new ConsumerGroup(groupId, this.groupOptions());
         if (loaded.snapshot) group.restore(loaded.snapshot, nowMs);
         group.applyCommit([...loaded.offsets].map(([key, offset]) => ({ key, offset })));

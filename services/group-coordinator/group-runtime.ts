@@ -280,6 +280,15 @@ export class GroupRuntime {
   }
 
   /**
+   * Runs `fn` in turn with commits, resets and membership writes (transactional offsets,
+   * coordinator.ts): it sees the group as those leave it. NOT_COORDINATOR once the group moved.
+   */
+  serialized<T>(fn: () => Promise<T>): Promise<T> {
+    this.ensureOpen();
+    return this.enqueue(fn);
+  }
+
+  /**
    * True while a durable write (commit, reset, membership change) is queued or running: a group
    * that looks dead (no members, nothing committed yet) must not be forgotten then, or the write
    * would land in a runtime nobody serves and the next request would see no offsets.

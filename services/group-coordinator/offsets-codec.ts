@@ -62,7 +62,7 @@ export type OffsetsRecord =
 
 // ---------------------------------------------------------------- writing
 
-class Writer {
+export class Writer {
   private readonly parts: Buffer[] = [];
 
   int16(n: number): this {
@@ -159,7 +159,7 @@ function grouped(keys: readonly string[]): Record<string, number[]> {
 
 // ---------------------------------------------------------------- reading
 
-class Reader {
+export class Reader {
   private at = 0;
 
   constructor(

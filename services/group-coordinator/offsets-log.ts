@@ -61,14 +61,16 @@ export class TideOffsetsLog implements OffsetsLog, PartitionOffsets {
     private readonly cluster: Cluster,
     private readonly clock: Clock,
     logger: Logger,
+    /** The internal topic written and replayed (`__transaction_state` for transactions). */
+    private readonly topic: string = OFFSETS_TOPIC,
   ) {
-    this.logger = logger.child({ component: 'offsets-log' });
+    this.logger = logger.child({ component: topic === OFFSETS_TOPIC ? 'offsets-log' : `log:${topic}` });
     this.producer = new Producer(cluster, { acks: 'all', lingerMs: 0, logger: this.logger });
   }
 
   async append(partition: number, records: OffsetsLogRecord[]): Promise<number> {
     const result = await this.producer.send(
-      OFFSETS_TOPIC,
+      this.topic,
       records.map((r) => ({ key: r.key, value: r.value, partition })),
     );
     return result.offsetOf(records.length - 1);
@@ -83,9 +85,9 @@ export class TideOffsetsLog implements OffsetsLog, PartitionOffsets {
     const timer = this.clock.setTimeout(() => void consumer.close(), REPLAY_TIMEOUT_MS);
     let reached = false;
     try {
-      consumer.assign([{ topic: OFFSETS_TOPIC, partition }]);
+      consumer.assign([{ topic: this.topic, partition }]);
       await consumer.seekToBeginning();
-      if ((consumer.position({ topic: OFFSETS_TOPIC, partition }) ?? 0) > throughOffset) return;
+      if ((consumer.position({ topic: this.topic, partition }) ?? 0) > throughOffset) return;
       for await (const batch of consumer.batches()) {
         for (const r of batch.records) {
           if (r.offset > throughOffset) break;
@@ -99,7 +101,7 @@ export class TideOffsetsLog implements OffsetsLog, PartitionOffsets {
       if (!reached)
         throw new TideError(
           'REQUEST_TIMED_OUT',
-          `replaying ${OFFSETS_TOPIC}/${partition} through offset ${throughOffset} took longer than ${REPLAY_TIMEOUT_MS} ms`,
+          `replaying ${this.topic}/${partition} through offset ${throughOffset} took longer than ${REPLAY_TIMEOUT_MS} ms`,
         );
     } finally {
       timer.cancel();

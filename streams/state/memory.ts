@@ -46,6 +46,8 @@ export class InMemoryWindowStore<K, V> implements WindowStore<K, V> {
   readonly persistent = false;
   /** keyId → window start → entry */
   private readonly map = new Map<string, Map<number, WindowEntry<K, V>>>();
+  /** No entry starts before this: expire() below it is a no-op without a scan. */
+  private earliestStart = Infinity;
 
   constructor(
     readonly name: string,
@@ -83,15 +85,22 @@ export class InMemoryWindowStore<K, V> implements WindowStore<K, V> {
       let byStart = this.map.get(id);
       if (!byStart) this.map.set(id, (byStart = new Map()));
       byStart.set(windowStart, { key, window, value });
+      this.earliestStart = Math.min(this.earliestStart, windowStart);
     }
     this.onChange?.({ store: this.name, key, window, value: value ?? null });
   }
 
   expire(minStart: number): void {
+    if (minStart <= this.earliestStart) return;
+    let earliest = Infinity;
     for (const [id, byStart] of this.map) {
-      for (const start of byStart.keys()) if (start < minStart) byStart.delete(start);
+      for (const start of byStart.keys()) {
+        if (start < minStart) byStart.delete(start);
+        else earliest = Math.min(earliest, start);
+      }
       if (byStart.size === 0) this.map.delete(id);
     }
+    this.earliestStart = earliest;
   }
 
   size(): number {
@@ -107,6 +116,8 @@ export class InMemorySessionStore<K, V> implements SessionStore<K, V> {
   readonly kind = 'session' as const;
   readonly persistent = false;
   private readonly map = new Map<string, WindowEntry<K, V>[]>();
+  /** No session ends before this: expire() below it is a no-op without a scan. */
+  private earliestEnd = Infinity;
 
   constructor(
     readonly name: string,
@@ -138,6 +149,7 @@ export class InMemorySessionStore<K, V> implements SessionStore<K, V> {
     list.push({ key, window: { ...window }, value });
     list.sort((a, b) => a.window.start - b.window.start);
     this.map.set(id, list);
+    this.earliestEnd = Math.min(this.earliestEnd, window.end);
     this.onChange?.({ store: this.name, key, window, value });
   }
 
@@ -152,11 +164,15 @@ export class InMemorySessionStore<K, V> implements SessionStore<K, V> {
   }
 
   expire(minEnd: number): void {
+    if (minEnd <= this.earliestEnd) return;
+    let earliest = Infinity;
     for (const [id, list] of this.map) {
       const kept = list.filter((e) => e.window.end >= minEnd);
+      for (const e of kept) earliest = Math.min(earliest, e.window.end);
       if (kept.length === 0) this.map.delete(id);
       else this.map.set(id, kept);
     }
+    this.earliestEnd = earliest;
   }
 
   size(): number {

@@ -68,4 +68,6 @@ export interface StoreDef {
   global: boolean;
   /** Global tables: the topic the store is restored from. */
   sourceTopic?: string;
+  /** DSL tables and aggregations keep each value with its timestamp ({ value, timestamp }). */
+  timestamped?: boolean;
 }

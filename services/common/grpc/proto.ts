@@ -35,6 +35,7 @@ export const PUBLIC_PROTO_FILES = [
   'tide/v1/broker.proto',
   'tide/v1/admin.proto',
   'tide/v1/coordinator.proto',
+  'tide/v1/transactions.proto',
 ];
 
 let cached: (BrokerProto & AdminProto) | undefined;

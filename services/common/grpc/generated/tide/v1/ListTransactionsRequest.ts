@@ -1,0 +1,10 @@
+// Original file: protos/tide/v1/transactions.proto
+
+
+export interface ListTransactionsRequest__Input {
+  'states'?: (string)[];
+}
+
+export interface ListTransactionsRequest {
+  'states': (string)[];
+}

@@ -1,0 +1,161 @@
+/**
+ * gRPC handlers of `tide.v1.TransactionCoordinator` and of the internal `TxnOffsets` on a
+ * coordinator instance: validate the request, call the transaction coordinator (or, for offsets,
+ * the group coordinator), map errors at this edge. No transaction logic lives here.
+ */
+import { timingSafeEqual } from 'crypto';
+import { TideError } from '../../common/errors';
+import { INTERNAL_TOKEN_HEADER } from '../../common/grpc/routing-headers';
+import type { Logger } from '../../common/logger';
+import { unary } from '../../common/grpc/unary';
+import type { TransactionCoordinatorHandlers } from '../../common/grpc/generated/tide/v1/TransactionCoordinator';
+import type { TxnOffsetsHandlers } from '../../common/grpc/generated/tide/v1/internal/TxnOffsets';
+import type { TransactionDescription__Input } from '../../common/grpc/generated/tide/v1/TransactionDescription';
+import { validateGroupId } from '../../common/cluster/coordinator-shards';
+import type { CoordinatorLocator } from '../../common/cluster/coordinator-locator';
+import type { Coordinator } from '../coordinator';
+import { fromWire, toWire, tpKey } from '../partitions';
+import type { TransactionCoordinator } from '../txn/txn-coordinator';
+import { TXN_STATES, type TxnMetadata } from '../txn/txn-state';
+
+export interface TransactionServiceDeps {
+  transactions: TransactionCoordinator;
+  groups: Coordinator;
+  locator: CoordinatorLocator;
+  selfId: string;
+  logger: Logger;
+  observeRpc?: (method: string, code: string, seconds: number) => void;
+}
+
+function invalid(message: string): TideError {
+  return new TideError('INVALID_REQUEST', message);
+}
+
+/** Transactional ids follow the rules of group ids (they hash to the same shards). */
+export function validateTransactionalId(id: unknown): string {
+  if (typeof id !== 'string' || id.length === 0)
+    throw invalid('transactional_id is required (the producer option transactionalId)');
+  return validateGroupId(id, 'transactional_id');
+}
+
+function validateProducer(req: { producer_id: number; producer_epoch: number }): {
+  producerId: number;
+  producerEpoch: number;
+} {
+  if (!Number.isSafeInteger(req.producer_id) || req.producer_id < 0)
+    throw invalid(`producer_id ${req.producer_id} is not one InitTransactions answered`);
+  if (!Number.isInteger(req.producer_epoch) || req.producer_epoch < 0)
+    throw invalid(`producer_epoch ${req.producer_epoch} is not one InitTransactions answered`);
+  return { producerId: req.producer_id, producerEpoch: req.producer_epoch };
+}
+
+export function describeTxn(m: TxnMetadata, coordinatorId: string): TransactionDescription__Input {
+  return {
+    transactional_id: m.transactionalId,
+    state: m.state,
+    producer_id: m.producerId,
+    producer_epoch: m.producerEpoch,
+    timeout_ms: m.timeoutMs,
+    start_time_ms: m.startTimeMs,
+    last_update_ms: m.lastUpdateMs,
+    partitions: toWire(m.partitions),
+    groups: m.groups,
+    coordinator_id: coordinatorId,
+  };
+}
+
+export function transactionHandlers(deps: TransactionServiceDeps): TransactionCoordinatorHandlers {
+  const { transactions, groups, locator } = deps;
+  const edge = { logger: deps.logger, observeRpc: deps.observeRpc };
+  return {
+    FindTransactionCoordinator: unary(edge, 'FindTransactionCoordinator', (req) =>
+      locator.find(validateTransactionalId(req.transactional_id)),
+    ),
+    InitTransactions: unary(edge, 'InitTransactions', async (req) => {
+      const id = validateTransactionalId(req.transactional_id);
+      if (req.transaction_timeout_ms < 0)
+        throw new TideError('INVALID_TRANSACTION_TIMEOUT', 'transaction_timeout_ms must be >= 0 (0 = 60000)');
+      const identity = await transactions.initTransactions(id, req.transaction_timeout_ms);
+      return { producer_id: identity.producerId, producer_epoch: identity.producerEpoch };
+    }),
+    AddPartitionsToTxn: unary(edge, 'AddPartitionsToTxn', async (req) => {
+      const id = validateTransactionalId(req.transactional_id);
+      const { producerId, producerEpoch } = validateProducer(req);
+      const keys = fromWire('partitions', req.partitions);
+      if (keys.length === 0) throw invalid('partitions is empty');
+      await transactions.addPartitions(id, producerId, producerEpoch, keys);
+      return {};
+    }),
+    AddOffsetsToTxn: unary(edge, 'AddOffsetsToTxn', async (req) => {
+      const id = validateTransactionalId(req.transactional_id);
+      const { producerId, producerEpoch } = validateProducer(req);
+      await transactions.addOffsets(id, producerId, producerEpoch, validateGroupId(req.group_id));
+      return {};
+    }),
+    TxnOffsetCommit: unary(edge, 'TxnOffsetCommit', async (req) => {
+      validateTransactionalId(req.transactional_id);
+      const producer = validateProducer(req);
+      const groupId = validateGroupId(req.group_id);
+      if (req.offsets.length === 0) throw invalid('offsets is empty');
+      const entries = req.offsets.map((o, i) => {
+        if (!o.topic) throw invalid(`offsets[${i}].topic is required`);
+        if (o.partition < 0) throw invalid(`offsets[${i}].partition must be >= 0`);
+        if (o.offset < 0) throw invalid(`offsets[${i}].offset must be >= 0 (the next offset to consume)`);
+        return { key: tpKey(o.topic, o.partition), offset: o.offset, metadata: o.metadata };
+      });
+      await groups.txnOffsetCommit(
+        groupId,
+        producer,
+        { memberId: req.member_id, memberEpoch: req.member_epoch },
+        entries,
+      );
+      return {};
+    }),
+    EndTxn: unary(edge, 'EndTxn', async (req) => {
+      const id = validateTransactionalId(req.transactional_id);
+      const { producerId, producerEpoch } = validateProducer(req);
+      const next = await transactions.endTxn(id, producerId, producerEpoch, req.commit);
+      return { producer_id: next.producerId, producer_epoch: next.producerEpoch };
+    }),
+    ListTransactions: unary(edge, 'ListTransactions', async (req) => {
+      for (const s of req.states)
+        if (!(TXN_STATES as readonly string[]).includes(s))
+          throw invalid(`states: ${JSON.stringify(s)} is not one of ${TXN_STATES.join(', ')}`);
+      return {
+        transactions: transactions.list(req.states).map((m) => ({
+          transactional_id: m.transactionalId,
+          producer_id: m.producerId,
+          producer_epoch: m.producerEpoch,
+          state: m.state,
+          coordinator_id: deps.selfId,
+        })),
+      };
+    }),
+    DescribeTransaction: unary(edge, 'DescribeTransaction', async (req) => {
+      const id = validateTransactionalId(req.transactional_id);
+      return { transaction: describeTxn(transactions.describe(id), deps.selfId) };
+    }),
+  };
+}
+
+/** Only coordinators (holding the cluster's internal token) may end a group's transactional offsets. */
+export function txnOffsetsHandlers(
+  deps: Pick<TransactionServiceDeps, 'groups' | 'logger'> & { internalToken: string },
+): TxnOffsetsHandlers {
+  const expected = Buffer.from(deps.internalToken, 'utf8');
+  return {
+    CompleteTxnOffsets: unary(deps.logger, 'CompleteTxnOffsets', async (req, metadata) => {
+      const token = metadata.get(INTERNAL_TOKEN_HEADER)[0];
+      const given = Buffer.from(typeof token === 'string' ? token : '', 'utf8');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected))
+        throw new TideError(
+          'AUTHORIZATION_FAILED',
+          'CompleteTxnOffsets is internal: only transaction coordinators call it',
+        );
+      const groupId = validateGroupId(req.group_id);
+      validateProducer(req);
+      await deps.groups.completeTxnOffsets(groupId, req.producer_id, req.producer_epoch, req.commit);
+      return {};
+    }),
+  };
+}

@@ -1,0 +1,199 @@
+/**
+ * Records of the transaction coordinator, in the byte framing of offsets-codec.ts.
+ *
+ * `__transaction_state` (compacted; the last record per key is the truth):
+ *
+ *   key   := int16 type, then
+ *            type 0 (transaction):   string transactionalId
+ *            type 3 (shard marker):  int32 shard, int64 coordinatorEpoch   (as in __consumer_offsets)
+ *   value := int16 version (0), int64 coordinatorEpoch, then
+ *            type 0: blob TxnMetadata as JSON
+ *            type 3: int64 timestampMs
+ *
+ * Pending transactional offsets, in `__consumer_offsets` next to the group's other records:
+ *
+ *   key   := int16 type 4, string group, int64 producerId, string topic, int32 partition
+ *   value := int16 version (0), int64 coordinatorEpoch, int32 producerEpoch, int64 offset,
+ *            blob metadata (UTF-8)
+ *
+ * A pending offset is not a committed one: the group's offset view ignores it until the
+ * transaction commits. Then one append writes the committed offsets (type 0) and tombstones the
+ * pending keys; an abort only tombstones them. Readers that predate type 4 skip it as unknown.
+ *
+ * Unknown types and versions decode as `unknown` (skipped); bad framing throws CORRUPT_MESSAGE.
+ */
+import { TideError } from '../../common/errors';
+import { KEY_SHARD_MARKER, Reader, VALUE_VERSION, Writer, decodeOffsetsRecord } from '../offsets-codec';
+import { tpKey } from '../partitions';
+import { TXN_STATES, type TxnMetadata, type TxnStateName } from './txn-state';
+
+export const TRANSACTION_STATE_TOPIC = '__transaction_state';
+export const KEY_TRANSACTION = 0;
+export const KEY_PENDING_TXN_OFFSET = 4;
+
+export type TxnStateRecord =
+  | {
+      type: 'txn';
+      transactionalId: string;
+      value: { coordinatorEpoch: number; metadata: TxnMetadata } | null;
+    }
+  | { type: 'marker'; shard: number; value: { coordinatorEpoch: number; timestampMs: number } | null }
+  | { type: 'unknown'; why: string };
+
+export function txnKey(transactionalId: string): Buffer {
+  return new Writer().int16(KEY_TRANSACTION).string(transactionalId).done();
+}
+
+export function txnValue(coordinatorEpoch: number, m: TxnMetadata): Buffer {
+  return new Writer()
+    .int16(VALUE_VERSION)
+    .int64(coordinatorEpoch)
+    .blob(Buffer.from(JSON.stringify(m), 'utf8'))
+    .done();
+}
+
+function corrupt(message: string): TideError {
+  return new TideError('CORRUPT_MESSAGE', `malformed ${TRANSACTION_STATE_TOPIC} record: ${message}`, {
+    retriable: false,
+  });
+}
+
+export function decodeTxnStateRecord(key: Buffer | null, value: Buffer | null): TxnStateRecord {
+  if (!key) throw corrupt('a record without a key');
+  const k = new Reader(key, 'key');
+  const type = k.int16('type');
+  if (type === KEY_SHARD_MARKER) {
+    // Same layout as the offsets topic's markers.
+    const r = decodeOffsetsRecord(key, value);
+    if (r.type === 'marker') return r;
+    return { type: 'unknown', why: r.type === 'unknown' ? r.why : `marker decoded as ${r.type}` };
+  }
+  if (type !== KEY_TRANSACTION) return { type: 'unknown', why: `key type ${type}` };
+  const transactionalId = k.string('transactionalId');
+  k.end();
+  if (!value) return { type: 'txn', transactionalId, value: null };
+  const v = new Reader(value, 'value');
+  const version = v.int16('version');
+  if (version !== VALUE_VERSION) return { type: 'unknown', why: `value version ${version}` };
+  const coordinatorEpoch = v.int64('coordinatorEpoch');
+  const json = v.blob('metadata').toString('utf8');
+  v.end();
+  return {
+    type: 'txn',
+    transactionalId,
+    value: { coordinatorEpoch, metadata: parseMetadata(transactionalId, json) },
+  };
+}
+
+function parseMetadata(id: string, json: string): TxnMetadata {
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    throw corrupt(`transaction ${id}: metadata is not JSON`);
+  }
+  const int = (field: string): number => {
+    const x = raw[field];
+    if (typeof x !== 'number' || !Number.isSafeInteger(x))
+      throw corrupt(`transaction ${id}: ${field} is not an integer`);
+    return x;
+  };
+  const strings = (field: string): string[] => {
+    const x = raw[field];
+    if (!Array.isArray(x) || x.some((s) => typeof s !== 'string'))
+      throw corrupt(`transaction ${id}: ${field} is not a list of strings`);
+    return x as string[];
+  };
+  const state = raw.state as TxnStateName;
+  if (!TXN_STATES.includes(state)) throw corrupt(`transaction ${id}: unknown state ${String(raw.state)}`);
+  if (raw.transactionalId !== id)
+    throw corrupt(`transaction ${id}: the value names ${String(raw.transactionalId)}`);
+  return {
+    transactionalId: id,
+    producerId: int('producerId'),
+    producerEpoch: int('producerEpoch'),
+    lastProducerEpoch: int('lastProducerEpoch'),
+    timeoutMs: int('timeoutMs'),
+    state,
+    partitions: strings('partitions'),
+    groups: strings('groups'),
+    startTimeMs: int('startTimeMs'),
+    lastUpdateMs: int('lastUpdateMs'),
+  };
+}
+
+// ---------------------------------------------------------------- pending transactional offsets
+
+export interface PendingTxnOffset {
+  producerEpoch: number;
+  offset: number;
+  metadata: string;
+}
+
+export type PendingOffsetRecord = {
+  group: string;
+  producerId: number;
+  topic: string;
+  partition: number;
+  value: (PendingTxnOffset & { coordinatorEpoch: number }) | null;
+};
+
+export function pendingOffsetKey(
+  group: string,
+  producerId: number,
+  topic: string,
+  partition: number,
+): Buffer {
+  return new Writer()
+    .int16(KEY_PENDING_TXN_OFFSET)
+    .string(group)
+    .int64(producerId)
+    .string(topic)
+    .int32(partition)
+    .done();
+}
+
+export function pendingOffsetValue(coordinatorEpoch: number, p: PendingTxnOffset): Buffer {
+  return new Writer()
+    .int16(VALUE_VERSION)
+    .int64(coordinatorEpoch)
+    .int32(p.producerEpoch)
+    .int64(p.offset)
+    .blob(Buffer.from(p.metadata, 'utf8'))
+    .done();
+}
+
+/** A pending transactional offset of `__consumer_offsets`; undefined for any other record. */
+export function decodePendingOffset(
+  key: Buffer | null,
+  value: Buffer | null,
+): PendingOffsetRecord | undefined {
+  if (!key || key.length < 2 || key.readInt16BE(0) !== KEY_PENDING_TXN_OFFSET) return undefined;
+  const k = new Reader(key, 'key');
+  k.int16('type');
+  const group = k.string('group');
+  const producerId = k.int64('producerId');
+  const topic = k.string('topic');
+  const partition = k.int32('partition');
+  k.end();
+  if (!value) return { group, producerId, topic, partition, value: null };
+  const v = new Reader(value, 'value');
+  const version = v.int16('version');
+  if (version !== VALUE_VERSION) return undefined;
+  const coordinatorEpoch = v.int64('coordinatorEpoch');
+  const producerEpoch = v.int32('producerEpoch');
+  const offset = v.int64('offset');
+  const metadata = v.blob('metadata').toString('utf8');
+  v.end();
+  return {
+    group,
+    producerId,
+    topic,
+    partition,
+    value: { coordinatorEpoch, producerEpoch, offset, metadata },
+  };
+}
+
+export function pendingKeyOf(r: PendingOffsetRecord): string {
+  return tpKey(r.topic, r.partition);
+}

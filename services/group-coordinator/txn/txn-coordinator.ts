@@ -1,0 +1,558 @@
+/**
+ * The transaction coordinator: the transactional ids of the shards this instance owns (the same
+ * etcd-leased shards as consumer groups, shard-ownership.ts; an id hashes to a shard like a group
+ * id), their state (txn-state.ts) and its durable copy in `__transaction_state`.
+ *
+ * Durability. Every new state is appended to the shard's partition of `__transaction_state`
+ * (acks=all, idempotent producer) before it is applied in memory and answered, behind the same
+ * lease-time fence as group writes (coordinator.ts's header): nothing is sent unless the shard is
+ * certainly still held, and nothing is acknowledged if that stopped holding while the append ran.
+ *
+ * Takeover. Loading a shard writes a shard marker (keyed by shard and epoch) and replays the
+ * partition through it; records older than the newest marker of their shard are a deposed
+ * owner's and are skipped. A transaction found in PrepareCommit/PrepareAbort is completed again
+ * (markers are idempotent at the leaders); an Ongoing one keeps its start time, so its timeout
+ * still applies. Until a shard is loaded its ids answer COORDINATOR_NOT_AVAILABLE (retriable).
+ *
+ * Calls of one transactional id run one at a time (a promise chain per id). Writing markers runs
+ * outside that chain (it can take long), and ends with the Complete state written through it.
+ */
+import type { Clock, Timer } from '../../common/clock';
+import { TideError } from '../../common/errors';
+import type { LeaseFence } from '../../common/lease-fence';
+import type { Logger } from '../../common/logger';
+import { partitionOfShard, shardOf, type CoordinatorRecord } from '../../common/cluster/coordinator-shards';
+import { markerKey, markerValue } from '../offsets-codec';
+import type { OffsetsLog, OffsetsLogRecord } from '../offsets-log';
+import type { AcquiredShard } from '../shard-ownership';
+import { parseTpKey } from '../partitions';
+import { TRANSACTION_STATE_TOPIC, decodeTxnStateRecord, txnKey, txnValue } from './txn-codec';
+import type { TxnCompletion, TxnEnding } from './txn-completion';
+import {
+  add,
+  alreadyAdded,
+  complete,
+  end,
+  init,
+  isPrepare,
+  prepare,
+  rotateIfExhausted,
+  timedOut,
+  transactionTimeout,
+  type TxnMetadata,
+} from './txn-state';
+
+export const DEFAULT_TXN_TICK_MS = 1_000;
+const LOAD_RETRY_MAX_MS = 5_000;
+/** Marker coordinator epochs are int32 on the wire; shard epochs are etcd revisions. */
+const MAX_INT32 = 0x7fff_ffff;
+
+export interface TxnCoordinatorOptions {
+  selfId: string;
+  clock: Clock;
+  logger: Logger;
+  /** `__transaction_state` (the OffsetsLog interface over another topic). */
+  log: OffsetsLog;
+  /**
+   * Partition count of `__transaction_state`; undefined while it is being created (the node creates
+   * it in the background and calls setStatePartitions, so groups work before it exists).
+   */
+  statePartitions?: number;
+  shardCount: () => number;
+  ownerOf?: (shard: number) => CoordinatorRecord | undefined;
+  /** Partition count of a data topic; undefined when it does not exist. */
+  partitionCount: (topic: string) => number | undefined;
+  completion: TxnCompletion;
+  newProducerId: () => Promise<number>;
+  maxTimeoutMs: number;
+  tickMs?: number;
+}
+
+interface TxnShard {
+  shard: number;
+  epoch: number;
+  status: 'loading' | 'active';
+  txns: Map<string, TxnMetadata>;
+  fence: LeaseFence;
+  writable: boolean;
+}
+
+export interface Identity {
+  producerId: number;
+  producerEpoch: number;
+}
+
+export class TransactionCoordinator {
+  private readonly shards = new Map<number, TxnShard>();
+  private readonly chains = new Map<string, Promise<unknown>>();
+  private readonly completing = new Map<string, Promise<void>>();
+  private readonly logger: Logger;
+  private timer?: Timer;
+  private stopped = false;
+  private statePartitions: number | undefined;
+  /** Shards acquired before `__transaction_state` existed: loaded by setStatePartitions. */
+  private deferred: AcquiredShard[] = [];
+
+  constructor(private readonly options: TxnCoordinatorOptions) {
+    this.logger = options.logger.child({ component: 'txn-coordinator' });
+    this.statePartitions = options.statePartitions;
+  }
+
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
+  /** `__transaction_state` exists with this many partitions: the shards owned so far load now. */
+  setStatePartitions(partitions: number): void {
+    if (this.statePartitions !== undefined) return;
+    this.statePartitions = partitions;
+    const deferred = this.deferred.filter((a) => this.stillOwned(a));
+    this.deferred = [];
+    this.loadShards(deferred);
+  }
+
+  start(): void {
+    this.timer = this.options.clock.setInterval(
+      () => this.tick(),
+      this.options.tickMs ?? DEFAULT_TXN_TICK_MS,
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.timer?.cancel();
+    for (const shard of [...this.shards.keys()]) this.release(shard);
+    await Promise.allSettled([...this.chains.values()]);
+  }
+
+  /** Transactions by state, for metrics and tests. */
+  loadedShards(): { shard: number; epoch: number; status: string; transactions: number }[] {
+    return [...this.shards.values()].map((s) => ({
+      shard: s.shard,
+      epoch: s.epoch,
+      status: s.status,
+      transactions: s.txns.size,
+    }));
+  }
+
+  // ---------------------------------------------------------------- shard ownership
+
+  acquire(acquired: AcquiredShard[]): void {
+    for (const a of acquired)
+      this.shards.set(a.shard, {
+        shard: a.shard,
+        epoch: a.epoch,
+        status: 'loading',
+        txns: new Map(),
+        fence: a.fence,
+        writable: true,
+      });
+    if (this.statePartitions === undefined) this.deferred.push(...acquired);
+    else this.loadShards(acquired);
+  }
+
+  private loadShards(acquired: AcquiredShard[]): void {
+    const byPartition = new Map<number, AcquiredShard[]>();
+    for (const a of acquired) {
+      const partition = partitionOfShard(a.shard, this.partitions());
+      let list = byPartition.get(partition);
+      if (!list) byPartition.set(partition, (list = []));
+      list.push(a);
+    }
+    for (const [partition, list] of byPartition) void this.loadWithRetry(partition, list);
+  }
+
+  /** Stops serving a shard; completions in flight stop at their next retry (the new owner resumes). */
+  release(shard: number): void {
+    const state = this.shards.get(shard);
+    if (!state) return;
+    this.shards.delete(shard);
+    state.writable = false;
+    this.logger.info({ shard, transactions: state.txns.size }, 'stopped serving transactions of a shard');
+  }
+
+  // ---------------------------------------------------------------- the calls
+
+  async initTransactions(transactionalId: string, requestedTimeoutMs: number): Promise<Identity> {
+    const timeoutMs = transactionTimeout(requestedTimeoutMs, this.options.maxTimeoutMs);
+    for (;;) {
+      const shard = this.shardOf(transactionalId);
+      const m = shard.txns.get(transactionalId);
+      if (m && (m.state === 'Ongoing' || isPrepare(m.state))) {
+        // The previous producer's transaction is aborted (fencing it), then this one starts.
+        await this.serial(transactionalId, async (s) => {
+          const current = s.txns.get(transactionalId);
+          if (current?.state === 'Ongoing')
+            await this.persist(s, prepare(current, 'PrepareAbort', this.options.clock.nowMs()));
+        });
+        await this.completion(transactionalId);
+        continue;
+      }
+      return this.serial(transactionalId, async (s) => {
+        const current = s.txns.get(transactionalId);
+        if (current && !(current.state === 'Empty' || current.state.startsWith('Complete')))
+          throw new TideError(
+            'CONCURRENT_TRANSACTIONS',
+            `transactional id ${transactionalId} is in ${current.state}; retry`,
+          );
+        const next = await init(current, transactionalId, {
+          timeoutMs,
+          nowMs: this.options.clock.nowMs(),
+          newProducerId: this.options.newProducerId,
+        });
+        await this.persist(s, next);
+        this.logger.debug(
+          { transactionalId, producerId: next.producerId, epoch: next.producerEpoch },
+          'transactional producer initialised',
+        );
+        return { producerId: next.producerId, producerEpoch: next.producerEpoch };
+      });
+    }
+  }
+
+  async addPartitions(
+    transactionalId: string,
+    producerId: number,
+    epoch: number,
+    keys: string[],
+  ): Promise<void> {
+    for (const key of keys) {
+      const { topic, partition } = parseTpKey(key);
+      const count = this.options.partitionCount(topic);
+      if (count === undefined)
+        throw new TideError('UNKNOWN_TOPIC', `topic ${topic} does not exist`, { context: { topic } });
+      if (partition >= count)
+        throw new TideError('UNKNOWN_PARTITION', `topic ${topic} has ${count} partitions`, {
+          context: { topic, partition },
+        });
+    }
+    return this.addToTxn(transactionalId, producerId, epoch, { partitions: keys });
+  }
+
+  addOffsets(transactionalId: string, producerId: number, epoch: number, groupId: string): Promise<void> {
+    return this.addToTxn(transactionalId, producerId, epoch, { groups: [groupId] });
+  }
+
+  /** Ends the open transaction; resolves with the identity of the next one once every marker is written. */
+  async endTxn(
+    transactionalId: string,
+    producerId: number,
+    epoch: number,
+    commit: boolean,
+  ): Promise<Identity> {
+    const decision = await this.serial(transactionalId, async (s) => {
+      const m = this.known(s, transactionalId);
+      const d = end(m, producerId, epoch, commit, this.options.clock.nowMs());
+      if (d.kind === 'prepare') await this.persist(s, d.next);
+      return d;
+    });
+    if (decision.kind !== 'done') await this.completion(transactionalId);
+    const m = this.known(this.shardOf(transactionalId), transactionalId);
+    return { producerId: m.producerId, producerEpoch: m.producerEpoch };
+  }
+
+  describe(transactionalId: string): TxnMetadata {
+    return this.known(this.shardOf(transactionalId), transactionalId);
+  }
+
+  list(states: readonly string[]): TxnMetadata[] {
+    const out: TxnMetadata[] = [];
+    for (const s of this.shards.values()) {
+      if (s.status !== 'active') continue;
+      for (const m of s.txns.values()) if (states.length === 0 || states.includes(m.state)) out.push(m);
+    }
+    return out.sort((a, b) => (a.transactionalId < b.transactionalId ? -1 : 1));
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private async addToTxn(
+    transactionalId: string,
+    producerId: number,
+    epoch: number,
+    what: { partitions?: string[]; groups?: string[] },
+  ): Promise<void> {
+    await this.serial(transactionalId, async (s) => {
+      const m = this.known(s, transactionalId);
+      const next = add(m, producerId, epoch, what, this.options.clock.nowMs());
+      // A retried add changes nothing: answered without a write (the checks above still ran).
+      if (alreadyAdded(m, what)) return;
+      await this.persist(s, next);
+    });
+  }
+
+  /** The shard of an id, if this instance serves it now (else the retriable error saying why). */
+  private shardOf(transactionalId: string): TxnShard {
+    const shardCount = this.options.shardCount();
+    if (shardCount === 0)
+      throw new TideError('COORDINATOR_NOT_AVAILABLE', 'this coordinator is still starting');
+    const shard = shardOf(transactionalId, shardCount);
+    const state = this.shards.get(shard);
+    if (!state) {
+      const owner = this.options.ownerOf?.(shard);
+      const where =
+        owner && owner.id !== this.options.selfId
+          ? `; coordinator ${owner.id} at ${owner.host}:${owner.port} owns it`
+          : '; it is moving';
+      throw new TideError(
+        'NOT_COORDINATOR',
+        `coordinator ${this.options.selfId} does not own shard ${shard} of transactional id ${transactionalId}${where}`,
+      );
+    }
+    const fenced = this.fenceError(state, 'before');
+    if (fenced) throw fenced;
+    if (state.status === 'loading')
+      throw new TideError(
+        'COORDINATOR_NOT_AVAILABLE',
+        this.statePartitions === undefined
+          ? `${TRANSACTION_STATE_TOPIC} does not exist yet (the coordinator creates it once enough brokers are registered)`
+          : `shard ${shard} of transactional id ${transactionalId} is still loading`,
+      );
+    return state;
+  }
+
+  private known(s: TxnShard, transactionalId: string): TxnMetadata {
+    const m = s.txns.get(transactionalId);
+    if (!m)
+      throw new TideError(
+        'TRANSACTIONAL_ID_NOT_FOUND',
+        `transactional id ${transactionalId} is unknown: call initTransactions first`,
+      );
+    return m;
+  }
+
+  /** Runs `fn` after every earlier call of the same id (on the shard as it is then). */
+  private serial<T>(transactionalId: string, fn: (s: TxnShard) => Promise<T>): Promise<T> {
+    const previous = this.chains.get(transactionalId) ?? Promise.resolve();
+    const run = previous.then(() => fn(this.shardOf(transactionalId)));
+    const tail = run.catch(() => undefined);
+    this.chains.set(transactionalId, tail);
+    void tail.then(() => {
+      if (this.chains.get(transactionalId) === tail) this.chains.delete(transactionalId);
+    });
+    return run;
+  }
+
+  /** Appends the new state (fenced), then applies it. */
+  private async persist(s: TxnShard, next: TxnMetadata): Promise<void> {
+    await this.appendFenced([s], partitionOfShard(s.shard, this.partitions()), [
+      { key: txnKey(next.transactionalId), value: txnValue(s.epoch, next) },
+    ]);
+    s.txns.set(next.transactionalId, next);
+  }
+
+  /** The running completion of the id's Prepare state (started when none runs); resolved when not in one. */
+  private completion(transactionalId: string): Promise<void> {
+    const running = this.completing.get(transactionalId);
+    if (running) return running;
+    const s = this.shardOf(transactionalId);
+    const m = s.txns.get(transactionalId);
+    if (!m || !isPrepare(m.state)) return Promise.resolve();
+    const ending: TxnEnding = {
+      transactionalId,
+      producerId: m.producerId,
+      producerEpoch: m.producerEpoch,
+      coordinatorEpoch: Math.min(s.epoch, MAX_INT32),
+      commit: m.state === 'PrepareCommit',
+      partitions: m.partitions,
+      groups: m.groups,
+    };
+    const cancelled = () => this.stopped || this.shards.get(s.shard) !== s || !s.writable;
+    const done = this.options.completion
+      .complete(ending, cancelled)
+      .then(() =>
+        this.serial(transactionalId, async (current) => {
+          const now = current.txns.get(transactionalId);
+          if (!now || now.state !== m.state || now.producerEpoch !== m.producerEpoch) return;
+          const completed = complete(now, this.options.clock.nowMs());
+          await this.persist(current, await rotateIfExhausted(completed, this.options.newProducerId));
+          this.logger.debug(
+            { transactionalId, state: m.state, partitions: m.partitions.length, groups: m.groups.length },
+            'transaction completed',
+          );
+        }),
+      )
+      .finally(() => this.completing.delete(transactionalId));
+    this.completing.set(transactionalId, done);
+    return done;
+  }
+
+  private tick(): void {
+    const nowMs = this.options.clock.nowMs();
+    for (const s of this.shards.values()) {
+      // A paused instance waking past its lease aborts nobody: the transactions are not its to judge.
+      if (s.status !== 'active' || !s.fence.mayAct()) continue;
+      for (const m of s.txns.values()) {
+        if (!timedOut(m, nowMs)) continue;
+        const id = m.transactionalId;
+        void this.serial(id, async (current) => {
+          const now = current.txns.get(id);
+          if (!now || !timedOut(now, this.options.clock.nowMs())) return;
+          this.logger.info(
+            {
+              transactionalId: id,
+              producerId: now.producerId,
+              epoch: now.producerEpoch,
+              timeoutMs: now.timeoutMs,
+            },
+            'aborting a transaction open past its timeout',
+          );
+          await this.persist(current, prepare(now, 'PrepareAbort', this.options.clock.nowMs()));
+        })
+          .then(() => this.completion(id))
+          .catch((err: unknown) =>
+            this.logger.warn({ err, transactionalId: id }, 'timeout abort failed; retrying'),
+          );
+      }
+    }
+  }
+
+  private async appendFenced(
+    states: readonly TxnShard[],
+    partition: number,
+    records: OffsetsLogRecord[],
+  ): Promise<number> {
+    for (const s of states) {
+      const fenced = this.fenceError(s, 'before');
+      if (fenced) throw fenced;
+    }
+    const offset = await this.options.log.append(partition, records);
+    for (const s of states) {
+      const fenced = this.fenceError(s, 'after');
+      if (fenced) throw fenced;
+    }
+    return offset;
+  }
+
+  private fenceError(s: TxnShard, when: 'before' | 'after'): TideError | undefined {
+    if (s.writable && s.fence.mayAct()) return undefined;
+    const what =
+      when === 'before'
+        ? `shard ${s.shard} may already belong to another coordinator`
+        : `a write of shard ${s.shard} completed after that, so it is not acknowledged`;
+    return new TideError(
+      'NOT_COORDINATOR',
+      `coordinator ${this.options.selfId} no longer certainly holds its lease or gave shard ${s.shard} up: ${what}; find the transaction coordinator again and retry`,
+    );
+  }
+
+  private partitions(): number {
+    if (this.statePartitions === undefined)
+      throw new TideError('COORDINATOR_NOT_AVAILABLE', `${TRANSACTION_STATE_TOPIC} does not exist yet`);
+    return this.statePartitions;
+  }
+
+  private stillOwned(a: AcquiredShard): boolean {
+    const s = this.shards.get(a.shard);
+    return s !== undefined && s.epoch === a.epoch && !this.stopped;
+  }
+
+  private async loadWithRetry(partition: number, shards: AcquiredShard[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const pending = shards.filter((a) => this.stillOwned(a));
+      if (pending.length === 0) return;
+      try {
+        const txns = await this.load(partition, pending);
+        this.activate(pending, txns);
+        return;
+      } catch (err) {
+        const delayMs = Math.min(LOAD_RETRY_MAX_MS, 100 * 2 ** attempt);
+        this.logger.warn({ err, partition, attempt, delayMs }, 'loading transaction shards failed; retrying');
+        await new Promise<void>((resolve) => this.options.clock.setTimeout(resolve, delayMs));
+      }
+    }
+  }
+
+  /** Writes the shard markers, then replays the partition through them (see the file header). */
+  async load(partition: number, shards: AcquiredShard[]): Promise<Map<string, TxnMetadata>> {
+    const nowMs = this.options.clock.nowMs();
+    const through = await this.appendFenced(
+      shards.map((a) => this.shards.get(a.shard)!),
+      partition,
+      shards.map((a) => ({ key: markerKey(a.shard, a.epoch), value: markerValue(a.epoch, nowMs) })),
+    );
+    return replayTxnState(
+      this.options.log,
+      partition,
+      through,
+      new Set(shards.map((a) => a.shard)),
+      this.options.shardCount(),
+      this.logger,
+    );
+  }
+
+  private activate(shards: AcquiredShard[], txns: Map<string, TxnMetadata>): void {
+    const shardCount = this.options.shardCount();
+    const resumed: string[] = [];
+    for (const a of shards) {
+      if (!this.stillOwned(a)) continue;
+      const s = this.shards.get(a.shard)!;
+      for (const [id, m] of txns) {
+        if (shardOf(id, shardCount) !== a.shard) continue;
+        s.txns.set(id, m);
+        if (isPrepare(m.state)) resumed.push(id);
+      }
+      s.status = 'active';
+    }
+    this.logger.info(
+      { shards: shards.map((a) => a.shard), transactions: txns.size, resumed: resumed.length },
+      'transaction shards loaded',
+    );
+    for (const id of resumed)
+      void this.completion(id).catch((err: unknown) =>
+        this.logger.warn({ err, transactionalId: id }, 'resuming a transaction end stopped'),
+      );
+  }
+}
+
+/**
+ * The transactions of `shards` in `partition` of `__transaction_state`, through `through`: the
+ * last record per id, skipping records of a deposed owner (older than its shard's newest marker).
+ */
+export async function replayTxnState(
+  log: OffsetsLog,
+  partition: number,
+  through: number,
+  shards: ReadonlySet<number>,
+  shardCount: number,
+  logger: Logger,
+): Promise<Map<string, TxnMetadata>> {
+  const newestMarker = new Map<number, number>();
+  const txns = new Map<string, TxnMetadata>();
+  let skipped = 0;
+  await log.replay(partition, through, (key, value, offset) => {
+    let record;
+    try {
+      record = decodeTxnStateRecord(key, value);
+    } catch (err) {
+      logger.error({ err, partition, offset }, 'skipping a malformed transaction state record');
+      return;
+    }
+    if (record.type === 'unknown') return;
+    if (record.type === 'marker') {
+      if (record.value && shards.has(record.shard))
+        newestMarker.set(
+          record.shard,
+          Math.max(newestMarker.get(record.shard) ?? 0, record.value.coordinatorEpoch),
+        );
+      return;
+    }
+    const shard = shardOf(record.transactionalId, shardCount);
+    if (!shards.has(shard)) return;
+    if (!record.value) {
+      txns.delete(record.transactionalId);
+      return;
+    }
+    if (record.value.coordinatorEpoch < (newestMarker.get(shard) ?? 0)) {
+      skipped++;
+      return;
+    }
+    txns.set(record.transactionalId, record.value.metadata);
+  });
+  if (skipped > 0)
+    logger.warn(
+      { partition, skipped },
+      "ignored transaction records of a deposed coordinator (after its successor's marker)",
+    );
+  return txns;
+}

@@ -1,0 +1,41 @@
+/** Sources hand records to the topology; sinks serialize them to a topic. */
+import type { Processor } from '../processor';
+import type { Change } from '../record';
+import type { Serde } from '../serdes';
+import type { SinkPartitioner } from '../runtime/internal-context';
+import { processorOf } from './common';
+
+export function sourceProcessor(): Processor<unknown, unknown> {
+  return processorOf((record, ctx) => ctx.forward(record));
+}
+
+export interface SinkOptions {
+  topic: string;
+  key?: Serde<unknown>;
+  value?: Serde<unknown>;
+  partitioner?: SinkPartitioner;
+  /** Table sinks write the change's new value (null: a tombstone). */
+  fromTable: boolean;
+  /** Repartition sinks of table groupings write the whole change (old and new). */
+  changeSerde?: Serde<Change<unknown>>;
+}
+
+export function sinkProcessor(o: SinkOptions): Processor<unknown, unknown> {
+  return processorOf<unknown, unknown>((record, ctx) => {
+    const value = o.fromTable ? (record.value as Change<unknown>).newValue : record.value;
+    let valueBytes: Buffer | null;
+    if (o.changeSerde) valueBytes = o.changeSerde.serialize(record.value as Change<unknown>);
+    else valueBytes = value === null || value === undefined ? null : o.value!.serialize(value);
+    const keyBytes = record.key === null || record.key === undefined ? null : o.key!.serialize(record.key);
+    const partitions = ctx.collector.partitionsOf(o.topic);
+    const partition = o.partitioner?.(record.key, value, partitions);
+    ctx.collector.send({
+      topic: o.topic,
+      key: keyBytes,
+      value: valueBytes,
+      timestampMs: record.timestamp,
+      headers: record.headers,
+      partition,
+    });
+  });
+}

@@ -1,0 +1,391 @@
+/**
+ * A stream task: one partition of one subtopology, with its own processors, stores and stream
+ * time. The test driver and the cluster runtime both feed it records (`addRecords`), ask it to
+ * `process` one record at a time, punctuate, and `commit`. Its time rules are Kafka Streams':
+ *
+ * - each input record gets its event time from the source's timestamp extractor when buffered;
+ * - the next record processed is the head of the partition with the lowest head timestamp;
+ * - stream time is the highest event time processed so far (it never goes back);
+ * - with `maxTaskIdleMs` > 0, a task that has data for some partitions but not others waits that
+ *   long (wall clock) for the empty ones before processing anyway ("enforced processing").
+ */
+import type { RecordHeader } from '../../services/common/records';
+import { StreamsError } from '../errors';
+import type { Cancellable, Processor, PunctuationType } from '../processor';
+import type { RecordOrigin, StreamRecord } from '../record';
+import type { StateStore } from '../state/stores';
+import type { NodeDef, StoreDef } from '../topology/nodes';
+import type { InternalProcessorContext, RecordCollector } from './internal-context';
+import { PunctuationQueue, checkInterval } from './punctuation';
+
+/** A record as read from a topic partition. */
+export interface RawRecord {
+  key: Buffer | null;
+  value: Buffer | null;
+  timestampMs: number;
+  offset: number;
+  headers: RecordHeader[];
+}
+
+export interface TaskSpec {
+  /** `<subtopology>_<partition>`. */
+  id: string;
+  partition: number;
+  applicationId: string;
+  /** The subtopology's nodes, parents before children. */
+  nodes: NodeDef[];
+  stores: StoreDef[];
+  /** Source topics this task reads, with the partition of each (all `partition` unless global). */
+  inputs: { topic: string; partition: number }[];
+}
+
+export interface TaskOptions {
+  collector: RecordCollector;
+  wallClockMs: () => number;
+  caching: boolean;
+  maxTaskIdleMs: number;
+  createStore(def: StoreDef, taskId: string): StateStore;
+  /** Global tables' stores, shared by every task of the instance. */
+  globalStores: ReadonlyMap<string, StateStore>;
+}
+
+export interface TaskMetrics {
+  recordsIn: number;
+  /** Records written by the task's sinks (output and repartition topics). */
+  recordsOut: number;
+  droppedLateRecords: number;
+  /** Records skipped because the timestamp extractor returned a negative time. */
+  skippedInvalidTimestamp: number;
+  enforcedProcessing: number;
+  punctuations: number;
+  streamTimeMs: number;
+}
+
+interface Buffered {
+  record: StreamRecord<unknown, unknown>;
+  origin: RecordOrigin;
+  sourceNode: string;
+  /** The extractor gave no valid time: skipped (counted) when it reaches the head, in order. */
+  invalidTimestamp?: boolean;
+}
+
+class PartitionQueue {
+  readonly records: Buffered[] = [];
+  /** Highest timestamp extracted in this partition (the extractor's `partitionTime`). */
+  partitionTimeMs = -1;
+  /** Next offset to commit (last processed + 1); -1 before anything was processed. */
+  committableOffset = -1;
+  constructor(
+    readonly topic: string,
+    readonly partition: number,
+  ) {}
+  headTimestamp(): number {
+    return this.records[0].record.timestamp;
+  }
+}
+
+export class StreamTask {
+  readonly id: string;
+  readonly partition: number;
+  readonly applicationId: string;
+  private readonly queues = new Map<string, PartitionQueue>();
+  private readonly processors = new Map<string, Processor<unknown, unknown>>();
+  private readonly contexts = new Map<string, NodeContext>();
+  private readonly children = new Map<string, string[]>();
+  private readonly nodesByName = new Map<string, NodeDef>();
+  readonly stores = new Map<string, StateStore>();
+  private readonly streamPunctuations = new PunctuationQueue();
+  private readonly wallPunctuations = new PunctuationQueue();
+  private readonly commitHooks: (() => void)[] = [];
+  private origin: RecordOrigin | undefined;
+  private idleSinceMs: number | undefined;
+  private closed = false;
+  readonly metrics: TaskMetrics = {
+    recordsIn: 0,
+    recordsOut: 0,
+    droppedLateRecords: 0,
+    skippedInvalidTimestamp: 0,
+    enforcedProcessing: 0,
+    punctuations: 0,
+    streamTimeMs: -1,
+  };
+
+  constructor(
+    private readonly spec: TaskSpec,
+    private readonly options: TaskOptions,
+  ) {
+    this.id = spec.id;
+    this.partition = spec.partition;
+    this.applicationId = spec.applicationId;
+    for (const input of spec.inputs) {
+      this.queues.set(
+        queueKey(input.topic, input.partition),
+        new PartitionQueue(input.topic, input.partition),
+      );
+    }
+    for (const def of spec.stores) this.stores.set(def.name, options.createStore(def, spec.id));
+    for (const node of spec.nodes) {
+      this.nodesByName.set(node.name, node);
+      this.children.set(node.name, []);
+    }
+    for (const node of spec.nodes) {
+      for (const parent of node.parents) this.children.get(parent)?.push(node.name);
+    }
+    const metrics = this.metrics;
+    const counted: RecordCollector = {
+      partitionsOf: (topic) => options.collector.partitionsOf(topic),
+      send: (record) => {
+        metrics.recordsOut++;
+        options.collector.send(record);
+      },
+    };
+    const nodeOptions = { ...options, collector: counted };
+    for (const node of spec.nodes) {
+      this.processors.set(node.name, node.create());
+      this.contexts.set(node.name, new NodeContext(this, node.name, nodeOptions));
+    }
+    // Parents are initialised first, so a child's init may rely on its parent's stores.
+    for (const node of spec.nodes) this.processors.get(node.name)!.init?.(this.contexts.get(node.name)!);
+  }
+
+  /** Buffers records read from one input partition (deserialized, with their event time). */
+  addRecords(topic: string, partition: number, records: RawRecord[]): void {
+    this.checkOpen();
+    const queue = this.queues.get(queueKey(topic, partition));
+    if (!queue) {
+      throw new StreamsError('STATE', `task ${this.id} does not read ${topic}-${partition}`);
+    }
+    const sourceNode = this.spec.nodes.find((n) => n.source?.topics.includes(topic));
+    if (!sourceNode?.source) throw new StreamsError('STATE', `task ${this.id} has no source for ${topic}`);
+    const src = sourceNode.source;
+    for (const raw of records) {
+      const key = raw.key === null || !src.key ? raw.key : src.key.deserialize(raw.key);
+      const value = raw.value === null || !src.value ? raw.value : src.value.deserialize(raw.value);
+      const origin = { topic, partition, offset: raw.offset };
+      const extractor = src.timestampExtractor;
+      const ts = extractor
+        ? extractor({ key, value, timestampMs: raw.timestampMs, ...origin }, queue.partitionTimeMs)
+        : raw.timestampMs;
+      if (!Number.isFinite(ts) || ts < 0) {
+        // Kept in the queue so its offset is committed only after the records before it.
+        queue.records.push({
+          record: { key, value, timestamp: Math.max(queue.partitionTimeMs, 0), headers: raw.headers },
+          origin,
+          sourceNode: sourceNode.name,
+          invalidTimestamp: true,
+        });
+        continue;
+      }
+      queue.partitionTimeMs = Math.max(queue.partitionTimeMs, ts);
+      queue.records.push({
+        record: { key, value, timestamp: ts, headers: raw.headers },
+        origin,
+        sourceNode: sourceNode.name,
+      });
+    }
+  }
+
+  buffered(): number {
+    let n = 0;
+    for (const q of this.queues.values()) n += q.records.length;
+    return n;
+  }
+
+  /**
+   * Whether `process()` would process a record now: some data is buffered and either every input
+   * partition has data or the idle wait (maxTaskIdleMs of wall clock) for the empty ones is over.
+   */
+  isProcessable(): boolean {
+    let some = false;
+    let all = true;
+    for (const q of this.queues.values()) {
+      if (q.records.length > 0) some = true;
+      else all = false;
+    }
+    if (!some) {
+      this.idleSinceMs = undefined;
+      return false;
+    }
+    if (all || this.options.maxTaskIdleMs <= 0) {
+      this.idleSinceMs = undefined;
+      return true;
+    }
+    const now = this.options.wallClockMs();
+    this.idleSinceMs ??= now;
+    return now - this.idleSinceMs >= this.options.maxTaskIdleMs;
+  }
+
+  /** Processes the head record of the partition with the lowest head timestamp; false if none. */
+  process(): boolean {
+    this.checkOpen();
+    if (!this.isProcessable()) return false;
+    let next: PartitionQueue | undefined;
+    let empty = false;
+    for (const q of this.queues.values()) {
+      if (q.records.length === 0) {
+        empty = true;
+        continue;
+      }
+      if (!next || q.headTimestamp() < next.headTimestamp()) next = q;
+    }
+    if (!next) return false;
+    if (empty) this.metrics.enforcedProcessing++;
+    const item = next.records.shift()!;
+    if (item.invalidTimestamp) {
+      this.metrics.skippedInvalidTimestamp++;
+      next.committableOffset = item.origin.offset + 1;
+      return true;
+    }
+    this.metrics.recordsIn++;
+    this.metrics.streamTimeMs = Math.max(this.metrics.streamTimeMs, item.record.timestamp);
+    this.origin = item.origin;
+    try {
+      this.processors.get(item.sourceNode)!.process(item.record);
+    } finally {
+      this.origin = undefined;
+    }
+    next.committableOffset = item.origin.offset + 1;
+    this.metrics.punctuations += this.streamPunctuations.fire(this.metrics.streamTimeMs);
+    return true;
+  }
+
+  /** Fires wall-clock punctuations that are due; returns how many fired. */
+  punctuateWallClock(): number {
+    this.checkOpen();
+    const fired = this.wallPunctuations.fire(this.options.wallClockMs());
+    this.metrics.punctuations += fired;
+    return fired;
+  }
+
+  /** Flushes caches and buffers; returns the offsets to commit (next offset per input partition). */
+  commit(): { topic: string; partition: number; offset: number }[] {
+    this.checkOpen();
+    for (const hook of this.commitHooks) hook();
+    for (const store of this.stores.values()) store.flush();
+    const out: { topic: string; partition: number; offset: number }[] = [];
+    for (const q of this.queues.values()) {
+      if (q.committableOffset >= 0)
+        out.push({ topic: q.topic, partition: q.partition, offset: q.committableOffset });
+    }
+    return out;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const p of this.processors.values()) p.close?.();
+    for (const s of this.stores.values()) s.close();
+  }
+
+  // ---- used by NodeContext ----
+
+  currentOrigin(): RecordOrigin | undefined {
+    return this.origin;
+  }
+
+  forwardFrom(node: string, record: StreamRecord<unknown, unknown>, child?: string): void {
+    const children = this.children.get(node) ?? [];
+    if (child !== undefined) {
+      if (!children.includes(child)) {
+        throw new StreamsError(
+          'TOPOLOGY',
+          `node ${node} has no child named ${child} (children: ${children.join(', ')})`,
+        );
+      }
+      this.processors.get(child)!.process(record);
+      return;
+    }
+    for (const c of children) this.processors.get(c)!.process(record);
+  }
+
+  store(name: string): StateStore {
+    const s = this.stores.get(name) ?? this.options.globalStores.get(name);
+    if (!s) {
+      throw new StreamsError(
+        'STORE',
+        `task ${this.id} has no store named ${name}; connect it to the processor`,
+      );
+    }
+    return s;
+  }
+
+  schedule(
+    node: string,
+    intervalMs: number,
+    type: PunctuationType,
+    callback: (timestamp: number) => void,
+  ): Cancellable {
+    checkInterval(intervalMs, type);
+    const run = (cb: () => void): void => {
+      const saved = this.origin;
+      this.origin = undefined;
+      try {
+        cb();
+      } finally {
+        this.origin = saved;
+      }
+    };
+    // The node is kept for describe() of punctuations later; scheduling does not depend on it.
+    void node;
+    return type === 'streamTime'
+      ? this.streamPunctuations.add(intervalMs, 0, callback, run)
+      : this.wallPunctuations.add(intervalMs, this.options.wallClockMs() + intervalMs, callback, run);
+  }
+
+  addCommitHook(hook: () => void): void {
+    this.commitHooks.push(hook);
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new StreamsError('STATE', `task ${this.id} is closed`);
+  }
+}
+
+class NodeContext implements InternalProcessorContext {
+  readonly applicationId: string;
+  readonly taskId: string;
+  readonly partition: number;
+  readonly caching: boolean;
+  readonly collector: RecordCollector;
+
+  constructor(
+    private readonly task: StreamTask,
+    readonly nodeName: string,
+    private readonly options: TaskOptions,
+  ) {
+    this.applicationId = task.applicationId;
+    this.taskId = task.id;
+    this.partition = task.partition;
+    this.caching = options.caching;
+    this.collector = options.collector;
+  }
+
+  streamTime(): number {
+    return this.task.metrics.streamTimeMs;
+  }
+  wallClockTime(): number {
+    return this.options.wallClockMs();
+  }
+  origin(): RecordOrigin | undefined {
+    return this.task.currentOrigin();
+  }
+  forward<K, V>(record: StreamRecord<K, V>, child?: string): void {
+    this.task.forwardFrom(this.nodeName, record as StreamRecord<unknown, unknown>, child);
+  }
+  getStateStore<S extends StateStore>(name: string): S {
+    return this.task.store(name) as S;
+  }
+  schedule(intervalMs: number, type: PunctuationType, callback: (timestamp: number) => void): Cancellable {
+    return this.task.schedule(this.nodeName, intervalMs, type, callback);
+  }
+  recordDroppedLate(): void {
+    this.task.metrics.droppedLateRecords++;
+  }
+  onCommit(flush: () => void): void {
+    this.task.addCommitHook(flush);
+  }
+}
+
+function queueKey(topic: string, partition: number): string {
+  return `${topic}\u0000${partition}`;
+}

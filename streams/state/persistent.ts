@@ -1,0 +1,89 @@
+/**
+ * The persistent key-value store: LMDB (the `lmdb` package), one database directory per task and
+ * store. LMDB is chosen because its reads and writes are synchronous, as record processing is (a
+ * record goes through the whole topology before the next); classic-level's API is asynchronous
+ * and would need a write buffer in front of it. Keys are the key serde's bytes (equal keys must
+ * serialize equally), values the value serde's.
+ *
+ * Writes are not fsynced one by one (`noSync`): as with Kafka Streams' RocksDB stores, the
+ * changelog topic is the durable copy, and the runtime will record a checkpoint (the changelog
+ * offset the local files contain) only after LMDB has flushed them.
+ */
+import { open, type Database } from 'lmdb';
+import type { Serde } from '../serdes';
+import type { Stamped } from '../processors/common';
+import type { ChangeListener, KeyValueStore } from './stores';
+
+export class PersistentKeyValueStore<K, V> implements KeyValueStore<K, V> {
+  readonly kind = 'keyValue' as const;
+  readonly persistent = true;
+  private readonly db: Database<Buffer, Buffer>;
+
+  constructor(
+    readonly name: string,
+    readonly path: string,
+    private readonly keySerde: Serde<K>,
+    private readonly valueSerde: Serde<V>,
+    private readonly onChange?: ChangeListener,
+  ) {
+    this.db = open<Buffer, Buffer>({ path, keyEncoding: 'binary', encoding: 'binary', noSync: true });
+  }
+
+  get(key: K): V | null {
+    const bytes = this.db.get(this.keySerde.serialize(key));
+    return bytes === undefined ? null : this.valueSerde.deserialize(bytes);
+  }
+
+  put(key: K, value: V | null): void {
+    const k = this.keySerde.serialize(key);
+    if (value === null || value === undefined) this.db.removeSync(k);
+    else this.db.putSync(k, this.valueSerde.serialize(value));
+    this.onChange?.({ store: this.name, key, value: value ?? null });
+  }
+
+  delete(key: K): V | null {
+    const old = this.get(key);
+    this.put(key, null);
+    return old;
+  }
+
+  *all(): IterableIterator<[K, V]> {
+    for (const { key, value } of this.db.getRange()) {
+      yield [this.keySerde.deserialize(key), this.valueSerde.deserialize(value)];
+    }
+  }
+
+  size(): number {
+    return this.db.getCount();
+  }
+
+  /** Resolves once every write so far is on disk (the runtime checkpoints after it). */
+  flushed(): Promise<boolean> {
+    return this.db.flushed;
+  }
+
+  flush(): void {
+    // LMDB commits each write; syncing to disk is awaited through flushed() before a checkpoint.
+  }
+
+  close(): void {
+    void this.db.close();
+  }
+}
+
+/** Values of DSL tables and aggregations: 8-byte big-endian timestamp, then the value's bytes. */
+export function stampedSerde<V>(inner: Serde<V>): Serde<Stamped<V>> {
+  return {
+    name: `stamped(${inner.name})`,
+    serialize(v: Stamped<V>): Buffer {
+      const value = inner.serialize(v.value);
+      const b = Buffer.allocUnsafe(8 + value.length);
+      b.writeBigInt64BE(BigInt(v.timestamp), 0);
+      value.copy(b, 8);
+      return b;
+    },
+    deserialize(b: Buffer): Stamped<V> {
+      return { timestamp: Number(b.readBigInt64BE(0)), value: inner.deserialize(b.subarray(8)) };
+    },
+  };
+}
