@@ -64,8 +64,13 @@ export class LogSegment {
   unsyncedBytes = 0;
 
   private handle: FileHandle | undefined;
-  /** A second, write-only handle opened with O_DSYNC for 'sync' appends (durableFile()). */
-  private durableHandle: Promise<FileHandle> | undefined;
+  /**
+   * True when the file is open with O_DSYNC (the log's flush policy was 'sync' when it was opened):
+   * a write returns only once its bytes, and the file size that reaches them, are on the disk, in
+   * ONE trip through the libuv thread pool where writev + fdatasync take two (each ending in a
+   * wake-up of the event loop; docs/performance.md, "The latency path"). Reads are not affected.
+   */
+  durableWrites = false;
   private lastIndexedPosition = 0;
 
   constructor(
@@ -95,33 +100,26 @@ export class LogSegment {
   }
 
   /**
-   * The handle 'sync' appends are written through: opened with O_DSYNC, so a write returns only
-   * once its bytes (and the file size that reaches them) are on the disk, in ONE trip through the
-   * libuv thread pool where writev + fdatasync take two (each ending in a wake-up of the event
-   * loop; docs/performance.md, "The latency path"). It makes only its own writes durable: bytes
-   * written through `file` before it need a sync() first. Opened on first use, closed with the
-   * segment and when it is finalized (no longer active). Undefined where the platform has no
-   * O_DSYNC: the writer then writes and fdatasyncs.
+   * Creates the .log file; fails if it exists. `durableWrites`: open it with O_DSYNC (flush policy
+   * 'sync'; ignored where the platform has none).
    */
-  durableFile(): Promise<FileHandle> | undefined {
-    assert(this.handle !== undefined, `segment ${this.logFile} is not open`);
-    if (O_DSYNC === undefined) return undefined;
-    this.durableHandle ??= fs.open(this.logFile, fsConstants.O_WRONLY | O_DSYNC);
-    return this.durableHandle;
+  async createFile(durableWrites = false): Promise<void> {
+    assert(this.handle === undefined, `segment ${this.logFile} already open`);
+    const flags = fsConstants.O_RDWR | fsConstants.O_CREAT | fsConstants.O_EXCL;
+    this.handle = await fs.open(this.logFile, flags | this.dsyncFlag(durableWrites));
   }
 
-  /** Creates the .log file; fails if it exists. */
-  async createFile(): Promise<void> {
+  /** Opens an existing .log file; returns its size in bytes and mtime. `durableWrites`: as createFile. */
+  async openFile(durableWrites = false): Promise<{ sizeBytes: number; mtimeMs: number }> {
     assert(this.handle === undefined, `segment ${this.logFile} already open`);
-    this.handle = await fs.open(this.logFile, 'wx+');
-  }
-
-  /** Opens an existing .log file; returns its size in bytes and mtime. */
-  async openFile(): Promise<{ sizeBytes: number; mtimeMs: number }> {
-    assert(this.handle === undefined, `segment ${this.logFile} already open`);
-    this.handle = await fs.open(this.logFile, 'r+');
+    this.handle = await fs.open(this.logFile, fsConstants.O_RDWR | this.dsyncFlag(durableWrites));
     const stat = await this.handle.stat();
     return { sizeBytes: stat.size, mtimeMs: stat.mtimeMs };
+  }
+
+  private dsyncFlag(durableWrites: boolean): number {
+    this.durableWrites = durableWrites && O_DSYNC !== undefined;
+    return this.durableWrites ? (O_DSYNC as number) : 0;
   }
 
   /** Records that a batch is now in the file at the current end: sizes, indexes, max timestamp. */
@@ -330,7 +328,6 @@ export class LogSegment {
     this.timeIndex.maybeAppend(this.maxTimestampMs, this.offsetOfMaxTimestamp);
     await this.writeIndexFiles();
     await this.sync();
-    await this.closeDurableFile();
   }
 
   async writeIndexFiles(): Promise<void> {
@@ -367,19 +364,7 @@ export class LogSegment {
   async close(): Promise<void> {
     const handle = this.handle;
     this.handle = undefined;
-    await this.closeDurableFile();
     await handle?.close();
-  }
-
-  private async closeDurableFile(): Promise<void> {
-    const durable = this.durableHandle;
-    this.durableHandle = undefined;
-    // A handle that failed to open failed the write that asked for it; nothing to close.
-    if (durable)
-      await durable.then(
-        (handle) => handle.close(),
-        () => undefined,
-      );
   }
 
   /** Closes and deletes the .log and index files. */

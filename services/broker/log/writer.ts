@@ -3,15 +3,14 @@
  * queue up; each round takes everything queued and writes it with ONE FileHandle.writev per
  * segment touched (normally one). Never one fs call per batch.
  *
- * With flush policy 'sync' a round is written through the segment's O_DSYNC handle
- * (LogSegment.durableFile): the writev returns once the bytes are on the disk, and the round's
- * appends resolve then. That is one trip through the libuv thread pool per round where a writev
+ * With flush policy 'sync' a segment's file is opened with O_DSYNC (LogSegment.durableWrites): a
+ * round's writev returns once the bytes are on the disk, and the round's appends resolve then. That is one trip through the libuv thread pool per round where a writev
  * followed by an fdatasync takes two, each ending in a wake-up of the event loop, which on a busy
  * machine is where the time goes (docs/performance.md, "The latency path"). The kernel work is the
  * same as an fdatasync's. Appends arriving meanwhile queue and go out together in the next round,
- * so one durable write covers all of them, as one fdatasync used to. Bytes an earlier round wrote
- * under another policy are fdatasynced before the first durable write (O_DSYNC makes only its own
- * writes durable).
+ * so one durable write covers all of them, as one fdatasync used to. A policy change applies
+ * fully from the next segment: a segment opened without O_DSYNC is written and fdatasynced under
+ * 'sync', one opened with it stays durable under the other policies.
  *
  * Ops run strictly in queue order: 'write' ops (bytes at a known position of a segment) and 'task'
  * ops (segment roll bookkeeping, explicit flushes) that need everything queued before them done.
@@ -189,18 +188,18 @@ export class GroupCommitWriter {
 
   /** A writev that returns once the bytes are on the disk: O_DSYNC, or writev + fdatasync. */
   private async writeDurably(segment: LogSegment, buffers: Buffer[], position: number): Promise<number> {
-    // Written under another policy before it changed: O_DSYNC would not make these durable.
-    if (segment.unsyncedBytes > 0) await this.datasync(segment);
-    const durable = segment.durableFile();
-    if (!durable) {
+    if (!segment.durableWrites) {
+      // Opened under another policy (it applies fully from the next segment): two trips.
       const written = await this.writeToCache(segment, buffers, position);
       await this.datasync(segment);
       return written;
     }
+    // Written before a change from another policy: O_DSYNC makes only its own writes durable.
+    if (segment.unsyncedBytes > 0) await this.datasync(segment);
     // The durable write is both a write and a sync: a fault of either kind fails it.
     this.beforeIo('write', segment.logFile);
     this.beforeIo('fsync', segment.logFile);
-    const { bytesWritten } = await (await durable).writev(buffers, position);
+    const { bytesWritten } = await segment.file.writev(buffers, position);
     this.options.stats.durableWritevCalls++;
     return bytesWritten;
   }

@@ -203,19 +203,22 @@ describe('group commit', () => {
     expect(log.stats.datasyncCalls).toBe(2);
   });
 
-  it('policy changes apply to the next round (updateConfig)', async () => {
-    log = await openLog(await dirs.make(), testConfig({ flushPolicy: 'os' }));
+  it('policy changes apply to the next round, O_DSYNC from the next segment opened (updateConfig)', async () => {
+    const dataDir = await dirs.make();
+    log = await openLog(dataDir, testConfig({ flushPolicy: 'os' }));
     await log.append(buildBatch(), { leaderEpoch: 0 });
     log.updateConfig(testConfig({ flushPolicy: 'sync' }));
     await log.append(buildBatch(), { leaderEpoch: 0 });
-    // The bytes written under 'os' are fdatasynced (O_DSYNC covers only its own writes), then the
-    // new append goes out durably.
-    expect(log.stats).toMatchObject({ datasyncCalls: 1, durableWritevCalls: 1, writevCalls: 2 });
+    // The segment was opened under 'os' (no O_DSYNC): under 'sync' it is written, then fdatasynced.
+    expect(log.stats).toMatchObject({ datasyncCalls: 1, durableWritevCalls: 0, writevCalls: 2 });
+    await log.close();
+    log = await openLog(dataDir, testConfig({ flushPolicy: 'sync' }));
     await log.append(buildBatch(), { leaderEpoch: 0 });
-    expect(log.stats).toMatchObject({ datasyncCalls: 1, durableWritevCalls: 2 });
+    expect(log.stats).toMatchObject({ datasyncCalls: 0, durableWritevCalls: 1, writevCalls: 1 });
     log.updateConfig(testConfig({ flushPolicy: 'os' }));
     await log.append(buildBatch(), { leaderEpoch: 0 });
-    expect(log.stats).toMatchObject({ datasyncCalls: 1, durableWritevCalls: 2, writevCalls: 4 });
+    expect(log.stats).toMatchObject({ datasyncCalls: 0, durableWritevCalls: 1, writevCalls: 2 });
+    expect(offsetsIn(await readAll(log))).toEqual([0, 1, 2, 3]);
   });
 
   it('a failed write fails the pending appends with KAFKA_STORAGE_ERROR and takes the log offline', async () => {
