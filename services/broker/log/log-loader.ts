@@ -251,7 +251,7 @@ export class LogLoader {
     for (const base of bases) {
       const segment = new LogSegment(this.dir, base, this.options.config.indexIntervalBytes);
       this.opened.push(segment);
-      const { sizeBytes, mtimeMs } = await segment.openFile();
+      const { sizeBytes, mtimeMs } = await segment.openFile(this.options.config.flushPolicy === 'sync');
       segment.lastModifiedMs = mtimeMs;
       fileSizes.set(segment, sizeBytes);
       segments.push(segment);
@@ -268,7 +268,7 @@ export class LogLoader {
     if (segments.length === 0) {
       const segment = new LogSegment(this.dir, logStart ?? 0, this.options.config.indexIntervalBytes);
       this.opened.push(segment);
-      await segment.createFile();
+      await segment.createFile(this.options.config.flushPolicy === 'sync');
       segment.lastModifiedMs = this.options.clock.nowMs();
       fileSizes.set(segment, 0);
       segments.push(segment);

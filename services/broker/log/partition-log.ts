@@ -9,8 +9,8 @@
  *      the state itself is updated batch by batch in step 3;
  *   3. for each batch: roll if needed (roll.ts), patch baseOffset and partitionLeaderEpoch in place
  *      (outside the CRC; for LogAppendTime also the timestamps + a new CRC);
- *   4. hand the request's bytes to the writer (writer.ts): one writev per group commit round, plus
- *      one fdatasync for flushPolicy 'sync'. The promise resolves after that.
+ *   4. hand the request's bytes to the writer (writer.ts): one writev per group commit round, for
+ *      flushPolicy 'sync' through an O_DSYNC handle. The promise resolves after that.
  * The caller's buffer is patched in place and written as is (zero copy): it must not be reused.
  *
  * Follower appends (appendAsFollower, checks in follower-append.ts) take the same path from step 3
