@@ -30,6 +30,7 @@ beforeAll(async () => {
     // Without authentication every caller is ANONYMOUS; client ids tell them apart here.
     { entity: { user: 'ANONYMOUS', clientId: 'slow' }, values: { producer_byte_rate: 1000 } },
     { entity: { user: 'ANONYMOUS', clientId: 'capped' }, values: { max_streams: 2 } },
+    { entity: { user: 'ANONYMOUS', clientId: 'one-connection' }, values: { max_connections: 1 } },
     { entity: { clientId: 'reader' }, values: { consumer_byte_rate: 1000 } },
     { entity: { clientId: 'creator' }, values: { controller_mutation_rate: 5 } },
     { entity: { clientId: 'chatty' }, values: { request_rate: 2 } },
@@ -234,4 +235,40 @@ it('refuses a stream over the max_streams quota with RESOURCE_EXHAUSTED and TOO_
   kept[1]!.cancel();
   await settle();
   c.close();
+});
+
+it('refuses a call on a connection beyond the max_connections quota, and counts a closed connection out', async () => {
+  const def = (tideProto().Broker.service as unknown as Record<string, grpc.MethodDefinition<Any, Any>>)
+    .ListOffsets!;
+  // Separate subchannel pools: two clients, two TCP connections.
+  const connect = () =>
+    new grpc.Client(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure(), {
+      'grpc.secondary_user_agent': 'tide-client/one-connection',
+      'grpc.use_local_subchannel_pool': 1,
+    });
+  const call = (c: grpc.Client) =>
+    new Promise<grpc.StatusObject>((resolve) => {
+      const unary = c.makeUnaryRequest(
+        def.path,
+        def.requestSerialize,
+        def.responseDeserialize,
+        { topic: 't', partition: 0 },
+        () => undefined,
+      );
+      unary.on('status', resolve);
+    });
+  const first = connect();
+  expect((await call(first)).code).not.toBe(grpc.status.RESOURCE_EXHAUSTED);
+  expect((await call(first)).code).not.toBe(grpc.status.RESOURCE_EXHAUSTED);
+  expect(quotas.openConnections('ANONYMOUS')).toBe(1);
+  const second = connect();
+  const refused = await call(second);
+  expect(refused.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+  expect(refused.metadata.get('tide-error-code')).toEqual(['TOO_MANY_CONNECTIONS']);
+  expect(refused.details).toMatch(/max_connections/);
+  first.close();
+  for (let i = 0; i < 50 && quotas.openConnections('ANONYMOUS') > 0; i++) await settle();
+  expect(quotas.openConnections('ANONYMOUS')).toBe(0);
+  expect((await call(second)).code).not.toBe(grpc.status.RESOURCE_EXHAUSTED);
+  second.close();
 });

@@ -7,13 +7,16 @@
  * is held to its rate. The delay a call spent is reported in the `tide-throttle-ms` trailer.
  *
  * Open streams are capped per principal (max_streams): the excess stream is refused at once with
- * RESOURCE_EXHAUSTED / TOO_MANY_STREAMS. Internal RPCs (replication, controller traffic) are never
+ * RESOURCE_EXHAUSTED / TOO_MANY_STREAMS. Connections too (max_connections): a call arriving on a
+ * connection beyond the principal's cap is refused with TOO_MANY_CONNECTIONS (the principal is
+ * known only once a call carries its credentials, so the cap acts on calls, not on handshakes). Internal RPCs (replication, controller traffic) are never
  * throttled. Rates are per service instance, as in Kafka (a quota is per broker).
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Clock, Timer } from '../../clock';
 import { TideError } from '../../errors';
 import { toGrpcStatus } from '../../grpc/status';
+import { connectionEvents } from '../../grpc/server';
 import { ANONYMOUS } from '../auth/authenticator';
 import { PRINCIPAL_HEADER } from '../auth/auth-interceptor';
 import { ruleOf } from '../auth/rpc-access';
@@ -83,6 +86,8 @@ export interface QuotaInterceptor {
   interceptor: grpc.ServerInterceptor;
   /** Open streams per stream-cap sensor (tests, metrics). */
   openStreams(principal: string): number;
+  /** Connections counted against the principal's max_connections quota (tests, metrics). */
+  openConnections(principal: string): number;
   close(): void;
 }
 
@@ -118,6 +123,14 @@ export function quotaInterceptor(options: QuotaInterceptorOptions): QuotaInterce
   const rates = new Map<string, WindowedRate>();
   const lastUsed = new Map<string, number>();
   const streamsOpen = new Map<string, number>();
+  /** Per connection-cap sensor, the connections (peers) its calls came on. */
+  const connectionsOpen = new Map<string, Set<string>>();
+  const forgetConnection = (peer: string) => {
+    for (const [sensor, peers] of connectionsOpen) {
+      if (peers.delete(peer) && peers.size === 0) connectionsOpen.delete(sensor);
+    }
+  };
+  connectionEvents.on('closed', forgetConnection);
   // Forget the rates of callers gone quiet for a whole window.
   const sweeper: Timer = clock.setInterval(() => {
     const horizon = clock.nowMs() - rateOptions.samples * rateOptions.sampleMs;
@@ -175,6 +188,22 @@ export function quotaInterceptor(options: QuotaInterceptorOptions): QuotaInterce
         }
         const agent = metadata.get('user-agent')[0];
         clientId = clientIdOfUserAgent(typeof agent === 'string' ? agent : undefined);
+        const connectionCap = options.quotas().resolve('max_connections', user, clientId);
+        if (connectionCap) {
+          const peer = self.call!.getPeer();
+          const peers = connectionsOpen.get(connectionCap.sensor) ?? new Set<string>();
+          if (!peers.has(peer)) {
+            if (peers.size >= connectionCap.limit) {
+              ended = true;
+              const message = `principal ${user} already has ${peers.size} connection(s) open to this service, its max_connections quota`;
+              const status = toGrpcStatus(new TideError('TOO_MANY_CONNECTIONS', message));
+              self.call!.sendStatus({ ...status, details: status.details ?? message });
+              return;
+            }
+            peers.add(peer);
+            connectionsOpen.set(connectionCap.sensor, peers);
+          }
+        }
         if (streaming) {
           const cap = options.quotas().resolve('max_streams', user, clientId);
           if (cap) {
@@ -254,6 +283,16 @@ export function quotaInterceptor(options: QuotaInterceptorOptions): QuotaInterce
       for (const [sensor, n] of streamsOpen) if (sensor.split(';').includes(part)) total += n;
       return total;
     },
-    close: () => sweeper.cancel(),
+    openConnections: (principal) => {
+      const part = `user=${encodeURIComponent(principal)}`;
+      let total = 0;
+      for (const [sensor, peers] of connectionsOpen)
+        if (sensor.split(';').includes(part)) total += peers.size;
+      return total;
+    },
+    close: () => {
+      sweeper.cancel();
+      connectionEvents.off('closed', forgetConnection);
+    },
   };
 }

@@ -2,7 +2,7 @@
  * Client quotas in Kafka's model: an entity is a user (principal), a client id, or both, each
  * either a name or `<default>`; a caller gets, for each quota key separately, the value of the
  * most specific entity that sets it (Kafka's precedence, see resolveQuota). Byte and request rates
- * slow a caller down; max_streams refuses the excess stream.
+ * slow a caller down; max_streams and max_connections refuse the excess stream or connection.
  */
 import { TideError } from '../../errors';
 
@@ -14,6 +14,7 @@ export const QUOTA_KEYS = [
   'request_rate',
   'controller_mutation_rate',
   'max_streams',
+  'max_connections',
 ] as const;
 export type QuotaKey = (typeof QUOTA_KEYS)[number];
 
@@ -41,8 +42,8 @@ export function checkQuotaValue(key: string, value: number): void {
   if (!Number.isFinite(value) || value <= 0) {
     throw new TideError('INVALID_REQUEST', `quota ${key} must be a positive number, got ${value}`);
   }
-  if (key === 'max_streams' && !Number.isInteger(value)) {
-    throw new TideError('INVALID_REQUEST', `quota max_streams must be a whole number, got ${value}`);
+  if ((key === 'max_streams' || key === 'max_connections') && !Number.isInteger(value)) {
+    throw new TideError('INVALID_REQUEST', `quota ${key} must be a whole number, got ${value}`);
   }
 }
 
