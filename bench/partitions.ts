@@ -7,8 +7,9 @@
  *     turn), acks=leader; records/s and broker CPU seconds per million records;
  *   - consume: one consumer assigned every partition reads them all back as record objects;
  *   - RSS: the broker's resident memory after consuming, and its peak (VmHWM);
- *   - restart: SIGTERM (clean shutdown) and a new broker on the same data until every partition
- *     answers ListOffsets again.
+ *   - stop: SIGTERM (clean shutdown) until the broker process exits;
+ *   - restart: a new broker on the same data, from its spawn until every partition answers
+ *     ListOffsets again.
  * Rates are also printed as a share of the 1-partition row of the same run.
  */
 import * as fs from 'fs';
@@ -34,6 +35,7 @@ export interface PartitionsRow {
   consumerCpuPerM: number;
   rssMiB: number;
   peakRssMiB: number;
+  stopSec: number;
   restartSec: number;
 }
 
@@ -70,7 +72,18 @@ async function waitServed(tide: Tide, topic: string, partitions: number): Promis
 }
 
 async function startBroker(dataDir: string): Promise<TideProcess> {
-  return startTide(['dev', '--data', dataDir, '--port', '0'], { env: { TIDE_LOG_LEVEL: 'warn' } });
+  // A slow start is a figure to report, not a failure: 10 minutes before giving up.
+  return startTide(['dev', '--data', dataDir, '--port', '0'], {
+    env: { TIDE_LOG_LEVEL: 'warn' },
+    readyTimeoutMs: 600_000,
+  });
+}
+
+/** Progress on stderr: a sweep at 10,000 partitions runs for minutes. */
+function progress(partitions: number, what: string, sinceMs: number): void {
+  process.stderr.write(
+    `  [${partitions} partitions] ${what} in ${((performance.now() - sinceMs) / 1000).toFixed(1)} s\n`,
+  );
 }
 
 async function oneCount(options: PartitionsOptions, partitions: number): Promise<PartitionsRow> {
@@ -83,6 +96,7 @@ async function oneCount(options: PartitionsOptions, partitions: number): Promise
     await tide.admin().createTopic(topic, { partitions, configs: { 'flush.policy': options.policy } });
     await waitServed(tide, topic, partitions);
     const createdSec = (performance.now() - createdAt) / 1000;
+    progress(partitions, 'created and served', createdAt);
 
     const chunk = 1000;
     const values = Array.from({ length: chunk }, (_, i) => {
@@ -105,6 +119,7 @@ async function oneCount(options: PartitionsOptions, partitions: number): Promise
     const produceCpu = process.cpuUsage(cpu);
     const produceBrokerCpu = cpuSecondsOf(broker.child.pid!) - brokerCpu;
     await producer.close();
+    progress(partitions, 'produced', started);
 
     const consumer = tide.consumer({ autoOffsetReset: 'earliest' });
     consumer.assign(Array.from({ length: partitions }, (_, partition) => ({ topic, partition, offset: 0 })));
@@ -115,16 +130,22 @@ async function oneCount(options: PartitionsOptions, partitions: number): Promise
     const consumeSec = (performance.now() - started) / 1000;
     const consumeCpu = process.cpuUsage(cpu);
     await consumer.close();
+    progress(partitions, 'consumed', started);
     const rss = rssMiB(broker.child.pid!, 'VmRSS');
     const peakRss = rssMiB(broker.child.pid!, 'VmHWM');
     await tide.close();
 
+    const stoppedAt = performance.now();
     await broker.stop();
+    const stopSec = (performance.now() - stoppedAt) / 1000;
+    progress(partitions, 'stopped (SIGTERM)', stoppedAt);
     const restartedAt = performance.now();
     broker = await startBroker(dataDir);
+    progress(partitions, 'restarted broker printed its address', restartedAt);
     tide = new Tide({ bootstrap: [broker.address] });
     await waitServed(tide, topic, partitions);
     const restartSec = (performance.now() - restartedAt) / 1000;
+    progress(partitions, 'restarted and served', restartedAt);
     await tide.close();
     const perM = 1e6 / options.records;
     return {
@@ -137,6 +158,7 @@ async function oneCount(options: PartitionsOptions, partitions: number): Promise
       consumerCpuPerM: ((consumeCpu.user + consumeCpu.system) / 1e6) * perM,
       rssMiB: rss,
       peakRssMiB: peakRss,
+      stopSec,
       restartSec,
     };
   } finally {
@@ -164,6 +186,7 @@ export function formatPartitionRows(options: PartitionsOptions, rows: Partitions
     'CPU-s/M c',
     'RSS MiB',
     'peak MiB',
+    'stop s',
     'restart s',
   ];
   const body = rows.map((r) => [
@@ -175,6 +198,7 @@ export function formatPartitionRows(options: PartitionsOptions, rows: Partitions
     r.consumerCpuPerM.toFixed(2),
     r.rssMiB.toFixed(0),
     r.peakRssMiB.toFixed(0),
+    r.stopSec.toFixed(1),
     r.restartSec.toFixed(1),
   ]);
   const widths = headers.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
@@ -183,7 +207,8 @@ export function formatPartitionRows(options: PartitionsOptions, rows: Partitions
     `\nPartitions sweep: ${options.records.toLocaleString('en')} records x ${options.size} B per count, one topic, RF=1 (tide dev), ` +
     `flush.policy=${options.policy}, acks=leader, keyless sendBatch of 1,000 (sticky partitioner); one consumer of every partition\n` +
     `${lines.join('\n')}\n` +
-    'served s = CreateTopic until every partition answers ListOffsets; restart s = clean restart (SIGTERM) until the same;\n' +
+    'served s = CreateTopic until every partition answers ListOffsets; stop s = SIGTERM until the broker exited (clean shutdown);\n' +
+    'restart s = a new broker on the same data until every partition answers ListOffsets again;\n' +
     'CPU-s/M p/b = producer / broker CPU seconds per million records produced; RSS after consuming, peak = VmHWM.\n'
   );
 }

@@ -12,8 +12,10 @@
  *                    [--only produce,latency,partitions]   which parts to run (default all three)
  *                    [--latency-rates 1000,10000,50000] [--latency-seconds 5]
  *                    [--partitions 1,100,1000,10000] [--partition-records 1000000]
- *                    [--tls [--tls-rounds 3]]   plain text against TLS, interleaved, with the ratio (bench/tls.ts)
+ *                    [--tls [--tls-rounds 3] [--auth]]   plain text against TLS (and TLS + auth + ACLs),
+ *                                        interleaved, with the ratios (bench/tls.ts)
  *   npm run bench -- --compaction [...]   the log cleaner instead: see bench/compaction.ts
+ *   npm run bench -- --transactions [...]   transactional against idempotent produce: bench/transactions.ts
  *
  * latency: send-to-ack of single records at fixed rates with `lingerMs: 0`, per flush policy
  * (bench/latency.ts). partitions: the partitions sweep on a fresh broker per count
@@ -28,6 +30,7 @@ import { readBack, type ReadMode } from './read-back';
 import { DEFAULT_LATENCY_RATES, formatLatencyRows, latencyRows } from './latency';
 import { formatPartitionRows, partitionsSweep, type PartitionsOptions } from './partitions';
 import { runTlsComparison } from './tls';
+import { runTransactionsBench } from './transactions';
 
 export interface BenchOptions {
   records: number;
@@ -48,6 +51,8 @@ export interface BenchOptions {
   /** --tls: the produce/consume run on plain text and on TLS, interleaved, with the ratio. */
   tls: boolean;
   tlsRounds: number;
+  /** --auth (with --tls): a third mode with authentication and ACL checks on. */
+  auth: boolean;
   /** How clients reach the broker (TLS settings when it listens on TLS). */
   client?: Omit<TideOptions, 'bootstrap'>;
 }
@@ -69,12 +74,17 @@ function parseArgs(argv: string[]): BenchOptions {
     partitionRecords: 1_000_000,
     tls: false,
     tlsRounds: 3,
+    auth: false,
   };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
     if (flag === '--tls') {
       options.tls = true;
       i -= 1; // a switch: no value
+    } else if (flag === '--auth') {
+      options.auth = true;
+      options.tls = true;
+      i--;
     } else if (flag === '--tls-rounds') options.tlsRounds = Number(value);
     else if (flag === '--records') options.records = Number(value);
     else if (flag === '--size') options.size = Number(value);
@@ -368,7 +378,13 @@ function printResults(options: BenchOptions, results: ProduceConsumeResult[]): v
 }
 
 // `npm run bench -- --compaction [...]` runs the compaction benchmark instead (bench/compaction.ts).
-const run = process.argv[2] === '--compaction' ? () => runCompactionBench(process.argv.slice(3)) : main;
+// `npm run bench -- --transactions [...]`: transactional against idempotent produce (bench/transactions.ts).
+const run =
+  process.argv[2] === '--compaction'
+    ? () => runCompactionBench(process.argv.slice(3))
+    : process.argv[2] === '--transactions'
+      ? () => runTransactionsBench(process.argv.slice(3))
+      : main;
 run().catch((err: unknown) => {
   console.error(err);
   process.exitCode = 1;

@@ -16,6 +16,8 @@ import { produceCommand } from './commands/produce';
 import { topicsCommand } from './commands/topics';
 import { partitionsCommand } from './commands/partitions';
 import { brokersCommand } from './commands/brokers';
+import { aclsCommand } from './commands/acls';
+import { quotasCommand } from './commands/quotas';
 import { completionCommand } from './commands/completion';
 import { contextCommand } from './commands/context';
 import { addSecurityOptions } from './security-options';
@@ -48,6 +50,8 @@ function program(): Command {
   tide.addCommand(topicsCommand());
   tide.addCommand(partitionsCommand());
   tide.addCommand(brokersCommand());
+  tide.addCommand(aclsCommand());
+  tide.addCommand(quotasCommand());
   tide.addCommand(produceCommand());
   tide.addCommand(consumeCommand());
   tide.addCommand(transactionsCommand());

@@ -18,6 +18,59 @@ import type { CreatePartitionsResponse } from '../services/common/grpc/generated
 import type { AlterPartitionReassignmentsResponse } from '../services/common/grpc/generated/tide/v1/AlterPartitionReassignmentsResponse';
 import type { ListPartitionReassignmentsResponse } from '../services/common/grpc/generated/tide/v1/ListPartitionReassignmentsResponse';
 import type { DecommissionStatus as WireDecommissionStatus } from '../services/common/grpc/generated/tide/v1/DecommissionStatus';
+import type { AclBinding as WireAclBinding } from '../services/common/grpc/generated/tide/v1/AclBinding';
+import type { CreateAclsResponse } from '../services/common/grpc/generated/tide/v1/CreateAclsResponse';
+import type { DescribeAclsResponse } from '../services/common/grpc/generated/tide/v1/DescribeAclsResponse';
+import type { DeleteAclsResponse } from '../services/common/grpc/generated/tide/v1/DeleteAclsResponse';
+import type { ClientQuota as WireClientQuota } from '../services/common/grpc/generated/tide/v1/ClientQuota';
+import type { AlterClientQuotasResponse } from '../services/common/grpc/generated/tide/v1/AlterClientQuotasResponse';
+import type { DescribeClientQuotasResponse } from '../services/common/grpc/generated/tide/v1/DescribeClientQuotasResponse';
+
+/**
+ * An ACL binding (docs/security.md): the principal may (allow) or may not (deny) perform the
+ * operation on resources of the type whose name is `name` (literal; `*` = all) or starts with it
+ * (prefixed). Values are lower case, as in Kafka's kafka-acls minus the prefixes.
+ */
+export interface AclBinding {
+  principal: string;
+  resourceType: 'topic' | 'group' | 'cluster' | 'transactional_id';
+  patternType?: 'literal' | 'prefixed';
+  name: string;
+  operation:
+    | 'read'
+    | 'write'
+    | 'create'
+    | 'delete'
+    | 'alter'
+    | 'describe'
+    | 'describe_configs'
+    | 'alter_configs'
+    | 'cluster_action'
+    | 'idempotent_write'
+    | 'all';
+  permission?: 'allow' | 'deny';
+}
+
+/** Selects bindings by exact field values; an absent field matches any. */
+export type AclFilter = Partial<AclBinding>;
+
+/** A quota key (docs/security.md#quotas). */
+export type QuotaKey =
+  'producer_byte_rate' | 'consumer_byte_rate' | 'request_rate' | 'controller_mutation_rate' | 'max_streams';
+
+/**
+ * Who a quota applies to: a user (principal), a client id, or both; `<default>` names the
+ * default of its kind. An absent part is not part of the entity.
+ */
+export interface QuotaEntity {
+  user?: string;
+  clientId?: string;
+}
+
+export interface ClientQuota {
+  entity: QuotaEntity;
+  values: Partial<Record<QuotaKey, number>>;
+}
 
 /** A replica move in flight (ListPartitionReassignments). */
 export interface PartitionMove {
@@ -292,6 +345,69 @@ export class Admin {
     };
   }
 
+  /** Adds ACL bindings (an existing one is kept as is); returns how many were new. */
+  async createAcls(acls: AclBinding[]): Promise<number> {
+    const r = await this.call<CreateAclsResponse>((c, o, cb) =>
+      c.CreateAcls({ acls: acls.map(toWireAcl) }, o, cb),
+    );
+    return r.created;
+  }
+
+  /** The bindings matching the filter (all without one). */
+  async describeAcls(filter: AclFilter = {}): Promise<Required<AclBinding>[]> {
+    const r = await this.call<DescribeAclsResponse>((c, o, cb) =>
+      c.DescribeAcls({ filter: toWireAcl(filter) }, o, cb),
+    );
+    return r.acls.map(fromWireAcl);
+  }
+
+  /** Removes every binding matching one of the filters; returns the removed bindings. */
+  async deleteAcls(filters: AclFilter[]): Promise<Required<AclBinding>[]> {
+    const r = await this.call<DeleteAclsResponse>((c, o, cb) =>
+      c.DeleteAcls({ filters: filters.map(toWireAcl) }, o, cb),
+    );
+    return r.deleted.map(fromWireAcl);
+  }
+
+  /**
+   * Sets (and removes) quota values of one entity; returns its quotas afterwards (undefined once
+   * it has none left).
+   */
+  async alterClientQuotas(
+    entity: QuotaEntity,
+    set: Partial<Record<QuotaKey, number>>,
+    remove: QuotaKey[] = [],
+  ): Promise<ClientQuota | undefined> {
+    const r = await this.call<AlterClientQuotasResponse>((c, o, cb) =>
+      c.AlterClientQuotas(
+        {
+          alterations: [
+            {
+              entity: { user: entity.user ?? '', client_id: entity.clientId ?? '' },
+              set: Object.entries(set).map(([key, value]) => ({ key, value })),
+              remove,
+            },
+          ],
+        },
+        o,
+        cb,
+      ),
+    );
+    return r.quotas.map(fromWireQuota)[0];
+  }
+
+  /** The quotas whose entity matches the filter (an absent part matches any). */
+  async describeClientQuotas(filter: QuotaEntity = {}): Promise<ClientQuota[]> {
+    const r = await this.call<DescribeClientQuotasResponse>((c, o, cb) =>
+      c.DescribeClientQuotas(
+        { filter: { user: filter.user ?? '', client_id: filter.clientId ?? '' } },
+        o,
+        cb,
+      ),
+    );
+    return r.quotas.map(fromWireQuota);
+  }
+
   /** Broker Metadata for the given topics (all when empty); also refreshes the client's cache. */
   async metadata(topics: string[] = []): Promise<ClusterMetadata> {
     return retry(() => this.cluster.fetchMetadata(topics), this.retryOptions, { clock: this.cluster.clock });
@@ -313,6 +429,37 @@ export class Admin {
 
 function toTopicDescription(t: TopicInfo): TopicDescription {
   return { name: t.name, topicId: t.topic_id, internal: t.internal, partitions: partitionsOf(t) };
+}
+
+function toWireAcl(a: AclFilter): WireAclBinding {
+  return {
+    principal: a.principal ?? '',
+    resource_type: a.resourceType ?? '',
+    pattern_type: a.patternType ?? '',
+    name: a.name ?? '',
+    operation: a.operation ?? '',
+    permission: a.permission ?? '',
+  };
+}
+
+function fromWireAcl(a: WireAclBinding): Required<AclBinding> {
+  return {
+    principal: a.principal,
+    resourceType: a.resource_type as AclBinding['resourceType'],
+    patternType: a.pattern_type as 'literal' | 'prefixed',
+    name: a.name,
+    operation: a.operation as AclBinding['operation'],
+    permission: a.permission as 'allow' | 'deny',
+  };
+}
+
+function fromWireQuota(q: WireClientQuota): ClientQuota {
+  const entity: QuotaEntity = {};
+  if (q.entity?.user) entity.user = q.entity.user;
+  if (q.entity?.client_id) entity.clientId = q.entity.client_id;
+  const values: ClientQuota['values'] = {};
+  for (const v of q.values) values[v.key as QuotaKey] = v.value;
+  return { entity, values };
 }
 
 function toConfigEntry(c: WireConfigEntry): ConfigEntry {

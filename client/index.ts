@@ -195,6 +195,11 @@ export type {
 export type { AutoOffsetReset, ConsumerOptions, FetchOptions, FetchResult, IsolationLevel } from './consumer';
 export { Admin } from './admin';
 export type {
+  AclBinding,
+  AclFilter,
+  ClientQuota,
+  QuotaEntity,
+  QuotaKey,
   AdminOptions,
   AlterConfigsOptions,
   ClusterDescription,

@@ -15,6 +15,8 @@ import { GlobalKTable } from './dsl/global-ktable';
 import { materializeProcessor } from './processors/table-ops';
 import { sourceProcessor } from './processors/source-sink';
 import { Topology } from './topology/topology';
+import type { Tide } from '../client/index';
+import { StreamsApp, type StreamsAppOptions } from './runtime/app';
 
 export interface SourceOptions<K, V> {
   key: Serde<K>;
@@ -91,6 +93,23 @@ export class StreamsBuilder {
     }
     this.built = true;
     return new Topology(this.config.applicationId, this.b.nodes, this.b.stores, this.b.internalTopics);
+  }
+
+  /**
+   * The application that runs `topology` on this builder's cluster (`tide.streams(...)` gives the
+   * builder its client): `await app.start()`, `await app.close()`.
+   */
+  app(topology: Topology, options: StreamsAppOptions = {}): StreamsApp {
+    if (!this.client) {
+      throw new StreamsError(
+        'STATE',
+        'this builder has no client: make it with tide.streams({ applicationId }), or use new StreamsApp(tide, topology)',
+      );
+    }
+    return new StreamsApp(this.client as Tide, topology, {
+      processingGuarantee: this.config.processingGuarantee,
+      ...options,
+    });
   }
 
   private source<K, V>(topic: string, options: SourceOptions<K, V>, global: boolean): string {

@@ -10,7 +10,10 @@ export interface StreamsConfig {
    * `-changelog`) and the state directory. Letters, digits, '.', '_' and '-'.
    */
   applicationId: string;
-  /** 'atLeastOnce' (default). 'exactlyOnce' needs transactions, which Tide does not have yet. */
+  /**
+   * 'atLeastOnce' (default). 'exactlyOnce': each commit interval is one transaction covering the
+   * outputs, the changelog writes and the input offsets; input is read read_committed.
+   */
   processingGuarantee?: ProcessingGuarantee;
   /** Event time of records of sources that do not set their own (default: the record's timestamp). */
   defaultTimestampExtractor?: TimestampExtractor;
@@ -29,14 +32,7 @@ export function validateConfig(
     );
   }
   const guarantee = config.processingGuarantee ?? 'atLeastOnce';
-  if (guarantee === 'exactlyOnce') {
-    throw new StreamsError(
-      'UNSUPPORTED_GUARANTEE',
-      `processingGuarantee 'exactlyOnce' needs transactions, which this version of Tide does not have yet; ` +
-        `use 'atLeastOnce' (the default) and make the output idempotent, or wait for transactions (issue #13)`,
-    );
-  }
-  if (guarantee !== 'atLeastOnce') {
+  if (guarantee !== 'atLeastOnce' && guarantee !== 'exactlyOnce') {
     throw new StreamsError(
       'TOPOLOGY',
       `processingGuarantee must be 'atLeastOnce' or 'exactlyOnce', got ${JSON.stringify(guarantee)}`,

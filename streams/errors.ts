@@ -9,7 +9,7 @@ export type StreamsErrorKind =
   | 'TOPOLOGY'
   /** Topics joined or merged into one task have different partition counts. */
   | 'CO_PARTITIONING'
-  /** The requested processing guarantee is not available (exactlyOnce before transactions). */
+  /** The requested processing guarantee is not available (kept for callers that switch on it). */
   | 'UNSUPPORTED_GUARANTEE'
   /** A serde could not read or write a record. */
   | 'SERDE'

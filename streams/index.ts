@@ -15,9 +15,9 @@
  *   topology.describe().mermaid;         // the graph
  *   new TopologyTestDriver(topology, { partitions: { orders: 3 } });   // tests
  *
- * docs/streams.md is the guide. The runtime on a cluster (tasks over a consumer group, changelogs,
- * restore, standbys, interactive queries) is not built yet; it will drive the same StreamTask the
- * test driver drives.
+ * docs/streams.md is the guide. On a cluster: `const app = b.app(topology, { stateDir })`,
+ * `await app.start()` (tasks over the consumer group `<applicationId>`, changelogs, restore from
+ * checkpoints), `await app.close()`; it drives the same StreamTask the test driver drives.
  */
 import { Tide } from '../client/index';
 import { StreamsBuilder } from './builder';
@@ -76,6 +76,9 @@ export { diffTopologies } from './topology/diff';
 export type { TopologyDiff } from './topology/diff';
 export { StreamTask } from './runtime/task';
 export type { RawRecord, TaskMetrics } from './runtime/task';
+export { StreamsApp, DEFAULT_COMMIT_INTERVAL_MS } from './runtime/app';
+export type { StreamsAppOptions, StreamsAppMetrics, StreamsAppState, TaskSnapshot } from './runtime/app';
+export type { RestoreProgress } from './runtime/restore';
 export { TopologyTestDriver } from './test-driver/driver';
 export type { TestDriverOptions, SuppressStatus } from './test-driver/driver';
 export { TestInputTopic, TestOutputTopic } from './test-driver/topics';

@@ -1,10 +1,12 @@
 /**
- * The consumer's fetch-stream manager: one FetchStream per leader broker for the assigned
- * partitions that have a position, and the buffer between the streams and the application.
+ * The consumer's fetch-stream manager: FetchStreams to each leader broker for the assigned
+ * partitions that have a position (one per STREAM_MAX_POSITIONS of them), and the buffer between
+ * the streams and the application.
  *
  * `reconcile` (scheduled after any change: assignment, seek, pause, a stream ending, an error)
- * makes the open streams match the assignment: partitions grouped by leader, a stream reopened
- * only when its set of (partition, stream epoch) changed. Responses are split into complete
+ * makes the open streams match the assignment: partitions grouped by leader and cut into slices
+ * in (topic, partition) order, a stream reopened only when its slice's set of (partition, stream
+ * epoch) changed. Responses are split into complete
  * batches and queued; above `maxBufferedBytes` every stream pauses (HTTP/2 backpressure) until
  * the buffer is half empty. `next()` hands out the next chunk, checked in full (CRC, layout,
  * every record) before the position can move past it.
@@ -35,6 +37,11 @@ import type { OffsetResolver } from './offsets';
 import type { AssignedPartition, Entry } from './partition-state';
 
 const MAX_BYTES_LIMIT = 32 * 1024 * 1024;
+/**
+ * Positions one FetchStream names: the broker's default fetchStreamMaxPositions, which refuses a
+ * stream naming more (INVALID_REQUEST); a consumer of more partitions on one leader opens more.
+ */
+export const STREAM_MAX_POSITIONS = 1_000;
 
 export interface FetcherSettings {
   maxBytes: number;
@@ -60,7 +67,9 @@ export class FetchManager {
   private readonly retryOptions: Omit<RetryOptions, 'signal'>;
   private readonly clock: Clock;
   private readonly logger: Logger;
+  /** Open streams by slot: the leader's address and the slice's index (`address#i`). */
   private readonly sessions = new Map<string, FetchSession>();
+  private readonly sessionSlots = new Map<FetchSession, string>();
   private readonly sessionStates = new Map<FetchSession, Map<string, AssignedPartition>>();
   private queue: Entry[] = [];
   private queueHead = 0;
@@ -93,6 +102,7 @@ export class FetchManager {
     this.reconcileTimer?.cancel();
     for (const session of this.sessions.values()) session.cancel();
     this.sessions.clear();
+    this.sessionSlots.clear();
     this.sessionStates.clear();
     this.queue = [];
     this.queueHead = 0;
@@ -256,22 +266,27 @@ export class FetchManager {
       if (!group) groups.set(address, (group = []));
       group.push(state);
     }
-    for (const [address, session] of this.sessions) {
-      if (!groups.has(address)) this.dropSession(address, session);
-    }
+    const slices = new Map<string, { address: string; states: AssignedPartition[] }>();
     for (const [address, states] of groups) {
-      const key = states
-        .map((s) => `${s.topic}/${s.partition}@${s.streamEpoch}`)
-        .sort()
-        .join(',');
-      const existing = this.sessions.get(address);
+      states.sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
+      for (let first = 0; first < states.length; first += STREAM_MAX_POSITIONS) {
+        const slot = `${address}#${first / STREAM_MAX_POSITIONS}`;
+        slices.set(slot, { address, states: states.slice(first, first + STREAM_MAX_POSITIONS) });
+      }
+    }
+    for (const [slot, session] of this.sessions) {
+      if (!slices.has(slot)) this.dropSession(session);
+    }
+    for (const [slot, { address, states }] of slices) {
+      const key = states.map((s) => `${s.topic}/${s.partition}@${s.streamEpoch}`).join(',');
+      const existing = this.sessions.get(slot);
       if (existing && existing.alive && existing.key === key) continue;
-      if (existing) this.dropSession(address, existing);
-      this.openSession(address, key, states);
+      if (existing) this.dropSession(existing);
+      this.openSession(slot, address, key, states);
     }
   }
 
-  private openSession(address: string, key: string, states: AssignedPartition[]): void {
+  private openSession(slot: string, address: string, key: string, states: AssignedPartition[]): void {
     const byKey = new Map<string, AssignedPartition>();
     const positions = states.map((s) => {
       byKey.set(tpKey(s.topic, s.partition), s);
@@ -296,14 +311,21 @@ export class FetchManager {
       return;
     }
     if (this.streamsPaused) session.pause();
-    this.sessions.set(address, session);
+    this.sessions.set(slot, session);
+    this.sessionSlots.set(session, slot);
     this.sessionStates.set(session, byKey);
   }
 
-  private dropSession(address: string, session: FetchSession): void {
+  private dropSession(session: FetchSession): void {
     session.cancel();
+    this.forget(session);
+  }
+
+  private forget(session: FetchSession): void {
     this.sessionStates.delete(session);
-    if (this.sessions.get(address) === session) this.sessions.delete(address);
+    const slot = this.sessionSlots.get(session);
+    this.sessionSlots.delete(session);
+    if (slot !== undefined && this.sessions.get(slot) === session) this.sessions.delete(slot);
   }
 
   private onData(session: FetchSession, response: FetchResponse): void {
@@ -341,8 +363,7 @@ export class FetchManager {
 
   private onSessionEnd(session: FetchSession, error: TideError): void {
     const states = this.sessionStates.get(session);
-    this.sessionStates.delete(session);
-    if (this.sessions.get(session.address) === session) this.sessions.delete(session.address);
+    this.forget(session);
     if (!states) return;
     this.logger.debug({ address: session.address, code: error.code }, 'fetch stream ended; reopening');
     for (const state of states.values()) {

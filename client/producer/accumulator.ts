@@ -48,6 +48,11 @@ export interface AccumulatorHooks {
   released(): void;
   /** The producer identity new partitions start with (undefined before it is known). */
   identity(): Identity | undefined;
+  /**
+   * A batch opened for the partition. A transactional producer adds the partition to its
+   * transaction from here, so that round trip overlaps the linger instead of following it.
+   */
+  opened?(state: PartitionState): void;
 }
 
 export class RecordAccumulator {
@@ -276,6 +281,7 @@ export class RecordAccumulator {
     this.buffered += batch.accountedBytes;
     this.unsettledBatches++;
     state.open = batch;
+    this.hooks.opened?.(state);
     // While a flush waits, a new batch may go as soon as the records of this turn are in.
     if (this.lingerMs === 0 || this.flushDepth > 0) setImmediate(() => this.lingerExpired(state, batch));
     else state.lingerTimer = this.clock.setTimeout(() => this.lingerExpired(state, batch), this.lingerMs);

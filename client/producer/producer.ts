@@ -98,6 +98,8 @@ export class Producer {
           this.checkIdle();
         },
         identity: () => this.identity.current,
+        // The gate's answer waits for the sender; asking now only starts the transaction's add.
+        opened: internals.gate && ((state) => void internals.gate!(state.topic, state.partition)),
       },
     );
     this.sender = new Sender(this.cluster, this.accumulator, this.identity, {

@@ -331,13 +331,23 @@ export class TransactionalProducer {
   private mayProduce(topic: string, partition: number): boolean {
     if (this.added.has(partitionKey(topic, partition))) return true;
     this.toAdd.set(partitionKey(topic, partition), { topic, partition });
+    this.startAdding();
+    return false;
+  }
+
+  private startAdding(): void {
     this.adding ??= this.addPending().finally(() => {
       this.adding = undefined;
-      // Partitions that asked during the round trip go in the next one.
-      if (this.toAdd.size > 0)
-        for (const p of this.toAdd.values()) this.producer.resume(p.topic, p.partition);
+      // Partitions that asked during the round trip go in the next one, unless this one added them.
+      for (const [key, p] of this.toAdd) {
+        if (!this.added.has(key)) continue;
+        this.toAdd.delete(key);
+        this.producer.resume(p.topic, p.partition);
+      }
+      // (An abortable transaction adds nothing more unasked: abortTransaction's flush offers every
+      // partition to the gate again.)
+      if (this.toAdd.size > 0 && this.phase === 'in-transaction') this.startAdding();
     });
-    return false;
   }
 
   private async addPending(): Promise<void> {

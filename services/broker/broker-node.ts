@@ -47,6 +47,10 @@ import { CoordinatorRelay } from './api/coordinator-forward';
 import { TransactionRelay } from './api/txn-forward';
 import type { ElasticAdmin } from '../common/cluster/elastic-operations';
 import { insecureServiceSecurity, type ServiceSecurity } from '../common/security/service-security';
+import { NO_AUTH, auditLogger, type ServiceAuth } from '../common/security/auth/service-auth';
+import { startServiceAccess } from '../common/security/service-access';
+import { aclAdminHandlers } from '../common/security/auth/acl-admin-service';
+import { quotaAdminHandlers } from '../common/security/quota/quota-admin-service';
 
 export interface BrokerNodeDeps {
   store: MetadataStore;
@@ -222,7 +226,9 @@ export class BrokerNode {
     let shardOwners: ShardOwners | undefined;
     let coordinatorRelay: CoordinatorRelay | undefined;
     let transactionRelay: TransactionRelay | undefined;
+    let auth: ServiceAuth = NO_AUTH;
     try {
+      auth = await startServiceAccess(config, { store: deps.store, clock: deps.clock, logger });
       // Group calls are relayed to the coordinator that owns the group (one endpoint is enough).
       shardOwners = await ShardOwners.start({
         store: deps.store,
@@ -253,6 +259,7 @@ export class BrokerNode {
         host: config.host,
         port: config.port,
         credentials: security.server,
+        interceptors: auth.interceptors,
         connections: connectionLimitsOf(config),
         healthPort: config.healthPort,
         maxMessageBytes: config.maxRequestBytes,
@@ -276,9 +283,8 @@ export class BrokerNode {
               logger,
             }),
           );
-          s.addService(
-            proto.Admin.service,
-            adminHandlers({
+          s.addService(proto.Admin.service, {
+            ...adminHandlers({
               topics: deps.topicAdmin,
               elastic: deps.elasticAdmin,
               partitions: replicas,
@@ -286,7 +292,19 @@ export class BrokerNode {
               logger,
               edge: metrics.edge(logger),
             }),
-          );
+            ...aclAdminHandlers({
+              store: deps.store,
+              clusterName: config.clusterName,
+              edge: metrics.edge(logger),
+              audit: auditLogger(logger),
+            }),
+            ...quotaAdminHandlers({
+              store: deps.store,
+              clusterName: config.clusterName,
+              edge: metrics.edge(logger),
+              audit: auditLogger(logger),
+            }),
+          });
           s.addService(internalProto().replication.Replication.service, replication.handlers());
           s.addService(
             txnMarkersProto().TxnMarkers.service,
@@ -350,12 +368,13 @@ export class BrokerNode {
         server,
         registration,
         // The disk-fault file's poll timer stops with the watches (it exists only in fault tests).
-        // The transaction relay's channels close with them too.
+        // The transaction relay's channels and the ACL cache's watch close with them too.
         [
           topicWatch,
           brokerWatch,
           { cancel: async () => faults?.close() },
           { cancel: async () => txnRelay.close() },
+          { cancel: () => auth.close() },
         ],
         brokerInfo,
         forwarder,
@@ -373,6 +392,7 @@ export class BrokerNode {
       return node;
     } catch (err) {
       if (server) await stopServer(server.server, 0);
+      await auth.close();
       coordinatorRelay?.close();
       transactionRelay?.close();
       await shardOwners?.stop();

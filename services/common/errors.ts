@@ -180,6 +180,14 @@ export const ERROR_CODES = {
     retriable: false,
     hint: 'you are authenticated but no ACL allows this: ask an administrator for the grant (tide acls add); see docs/security.md',
   },
+  TOO_MANY_STREAMS: {
+    retriable: false,
+    hint: 'your principal has as many open streams as its max_streams quota allows on this broker: close a stream (e.g. reuse one client) or ask an administrator to raise the quota (tide quotas set); see docs/security.md',
+  },
+  TOO_MANY_CONNECTIONS: {
+    retriable: false,
+    hint: 'your principal has as many connections open to this service as its max_connections quota allows: share one client (one connection per broker) or ask an administrator to raise the quota (tide quotas set); see docs/security.md',
+  },
   UNKNOWN: {
     retriable: false,
     hint: 'see the broker log for details',

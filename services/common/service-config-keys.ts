@@ -2,6 +2,7 @@
 import type { ConfigSchema } from './config';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './grpc/server';
 import { SECURITY_CONFIG_KEYS } from './security/config-keys';
+import { AUTH_CONFIG_KEYS } from './security/auth/auth-config-keys';
 
 export const SERVICE_CONFIG_KEYS = {
   host: { type: 'string', default: '127.0.0.1', doc: 'Address the gRPC server binds.' },
@@ -61,6 +62,7 @@ export const SERVICE_CONFIG_KEYS = {
     doc: 'Open connections per client IP address; a connection past the cap is closed at once; 0 = no limit.',
   },
   ...SECURITY_CONFIG_KEYS,
+  ...AUTH_CONFIG_KEYS,
 } satisfies ConfigSchema;
 
 /** The gRPC server's connection handling from a service's config. */

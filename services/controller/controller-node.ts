@@ -51,6 +51,10 @@ import type { PartitionView } from '../common/cluster/topic-watcher';
 export const RPC_CONFLICT_ATTEMPTS = 5;
 
 import type { ServiceSecurity } from '../common/security/service-security';
+import { NO_AUTH, auditLogger, type ServiceAuth } from '../common/security/auth/service-auth';
+import { startServiceAccess } from '../common/security/service-access';
+import { aclAdminHandlers } from '../common/security/auth/acl-admin-service';
+import { quotaAdminHandlers } from '../common/security/quota/quota-admin-service';
 export interface ControllerNodeDeps {
   store: MetadataStore;
   clock: Clock;
@@ -92,6 +96,7 @@ export class ControllerNode {
   private readonly shuttingDown = new Set<number>();
   private readonly unreachable: UnreachableReports;
   private server?: TideServer;
+  private auth: ServiceAuth = NO_AUTH;
   private clusterId?: string;
   private activation: Promise<void> = Promise.resolve();
   private readonly adminOps: TopicAdmin;
@@ -196,7 +201,9 @@ export class ControllerNode {
   static async start(config: ControllerConfig, deps: ControllerNodeDeps): Promise<ControllerNode> {
     // The handlers are registered before the node exists; they reach it through this reference.
     const ref: { node?: ControllerNode } = {};
+    const auth = await startServiceAccess(config, deps);
     const server = await startServer({
+      interceptors: auth.interceptors,
       host: config.host,
       port: config.port,
       connections: connectionLimitsOf(config),
@@ -220,9 +227,20 @@ export class ControllerNode {
             deps.logger,
           ),
         );
-        s.addService(
-          tideProto().Admin.service,
-          controllerAdminHandlers({
+        s.addService(tideProto().Admin.service, {
+          ...aclAdminHandlers({
+            store: deps.store,
+            clusterName: config.clusterName,
+            edge: deps.logger,
+            audit: auditLogger(deps.logger),
+          }),
+          ...quotaAdminHandlers({
+            store: deps.store,
+            clusterName: config.clusterName,
+            edge: deps.logger,
+            audit: auditLogger(deps.logger),
+          }),
+          ...controllerAdminHandlers({
             topics: {
               createTopic: (spec) => ref.node!.admin.createTopic(spec),
               deleteTopic: (name) => ref.node!.admin.deleteTopic(name),
@@ -245,7 +263,7 @@ export class ControllerNode {
             },
             logger: deps.logger,
           }),
-        );
+        });
       },
     });
     const host =
@@ -254,11 +272,13 @@ export class ControllerNode {
     const node = new ControllerNode(config, deps, `${host}:${server.port}`);
     ref.node = node;
     node.server = server;
+    node.auth = auth;
     try {
       server.health.setStatus('', 'SERVING');
       await node.election.start();
     } catch (err) {
       await stopServer(server.server, 0);
+      await auth.close();
       throw err;
     }
     node.logger.info(
@@ -507,6 +527,7 @@ export class ControllerNode {
     await this.reconciler.deactivate();
     await this.reassigner.deactivate();
     if (this.server) await stopServer(this.server.server, 2_000);
+    await this.auth.close();
     this.logger.info({ address: this.address }, 'controller stopped');
   }
 

@@ -42,6 +42,7 @@ export const HEALTH_SERVICE = 'tide.v1.GroupCoordinator';
 export const BROKER_WAIT_MS = 120_000;
 
 import type { ServiceSecurity } from '../common/security/service-security';
+import { startServiceAccess } from '../common/security/service-access';
 export interface CoordinatorNodeDeps {
   store: MetadataStore;
   /** Creates `__consumer_offsets`: the controller over gRPC (ControllerClient), or in process. */
@@ -165,6 +166,8 @@ export class CoordinatorNode {
       });
       const started = coordinator;
       const locator = new CoordinatorLocator(deps.store, config.clusterName);
+      const auth = await startServiceAccess(config, { store: deps.store, clock: deps.clock, logger });
+      cleanup.push(() => auth.close());
       const credentials = deps.security?.channel ?? grpc.credentials.createInsecure();
       const producerIds = new ProducerIdAllocator({
         store: deps.store,
@@ -206,6 +209,7 @@ export class CoordinatorNode {
       });
       const metrics = config.metricsPort >= 0 ? coordinatorMetrics(coordinator) : undefined;
       const server = await startServer({
+        interceptors: auth.interceptors,
         host: config.host,
         port: config.port,
         connections: connectionLimitsOf(config),
@@ -298,7 +302,8 @@ export class CoordinatorNode {
         log,
         txnLog,
         cluster,
-        topicWatch,
+        // The ACL cache's watch ends with the topic watch.
+        { cancel: () => topicWatch.cancel().then(() => auth.close()) },
         metricsServer,
         logger,
       );

@@ -14,6 +14,7 @@ import { Service } from 'kubernetes-models/v1/Service';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { Job } from 'kubernetes-models/batch/v1/Job';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
@@ -46,6 +47,7 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'v1/ServiceAccount': ServiceAccount,
   'apps/v1/StatefulSet': StatefulSet,
   'apps/v1/Deployment': Deployment,
+  'batch/v1/Job': Job,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
   'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
   'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
@@ -61,6 +63,7 @@ const VALUE_SETS: Record<string, (string | Record<string, unknown>)[]> = {
   'TLS from cert-manager': ['tls-cert-manager.yaml'],
   'TLS from an existing Secret': ['tls-existing-secret.yaml'],
   'TLS from a ClusterIssuer': ['tls-cluster-issuer.yaml'],
+  'auth, ACLs and quotas': ['auth-acls-quotas.yaml'],
   // The production starting point users copy: balancing on, replica moves throttled.
   'the production example': [path.join(CHART_DIR, 'values-production.yaml')],
 };
@@ -323,6 +326,166 @@ describe('TLS', () => {
       /tls.existingSecret.*tls.certManager.enabled/,
     );
     expect(() => renderChart({ values: [{ tls: { clientAuth: 'sometimes' } }] })).toThrow();
+  });
+});
+
+describe('auth, ACLs and quotas', () => {
+  const tideWorkloads = (r: Rendered) =>
+    workloads(r).filter((w) => podLabels(w)['app.kubernetes.io/component'] !== 'etcd');
+
+  test('every Tide service gets the auth settings, files and the projected service-account token', () => {
+    const r = renderChart({ values: ['auth-acls-quotas.yaml'] });
+    expect(tideWorkloads(r)).toHaveLength(3);
+    for (const w of tideWorkloads(r)) {
+      const c = container(w);
+      const env = envMap(c.env as EnvVar[]);
+      expect(env).toMatchObject({
+        TIDE_AUTH_MTLS: 'true',
+        TIDE_AUTH_MTLS_PRINCIPAL_RULES: 'RULE:^CN=([^,]+).*$/$1/L,DEFAULT',
+        TIDE_AUTH_JWKS_FILE: '/etc/tide/auth/jwks/jwks.json',
+        TIDE_AUTH_JWT_ISSUER: 'https://kubernetes.default.svc.cluster.local',
+        TIDE_AUTH_JWT_AUDIENCE: 'tide',
+        TIDE_AUTH_STATIC_TOKENS_FILE: '/etc/tide/auth/static/tokens',
+        TIDE_AUTHORIZATION: 'acl',
+        TIDE_SUPER_USERS: 'admin',
+        TIDE_INTERNAL_PRINCIPALS: 'tide.default.svc,system:serviceaccount:default:tide',
+        TIDE_INTERNAL_TOKEN_FILE: '/etc/tide/auth/sa/token',
+      });
+      expect(env.TIDE_QUOTAS).toBeUndefined();
+      const mounts = c.volumeMounts as { name: string; mountPath: string }[];
+      const volumes = w.spec.template.spec.volumes as K8sObject[];
+      for (const [name, dir] of [
+        ['auth-jwks', '/etc/tide/auth/jwks'],
+        ['auth-static-tokens', '/etc/tide/auth/static'],
+        ['auth-sa-token', '/etc/tide/auth/sa'],
+      ]) {
+        expect(mounts).toContainEqual({ name, mountPath: dir, readOnly: true });
+        expect(volumes.map((v) => v.name)).toContain(name);
+      }
+      const byName = (n: string) => volumes.find((v) => v.name === n)!;
+      expect(byName('auth-jwks').configMap).toEqual({
+        name: 'cluster-jwks',
+        items: [{ key: 'jwks.json', path: 'jwks.json' }],
+      });
+      expect(byName('auth-static-tokens').secret.secretName).toBe('tide-dev-tokens');
+      expect(byName('auth-sa-token').projected.sources[0].serviceAccountToken).toEqual({
+        audience: 'tide',
+        expirationSeconds: 3600,
+        path: 'token',
+      });
+    }
+  });
+
+  test('a post-install/post-upgrade Job applies the declared ACLs and quotas with the release image', () => {
+    const r = renderChart({ values: ['auth-acls-quotas.yaml'] });
+    const job = find(r, 'Job', 'tide-bootstrap');
+    expect(job.metadata.annotations).toEqual({
+      'helm.sh/hook': 'post-install,post-upgrade',
+      'helm.sh/hook-weight': '0',
+      'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
+    });
+    const pod = job.spec.template.spec;
+    expect(pod.restartPolicy).toBe('Never');
+    expect(pod.automountServiceAccountToken).toBe(false);
+    const c = pod.containers[0] as K8sObject;
+    const broker = container(
+      r.objects.find((o) => o.kind === 'StatefulSet' && o.metadata.name === 'tide-broker')!,
+    );
+    expect(c.image).toBe(broker.image);
+    expect(c.securityContext.readOnlyRootFilesystem).toBe(true);
+    expect(envMap(c.env as EnvVar[])).toEqual({
+      TIDE_BOOTSTRAP: 'tide.default.svc:9092',
+      TIDE_TLS_CA: '/etc/tide/tls/ca.crt',
+      // With mTLS the Job is the service certificate's principal, an internal (super) principal.
+      TIDE_TLS_CERT: '/etc/tide/tls/tls.crt',
+      TIDE_TLS_KEY: '/etc/tide/tls/tls.key',
+    });
+    const script = (c.args as string[])[0]!;
+    const lines = script.split('\n').map((l) => l.trim());
+    expect(lines).toContain(
+      "tide acls add --principal 'system:serviceaccount:shop:orders' --topic 'orders.' --operation 'write' --operation 'describe' --prefixed",
+    );
+    expect(lines).toContain("tide acls add --principal 'billing' --group 'billing' --operation 'read'");
+    expect(lines).toContain("tide acls add --principal 'ops' --cluster --operation 'describe'");
+    expect(lines).toContain(
+      "tide quotas set --user 'system:serviceaccount:shop:orders' 'max_streams=20' 'producer_byte_rate=1048576'",
+    );
+    expect(lines).toContain("tide quotas set --user '<default>' 'request_rate=200'");
+    expect(lines).toContain("tide quotas set --client-id 'batch' 'consumer_byte_rate=524288'");
+    // Waits for the brokers before the first call (the hook runs while they start).
+    expect(lines.findIndex((l) => l.startsWith('until tide cluster describe'))).toBeLessThan(
+      lines.findIndex((l) => l.startsWith('tide acls add')),
+    );
+  });
+
+  test('no Job and no auth env with the default values', () => {
+    const r = renderChart({});
+    expect(r.objects.filter((o) => o.kind === 'Job')).toEqual([]);
+    for (const w of tideWorkloads(r)) {
+      const names = (container(w).env as EnvVar[]).map((e) => e.name);
+      expect(names.filter((n) => /AUTH|PRINCIPALS|SUPER_USERS|INTERNAL_TOKEN|QUOTAS/.test(n))).toEqual([]);
+    }
+  });
+
+  test('a Job authenticating by service-account token when mTLS is off', () => {
+    const r = renderChart({
+      values: [
+        'auth-acls-quotas.yaml',
+        {
+          auth: { mtls: { enabled: false } },
+          quotas: [{ user: 'a', values: { request_rate: 5 } }],
+          acls: [],
+        },
+      ],
+    });
+    const c = find(r, 'Job', 'tide-bootstrap').spec.template.spec.containers[0] as K8sObject;
+    const env = envMap(c.env as EnvVar[]);
+    expect(env.TIDE_TOKEN_FILE).toBe('/etc/tide/auth/sa/token');
+    expect(env.TIDE_TLS_CERT).toBeUndefined();
+  });
+
+  test('refuses settings that cannot work, saying what to set', () => {
+    expect(() => renderChart({ values: [{ auth: { mtls: { enabled: true } } }] })).toThrow(
+      /needs tls.enabled/,
+    );
+    expect(() =>
+      renderChart({
+        values: ['tls-cert-manager.yaml', { tls: { clientAuth: 'none' }, auth: { mtls: { enabled: true } } }],
+      }),
+    ).toThrow(/tls.clientAuth request or require/);
+    expect(() =>
+      renderChart({
+        values: [
+          'auth-acls-quotas.yaml',
+          { auth: { internalPrincipals: [], serviceAccountToken: { enabled: false } } },
+        ],
+      }),
+    ).toThrow(/needs auth.internalPrincipals/);
+    expect(() =>
+      renderChart({ values: ['auth-acls-quotas.yaml', { auth: { jwt: { issuer: '' } } }] }),
+    ).toThrow(/needs auth.jwt.issuer and auth.jwt.audience/);
+    expect(() =>
+      renderChart({
+        values: [
+          'auth-acls-quotas.yaml',
+          {
+            auth: {
+              mtls: { enabled: false },
+              serviceAccountToken: { enabled: false },
+              internalPrincipals: ['x'],
+            },
+          },
+        ],
+      }),
+    ).toThrow(/applied by a Job that authenticates/);
+    expect(() => renderChart({ values: [{ acls: [{ principal: 'a', operations: ['read'] }] }] })).toThrow(
+      /names no resource/,
+    );
+    expect(() => renderChart({ values: [{ quotas: [{ user: 'a', values: { bytes: 1 } }] }] })).toThrow();
+    expect(() => renderChart({ values: [{ quotas: [{ values: { request_rate: 1 } }] }] })).toThrow();
+    expect(() =>
+      renderChart({ values: [{ acls: [{ principal: "it's", operations: ['read'], topic: 't' }] }] }),
+    ).toThrow();
   });
 });
 

@@ -116,6 +116,72 @@ test('Python: admin, produce, FetchStream, offsets, metadata and error trailers'
   await expectRoundTrip(seen, 'from-python', 'py', 'python');
 });
 
+interface TxnSeen {
+  coordinator: string;
+  producer_id: number;
+  transactions: {
+    commit: boolean;
+    epoch: number;
+    next_epoch: number;
+    produced: { partition: number; base_offset: number; last_offset: number }[];
+  }[];
+  latest: Record<string, number>;
+  committed: Record<string, { offset: number; value: string }[]>;
+}
+
+test('Python: a committed and an aborted transaction with the protos alone; read_committed sees the committed one', async () => {
+  const out = run(PYTHON, [
+    path.join(__dirname, 'tide_txn_interop.py'),
+    stubs.python,
+    node.address,
+    'txn-from-python',
+    'python-writer',
+  ]);
+  const seen = JSON.parse(out) as TxnSeen;
+  const [committed, aborted] = seen.transactions;
+  expect(committed.commit).toBe(true);
+  expect(aborted.commit).toBe(false);
+  // Every end bumps the epoch (KIP-890); the next transaction runs on the answered one.
+  expect(committed.next_epoch).toBe(committed.epoch + 1);
+  expect(aborted.epoch).toBe(committed.next_epoch);
+  // Per partition: 3 committed records, their COMMIT marker, 3 aborted records, their ABORT marker.
+  for (const p of [0, 1]) {
+    expect(committed.produced[p]).toEqual({ partition: p, base_offset: 0, last_offset: 2 });
+    expect(aborted.produced[p]).toEqual({ partition: p, base_offset: 4, last_offset: 6 });
+    expect(seen.latest[String(p)]).toBe(8);
+    expect(seen.committed[String(p)]).toEqual(
+      [0, 1, 2].map((i) => ({ offset: i, value: `committed-${p}-${i}` })),
+    );
+  }
+
+  // The TypeScript client agrees: read_committed sees the committed records only, read_uncommitted all six.
+  for (const isolation of ['read_committed', 'read_uncommitted'] as const) {
+    const consumer = tide.consumer({ isolation });
+    const values: string[] = [];
+    for (let offset = 0; offset < 8;) {
+      const result = await consumer.fetch({ topic: 'txn-from-python', partition: 0 }, offset, {
+        maxWaitMs: 0,
+      });
+      values.push(...result.records.map((r) => String(r.value)));
+      if (result.nextOffset <= offset) break;
+      offset = result.nextOffset;
+    }
+    await consumer.close();
+    expect(values).toEqual(
+      isolation === 'read_committed'
+        ? ['committed-0-0', 'committed-0-1', 'committed-0-2']
+        : ['committed-0-0', 'committed-0-1', 'committed-0-2', 'aborted-0-0', 'aborted-0-1', 'aborted-0-2'],
+    );
+  }
+  // The coordinator's view: the same producer, on the epoch the last EndTxn answered, nothing open.
+  const described = await tide.transactions().describeTransaction('python-writer');
+  expect(described).toMatchObject({
+    producerId: seen.producer_id,
+    producerEpoch: aborted.next_epoch,
+    partitions: [],
+  });
+});
+
 test('Ruby: admin, produce, FetchStream, offsets, metadata and error trailers', async () => {
   const out = run(RUBY, [path.join(__dirname, 'tide_interop.rb'), stubs.ruby, node.address, 'from-ruby']);
   const seen = JSON.parse(out) as Seen;

@@ -9,7 +9,14 @@ import { REPO_ROOT } from '../harness/processes';
 
 export const PYTHON = '/usr/bin/python3';
 export const RUBY = '/usr/bin/ruby';
-const PROTOS = ['tide/v1/common.proto', 'tide/v1/broker.proto', 'tide/v1/admin.proto'];
+const PROTOS = [
+  'tide/v1/common.proto',
+  'tide/v1/broker.proto',
+  'tide/v1/admin.proto',
+  // Transactions (tide_txn_interop.py): the service and the coordinator messages it uses.
+  'tide/v1/coordinator.proto',
+  'tide/v1/transactions.proto',
+];
 const PROTO_ROOT = path.join(REPO_ROOT, 'protos');
 
 function need(command: string, args: string[], what: string): void {

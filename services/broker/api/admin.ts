@@ -5,7 +5,7 @@
 import type { CreateTopicRequest } from '../../common/grpc/generated/tide/v1/CreateTopicRequest';
 import type { AlterConfigsRequest } from '../../common/grpc/generated/tide/v1/AlterConfigsRequest';
 import type { PartitionStatus__Input } from '../../common/grpc/generated/tide/v1/PartitionStatus';
-import type { AdminHandlers } from '../../common/grpc/generated/tide/v1/Admin';
+import type { AdminHandlersWithoutAcls } from '../../common/security/auth/acl-admin-service';
 import type { Logger } from '../../common/logger';
 import { TideError } from '../../common/errors';
 import type { TopicAdmin } from '../../common/cluster/admin-operations';
@@ -55,7 +55,7 @@ async function untilServedHere(deps: AdminDeps, name: string, partitionCount: nu
   }
 }
 
-export function adminHandlers(deps: AdminDeps): AdminHandlers {
+export function adminHandlers(deps: AdminDeps): AdminHandlersWithoutAcls {
   const logger = deps.edge ?? deps.logger;
   return {
     CreateTopic: unary(logger, 'CreateTopic', async (req: CreateTopicRequest) => {

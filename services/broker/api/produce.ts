@@ -4,6 +4,7 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 import type { ProduceRequest } from '../../common/grpc/generated/tide/v1/ProduceRequest';
+import type { PortableProducer } from '../../common/grpc/generated/tide/v1/PortableProducer';
 import type { ProduceResponse__Input } from '../../common/grpc/generated/tide/v1/ProduceResponse';
 import { TideError } from '../../common/errors';
 import { toWireError } from '../../common/grpc/status';
@@ -19,6 +20,9 @@ import { isLedElsewhere, type LeaderForwarder } from './forward';
 import { INTERNAL_TOKEN_HEADER, wantsProxy } from '../../common/grpc/routing-headers';
 import { timingSafeEqual } from 'crypto';
 import type { TrafficMetrics } from '../metrics';
+
+/** Kafka's producer epoch is an int16. */
+const MAX_PRODUCER_EPOCH = 32_767;
 
 /** In-flight requests per ProduceStream before the broker stops reading from it. */
 export const PRODUCE_STREAM_MAX_IN_FLIGHT = 64;
@@ -112,8 +116,49 @@ function batchesOf(request: ProduceRequest, clock: Clock): Buffer {
       'set exactly one of record_batches (fast path) or records (portable path)',
     );
   }
-  if (hasBatches) return request.record_batches;
-  return encodeBatch(request.records.map(fromWireRecord), { nowMs: clock.nowMs() });
+  if (hasBatches) {
+    if (request.producer)
+      throw new TideError(
+        'INVALID_REQUEST',
+        'producer is for the portable path (records) only: with record_batches the batch headers carry the producer id, epoch and sequence',
+      );
+    return request.record_batches;
+  }
+  return encodeBatch(request.records.map(fromWireRecord), {
+    nowMs: clock.nowMs(),
+    ...(request.producer ? portableProducer(request.producer) : {}),
+  });
+}
+
+/** The checked identity a portable-path batch is built with. */
+function portableProducer(producer: PortableProducer): {
+  producerId: number;
+  producerEpoch: number;
+  baseSequence: number;
+  transactional: boolean;
+} {
+  const { producer_id: id, producer_epoch: epoch, base_sequence: sequence } = producer;
+  if (!Number.isSafeInteger(id) || id < 0)
+    throw new TideError(
+      'INVALID_REQUEST',
+      `producer.producer_id must be the id InitProducerId or InitTransactions answered (>= 0), got ${echo(id)}`,
+    );
+  if (!Number.isInteger(epoch) || epoch < 0 || epoch > MAX_PRODUCER_EPOCH)
+    throw new TideError(
+      'INVALID_REQUEST',
+      `producer.producer_epoch must be in 0..${MAX_PRODUCER_EPOCH}, got ${echo(epoch)}`,
+    );
+  if (!Number.isInteger(sequence) || sequence < 0)
+    throw new TideError(
+      'INVALID_REQUEST',
+      `producer.base_sequence must be >= 0 (0 for the first request of an epoch), got ${echo(sequence)}`,
+    );
+  return {
+    producerId: id,
+    producerEpoch: epoch,
+    baseSequence: sequence,
+    transactional: producer.transactional,
+  };
 }
 
 /** produce(), or, for a proxy-routing client, forwarded to the leader when it is elsewhere. */

@@ -47,6 +47,10 @@ export async function readOffsetCheckpoint(file: string, logger: Logger): Promis
   return result;
 }
 
-export async function writeOffsetCheckpoint(file: string, offset: number): Promise<void> {
-  await writeFileAtomic(file, encodeOffsetCheckpoint(offset));
+/**
+ * Replaces the checkpoint atomically. syncDir = false leaves the rename's durability to the
+ * caller's next fsync of the folder (one fsync for several files).
+ */
+export async function writeOffsetCheckpoint(file: string, offset: number, syncDir = true): Promise<void> {
+  await writeFileAtomic(file, encodeOffsetCheckpoint(offset), syncDir);
 }

@@ -6,7 +6,7 @@
 
 /** When appended data reaches the disk. */
 export type FlushPolicy =
-  /** fdatasync before append() resolves, many appends sharing one fsync (group commit). */
+  /** on the disk before append() resolves (an O_DSYNC write), many appends sharing one (group commit). */
   | 'sync'
   /** fdatasync every flushIntervalMs; append() resolves once the OS has the bytes. */
   | 'interval'

@@ -292,7 +292,7 @@ export class LogAppender {
     log.writer
       .task(async () => {
         await old.finalize();
-        await segment.createFile();
+        await segment.createFile(log.config.flushPolicy === 'sync');
         await log.snapshots.write(segment.baseOffset, snapshot);
         await writeOffsetCheckpoint(path.join(log.dir, RECOVERY_POINT_FILE), segment.baseOffset);
         log.recoveryPoint = segment.baseOffset;

@@ -72,6 +72,12 @@ export interface LoadedLog {
   snapshots: ProducerSnapshotStore;
   /** True when the previous close() finished (the marker was there). */
   cleanShutdown: boolean;
+  /**
+   * True when the files on disk are what a clean close() of the loaded state would leave: a clean
+   * shutdown loaded without recovering or rebuilding anything, or a new log (one empty segment).
+   * A close() with nothing changed since then only marks the clean shutdown (partition-log.ts).
+   */
+  filesMatchCleanClose: boolean;
   /** The cleaner checkpoint, when the log was cleaned before (cleaner-checkpoint.ts). */
   cleanerCheckpoint: CleanerCheckpoint | undefined;
 }
@@ -84,6 +90,8 @@ export class LogLoader {
   private cleaned = false;
   /** cleanup.policy includes compact. */
   private readonly compacted: boolean;
+  /** Something on disk was recovered, rebuilt or deleted while loading. */
+  private repaired = false;
 
   constructor(private readonly options: LogLoaderOptions) {
     this.compacted = cleanupPolicyOf(options.config).compact;
@@ -108,19 +116,22 @@ export class LogLoader {
 
   private async loadOrThrow(): Promise<LoadedLog> {
     await fs.mkdir(this.dir, { recursive: true });
-    const names = await this.removeStrayFiles(
-      await completeInterruptedSwaps(this.dir, await fs.readdir(this.dir), this.logger),
-    );
+    const listed = await fs.readdir(this.dir);
+    const names = await this.removeStrayFiles(await completeInterruptedSwaps(this.dir, listed, this.logger));
+    if (names.length !== listed.length || names.some((n, i) => n !== listed[i])) this.repaired = true;
+    const fresh = !names.some((n) => parseOffsetFileName(n, LOG_SUFFIX) !== undefined);
     this.cleaned = names.includes(CLEANER_CHECKPOINT_FILE);
     const cleanerCheckpoint = this.cleaned ? await readCleanerCheckpoint(this.dir, this.logger) : undefined;
     const cleanShutdown = names.includes(CLEAN_SHUTDOWN_FILE);
-    const logStartCheckpoint = await readOffsetCheckpoint(
-      path.join(this.dir, LOG_START_OFFSET_FILE),
-      this.logger,
-    );
-    const recoveryCheckpoint = cleanShutdown
-      ? undefined
-      : await readOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), this.logger);
+    // Files the listing does not name are not read: a new log (thousands at once when a topic is
+    // created) would pay a failed open for each.
+    const readListed = (name: string) =>
+      names.includes(name) ? readOffsetCheckpoint(path.join(this.dir, name), this.logger) : undefined;
+    const logStartCheckpoint = await readListed(LOG_START_OFFSET_FILE);
+    // After a clean shutdown the recovery point is not used (no segment is scanned), only compared
+    // with the one to write below: close() wrote the same one, so a restart rewrites nothing.
+    const storedRecoveryPoint = await readListed(RECOVERY_POINT_FILE);
+    const recoveryCheckpoint = cleanShutdown ? undefined : storedRecoveryPoint;
 
     const { segments, fileSizes } = await this.openSegments(names, logStartCheckpoint);
     const recoveryPoint = recoveryCheckpoint ?? 0;
@@ -133,11 +144,12 @@ export class LogLoader {
         await this.recover(segment, fileBytes, next === undefined);
         if (next) recovered.push(segment);
       } else {
-        await this.loadWithIndexes(segment, fileBytes, next);
+        await this.loadWithIndexes(segment, fileBytes, next, names);
       }
       if (next) segment.nextOffset = Math.max(segment.nextOffset, next.baseOffset);
     }
     for (const segment of segments) {
+      if (!names.includes(path.basename(segment.txnIndexFile))) continue; // none: nothing aborted
       const problem = await segment.loadTxnIndex();
       if (problem)
         this.logger.warn(
@@ -169,10 +181,17 @@ export class LogLoader {
       segment.unsyncedBytes = 1; // it may hold bytes the crash kept from reaching the disk
       await segment.finalize();
     }
-    if (recoveryCheckpoint !== active.baseOffset)
-      await writeOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), active.baseOffset);
-    if (logStartCheckpoint !== logStartOffset)
-      await writeOffsetCheckpoint(path.join(this.dir, LOG_START_OFFSET_FILE), logStartOffset);
+    // A checkpoint is written only when what a reload would use differs from the value: a missing
+    // recovery point means "recover every segment", the same as the active one's base when it is
+    // the only segment; a missing log start means the first segment's base. One fsync of the folder
+    // makes the renames and the marker's removal durable: if a crash keeps only some of them, the
+    // next load finds the same files (fdatasynced before the renames) and computes the same values,
+    // and a stale recovery point only makes it scan more.
+    const effectiveRecoveryPoint = storedRecoveryPoint ?? (segments.length === 1 ? active.baseOffset : 0);
+    if (effectiveRecoveryPoint !== active.baseOffset)
+      await writeOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), active.baseOffset, false);
+    if ((logStartCheckpoint ?? segments[0].baseOffset) !== logStartOffset)
+      await writeOffsetCheckpoint(path.join(this.dir, LOG_START_OFFSET_FILE), logStartOffset, false);
     if (cleanShutdown) await unlinkIfExists(path.join(this.dir, CLEAN_SHUTDOWN_FILE));
     await fsyncDir(this.dir);
     this.logger.info(
@@ -192,6 +211,7 @@ export class LogLoader {
       producers,
       snapshots,
       cleanShutdown,
+      filesMatchCleanClose: (cleanShutdown || (fresh && active.sizeBytes === 0)) && !this.repaired,
       cleanerCheckpoint,
     };
   }
@@ -231,7 +251,7 @@ export class LogLoader {
     for (const base of bases) {
       const segment = new LogSegment(this.dir, base, this.options.config.indexIntervalBytes);
       this.opened.push(segment);
-      const { sizeBytes, mtimeMs } = await segment.openFile();
+      const { sizeBytes, mtimeMs } = await segment.openFile(this.options.config.flushPolicy === 'sync');
       segment.lastModifiedMs = mtimeMs;
       fileSizes.set(segment, sizeBytes);
       segments.push(segment);
@@ -243,11 +263,12 @@ export class LogLoader {
         'deleting segment below the log start offset',
       );
       await gone.deleteFiles();
+      this.repaired = true;
     }
     if (segments.length === 0) {
       const segment = new LogSegment(this.dir, logStart ?? 0, this.options.config.indexIntervalBytes);
       this.opened.push(segment);
-      await segment.createFile();
+      await segment.createFile(this.options.config.flushPolicy === 'sync');
       segment.lastModifiedMs = this.options.clock.nowMs();
       fileSizes.set(segment, 0);
       segments.push(segment);
@@ -257,6 +278,7 @@ export class LogLoader {
 
   /** Scans a segment with CRC checks and rebuilds its indexes; cuts the active one at damage. */
   private async recover(segment: LogSegment, fileBytes: number, isActive: boolean): Promise<void> {
+    if (fileBytes > 0) this.repaired = true; // an empty file has empty indexes, rebuilt or not
     const result = await segment.rebuild(fileBytes, { verifyCrc: true, contiguous: this.contiguous });
     if (result.endPosition === fileBytes) return;
     const where = { file: segment.logFile, position: result.endPosition, reason: result.invalid };
@@ -278,7 +300,18 @@ export class LogLoader {
     segment: LogSegment,
     fileBytes: number,
     next: LogSegment | undefined,
+    names: readonly string[],
   ): Promise<void> {
+    if (
+      fileBytes === 0 &&
+      next === undefined &&
+      !names.includes(path.basename(segment.indexFile)) &&
+      !names.includes(path.basename(segment.timeIndexFile))
+    ) {
+      // An empty active segment has empty indexes: a clean close of a log never written to
+      // leaves no index files (partition-log.ts).
+      return;
+    }
     const files = await segment.readIndexFiles();
     let problem: string | undefined;
     let offsetIndex: OffsetIndex | string = 'missing';
@@ -291,6 +324,7 @@ export class LogLoader {
     else if (typeof timeIndex === 'string') problem = `time index: ${timeIndex}`;
 
     if (problem !== undefined || typeof offsetIndex === 'string' || typeof timeIndex === 'string') {
+      this.repaired = true;
       this.logger.warn({ file: segment.logFile, problem }, 'rebuilding segment indexes');
       if (next === undefined) return this.recover(segment, fileBytes, true);
       const result = await segment.rebuild(fileBytes, { verifyCrc: false, contiguous: false });

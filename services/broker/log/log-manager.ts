@@ -21,7 +21,7 @@ import { SegmentedLog } from './partition-log';
 
 export const DEFAULT_RETENTION_CHECK_INTERVAL_MS = 5 * 60 * 1000;
 export const DEFAULT_FLUSH_CHECK_INTERVAL_MS = 100;
-export const DEFAULT_LOAD_CONCURRENCY = 4;
+export const DEFAULT_LOAD_CONCURRENCY = 16;
 
 const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
 
@@ -37,7 +37,7 @@ export interface LogManagerOptions {
   retentionCheckIntervalMs?: number;
   /** How often logs with flushPolicy 'interval' are checked for a due fsync (default 100 ms). */
   flushCheckIntervalMs?: number;
-  /** Partitions loaded at the same time by open() (default 4). */
+  /** Partitions loaded at the same time by open() (default 16: loading is mostly fs calls, which the thread pool runs side by side). */
   loadConcurrency?: number;
   /**
    * The offset retention must not delete past for a log (its high watermark), if the broker knows

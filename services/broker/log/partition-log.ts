@@ -9,8 +9,8 @@
  *      the state itself is updated batch by batch in step 3;
  *   3. for each batch: roll if needed (roll.ts), patch baseOffset and partitionLeaderEpoch in place
  *      (outside the CRC; for LogAppendTime also the timestamps + a new CRC);
- *   4. hand the request's bytes to the writer (writer.ts): one writev per group commit round, plus
- *      one fdatasync for flushPolicy 'sync'. The promise resolves after that.
+ *   4. hand the request's bytes to the writer (writer.ts): one writev per group commit round, for
+ *      flushPolicy 'sync' through an O_DSYNC handle. The promise resolves after that.
  * The caller's buffer is patched in place and written as is (zero copy): it must not be reused.
  *
  * Follower appends (appendAsFollower, checks in follower-append.ts) take the same path from step 3
@@ -36,7 +36,7 @@ import { writeOffsetCheckpoint } from './checkpoint';
 import type { CleanupPolicy } from './cleanup-policy';
 import { LogCompaction } from './compaction';
 import { validateLogConfig } from './config';
-import { fsyncDir } from './fs-util';
+import { fsyncDir, withShortLivedFd } from './fs-util';
 import type {
   AppendOptions,
   AppendResult,
@@ -120,6 +120,10 @@ export class SegmentedLog implements PartitionLog {
   private readonly trimmer: RetentionAndTruncation;
   private lastFlushMs: number;
   private closing: Promise<void> | undefined;
+  /** The state the files on disk match as a clean close left them (see shutDown), if they do. */
+  private readonly filesOnDisk: string | undefined;
+  /** Compaction swaps done (each replaces segment files). */
+  private segmentSwaps = 0;
 
   static async open(options: OpenPartitionLogOptions): Promise<SegmentedLog> {
     validateLogConfig(options.config);
@@ -178,7 +182,10 @@ export class SegmentedLog implements PartitionLog {
       checkpoint: loaded.cleanerCheckpoint,
       host: {
         segments: () => log.segments,
-        setSegments: (next) => (log.segments = next),
+        setSegments: (next) => {
+          log.segments = next;
+          this.segmentSwaps++;
+        },
         logStartOffset: () => log.startOffset,
         logEndOffset: () => log.nextOffset,
         recoveryPoint: () => log.recoveryPoint,
@@ -198,6 +205,19 @@ export class SegmentedLog implements PartitionLog {
     });
     this.appender = new LogAppender(log, this.gate);
     this.trimmer = new RetentionAndTruncation(log, this.gate, this.appender, this.compaction);
+    this.filesOnDisk = loaded.filesMatchCleanClose ? this.stateSignature() : undefined;
+  }
+
+  /**
+   * What a clean close writes depends on: every segment's base and size, the log start and end,
+   * the writes made (appends and the markers of transactions, which also move the producer
+   * state; a truncation changes a size or the end, retention the segments) and compaction swaps.
+   */
+  private stateSignature(): string {
+    const log = this.log;
+    const segments = log.segments.map((s) => `${s.baseOffset}:${s.sizeBytes}`).join(',');
+    const { writevCalls, bytesWritten } = this.stats;
+    return `${segments}|${log.startOffset}|${log.nextOffset}|${writevCalls}|${bytesWritten}|${this.segmentSwaps}`;
   }
 
   get logStartOffset(): number {
@@ -436,18 +456,26 @@ export class SegmentedLog implements PartitionLog {
     await this.compaction.abortPass();
     await this.gate.runExclusive(async () => {
       const healthy = keep && !wasFailed && log.writer.failure === undefined;
-      if (healthy) {
+      // A log nothing changed since it was opened (after a clean shutdown, or created and never
+      // written) has on disk what the writes below would put there: the marker alone is needed.
+      // A broker with 10,000 mostly idle partitions stops and restarts in a fraction of the time.
+      const unchanged = this.filesOnDisk !== undefined && this.filesOnDisk === this.stateSignature();
+      if (healthy && !unchanged) {
         const active = log.active;
         await active.finalize();
-        await log.snapshots.write(log.nextOffset, encodeProducerSnapshot(log.producers.all()));
+        // The renames below become durable together, with one fsync of the folder before the
+        // clean-shutdown marker is created (a broker with 10,000 partitions makes 10,000 folders
+        // durable at shutdown).
+        await log.snapshots.write(log.nextOffset, encodeProducerSnapshot(log.producers.all()), false);
         await log.pruneSnapshots(log.nextOffset);
-        await writeOffsetCheckpoint(path.join(this.dir, LOG_START_OFFSET_FILE), log.startOffset);
-        await writeOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), active.baseOffset);
+        await writeOffsetCheckpoint(path.join(this.dir, LOG_START_OFFSET_FILE), log.startOffset, false);
+        await writeOffsetCheckpoint(path.join(this.dir, RECOVERY_POINT_FILE), active.baseOffset, false);
       }
       for (const segment of log.segments) await segment.close();
       await this.compaction.closeRetired();
       if (healthy) {
-        await fs.writeFile(path.join(this.dir, CLEAN_SHUTDOWN_FILE), '');
+        if (!unchanged) await fsyncDir(this.dir);
+        await withShortLivedFd(() => fs.writeFile(path.join(this.dir, CLEAN_SHUTDOWN_FILE), ''));
         await fsyncDir(this.dir);
       }
       log.status = 'closed';

@@ -127,8 +127,9 @@ export class ProducerSnapshotStore {
     return offsets.sort((a, b) => a - b);
   }
 
-  async write(offset: number, bytes: Buffer): Promise<void> {
-    await writeFileAtomic(this.fileFor(offset), bytes);
+  /** Writes the snapshot atomically; syncDir = false leaves the folder's fsync to the caller. */
+  async write(offset: number, bytes: Buffer, syncDir = true): Promise<void> {
+    await writeFileAtomic(this.fileFor(offset), bytes, syncDir);
   }
 
   /** The newest valid snapshot at or below maxOffset; invalid ones are logged and deleted. */

@@ -131,7 +131,7 @@ export class RetentionAndTruncation {
     await log.persistEpochsNow(log.epochs.clear());
     for (const segment of log.segments.splice(0)) await segment.deleteFiles();
     const segment = new LogSegment(log.dir, offset, log.config.indexIntervalBytes);
-    await segment.createFile();
+    await segment.createFile(log.config.flushPolicy === 'sync');
     segment.lastModifiedMs = log.clock.nowMs();
     log.segments = [segment];
     log.nextOffset = offset;

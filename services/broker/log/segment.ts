@@ -11,7 +11,7 @@
  * it) and `sizeBytes` only batches already written to the file. Reads and indexes use `sizeBytes`
  * and never see bytes that are not in the file yet.
  */
-import { promises as fs } from 'node:fs';
+import { constants as fsConstants, promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { assert } from '../../common/assert';
@@ -22,6 +22,9 @@ import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, offsetFi
 import { OffsetIndex } from './offset-index';
 import { TimeIndex } from './time-index';
 import { TxnIndex } from './txn-index';
+
+/** Absent on platforms without it (Windows). */
+const O_DSYNC: number | undefined = fsConstants.O_DSYNC;
 
 /** Where one written batch sits and what the indexes need from it. */
 export interface SegmentBatch {
@@ -61,6 +64,13 @@ export class LogSegment {
   unsyncedBytes = 0;
 
   private handle: FileHandle | undefined;
+  /**
+   * True when the file is open with O_DSYNC (the log's flush policy was 'sync' when it was opened):
+   * a write returns only once its bytes, and the file size that reaches them, are on the disk, in
+   * ONE trip through the libuv thread pool where writev + fdatasync take two (each ending in a
+   * wake-up of the event loop; docs/performance.md, "The latency path"). Reads are not affected.
+   */
+  durableWrites = false;
   private lastIndexedPosition = 0;
 
   constructor(
@@ -89,18 +99,27 @@ export class LogSegment {
     return this.handle;
   }
 
-  /** Creates the .log file; fails if it exists. */
-  async createFile(): Promise<void> {
+  /**
+   * Creates the .log file; fails if it exists. `durableWrites`: open it with O_DSYNC (flush policy
+   * 'sync'; ignored where the platform has none).
+   */
+  async createFile(durableWrites = false): Promise<void> {
     assert(this.handle === undefined, `segment ${this.logFile} already open`);
-    this.handle = await fs.open(this.logFile, 'wx+');
+    const flags = fsConstants.O_RDWR | fsConstants.O_CREAT | fsConstants.O_EXCL;
+    this.handle = await fs.open(this.logFile, flags | this.dsyncFlag(durableWrites));
   }
 
-  /** Opens an existing .log file; returns its size in bytes and mtime. */
-  async openFile(): Promise<{ sizeBytes: number; mtimeMs: number }> {
+  /** Opens an existing .log file; returns its size in bytes and mtime. `durableWrites`: as createFile. */
+  async openFile(durableWrites = false): Promise<{ sizeBytes: number; mtimeMs: number }> {
     assert(this.handle === undefined, `segment ${this.logFile} already open`);
-    this.handle = await fs.open(this.logFile, 'r+');
+    this.handle = await fs.open(this.logFile, fsConstants.O_RDWR | this.dsyncFlag(durableWrites));
     const stat = await this.handle.stat();
     return { sizeBytes: stat.size, mtimeMs: stat.mtimeMs };
+  }
+
+  private dsyncFlag(durableWrites: boolean): number {
+    this.durableWrites = durableWrites && O_DSYNC !== undefined;
+    return this.durableWrites ? (O_DSYNC as number) : 0;
   }
 
   /** Records that a batch is now in the file at the current end: sizes, indexes, max timestamp. */

@@ -3,11 +3,14 @@
  * queue up; each round takes everything queued and writes it with ONE FileHandle.writev per
  * segment touched (normally one). Never one fs call per batch.
  *
- * With flush policy 'sync' an append resolves only after an fdatasync that began once its bytes
- * were written. Syncs are pipelined with writes: while one fdatasync runs, the next rounds are
- * written to the page cache, and the next fdatasync covers all of them. A sync costs about as much
- * as the writes it covers, so overlapping the two roughly doubles what one partition absorbs
- * (serial write-then-sync rounds left the writer idle between rounds, waiting for the client).
+ * With flush policy 'sync' a segment's file is opened with O_DSYNC (LogSegment.durableWrites): a
+ * round's writev returns once the bytes are on the disk, and the round's appends resolve then. That is one trip through the libuv thread pool per round where a writev
+ * followed by an fdatasync takes two, each ending in a wake-up of the event loop, which on a busy
+ * machine is where the time goes (docs/performance.md, "The latency path"). The kernel work is the
+ * same as an fdatasync's. Appends arriving meanwhile queue and go out together in the next round,
+ * so one durable write covers all of them, as one fdatasync used to. A policy change applies
+ * fully from the next segment: a segment opened without O_DSYNC is written and fdatasynced under
+ * 'sync', one opened with it stays durable under the other policies.
  *
  * Ops run strictly in queue order: 'write' ops (bytes at a known position of a segment) and 'task'
  * ops (segment roll bookkeeping, explicit flushes) that need everything queued before them done.
@@ -26,8 +29,10 @@ import type { LogSegment } from './segment';
 
 /** Counters of the fs calls made by a log's writer (tests and metrics). */
 export interface LogIoStats {
-  /** FileHandle.writev calls. */
+  /** FileHandle.writev calls, durable ones included. */
   writevCalls: number;
+  /** writev calls through an O_DSYNC handle ('sync' rounds): each durable when it returns. */
+  durableWritevCalls: number;
   /** fdatasync calls on segment files, by the writer and by flushes. */
   datasyncCalls: number;
   bytesWritten: number;
@@ -36,7 +41,7 @@ export interface LogIoStats {
 }
 
 export function newLogIoStats(): LogIoStats {
-  return { writevCalls: 0, datasyncCalls: 0, bytesWritten: 0, commitRounds: 0 };
+  return { writevCalls: 0, durableWritevCalls: 0, datasyncCalls: 0, bytesWritten: 0, commitRounds: 0 };
 }
 
 interface Waiter {
@@ -49,7 +54,7 @@ interface WriteOp extends Waiter {
   segment: LogSegment;
   buffer: Buffer;
   position: number;
-  /** Called once the bytes are in the file, before any fsync: makes them visible to reads. */
+  /** Called once the bytes are in the file (under 'sync': durable there): makes them visible to reads. */
   onWritten: () => void;
 }
 
@@ -61,11 +66,11 @@ interface TaskOp extends Waiter {
 type Op = WriteOp | TaskOp;
 
 export interface GroupCommitWriterOptions {
-  /** True when each round must fdatasync before its appends resolve (flushPolicy 'sync'). */
+  /** True when each round must be durable before its appends resolve (flushPolicy 'sync'). */
   syncEachRound: () => boolean;
   stats: LogIoStats;
   onFailure: (err: TideError) => void;
-  /** Injected disk faults (tests); called before each writev and fdatasync. */
+  /** Injected disk faults (tests); called before each writev and fdatasync (both before a durable writev). */
   faults?: DiskFaults;
   /** Whose log this writer writes, for the fault hook. */
   target?: { topic: string; partition: number };
@@ -76,10 +81,6 @@ export class GroupCommitWriter {
   private running = false;
   private failed: TideError | undefined;
   private last: Promise<void> = Promise.resolve();
-  /** Written ops that wait for the next fdatasync ('sync' policy only). */
-  private unsynced: WriteOp[] = [];
-  /** The fdatasync in flight, if any; at most one at a time. */
-  private syncing: Promise<void> | undefined;
 
   constructor(private readonly options: GroupCommitWriterOptions) {}
 
@@ -105,7 +106,7 @@ export class GroupCommitWriter {
 
   /** True when nothing is queued or in flight. */
   get idle(): boolean {
-    return !this.running && this.queue.length === 0 && !this.syncing && this.unsynced.length === 0;
+    return !this.running && this.queue.length === 0;
   }
 
   private enqueue(make: (waiter: Waiter) => Op): Promise<void> {
@@ -128,12 +129,8 @@ export class GroupCommitWriter {
       let i = 0;
       try {
         while (i < ops.length) {
-          if (this.failed) throw this.failed; // a pipelined sync failed
           const op = ops[i];
           if (op.kind === 'task') {
-            // Tasks (rolls, flushes, checkpoints) see every earlier append durable and no sync
-            // racing them on a file they may close.
-            await this.syncsSettled();
             await op.run();
             op.resolve();
             i++;
@@ -152,7 +149,7 @@ export class GroupCommitWriter {
     this.running = false;
   }
 
-  /** One writev (+ one fdatasync for 'sync') for ops[from, to), all to the same segment. */
+  /** One writev (durable for 'sync') for ops[from, to), all to the same segment. */
   private async writeGroup(ops: WriteOp[], from: number, to: number): Promise<void> {
     const segment = ops[from].segment;
     const position = ops[from].position;
@@ -170,63 +167,52 @@ export class GroupCommitWriter {
       buffers.push(ops[k].buffer);
       bytes += ops[k].buffer.length;
     }
+    const written = this.options.syncEachRound()
+      ? await this.writeDurably(segment, buffers, position)
+      : await this.writeToCache(segment, buffers, position);
+    this.options.stats.writevCalls++;
+    this.options.stats.bytesWritten += written;
+    if (written !== bytes)
+      throw storageError(`short write (${written} of ${bytes} bytes)`, segment.logFile, position);
+    for (let k = from; k < to; k++) ops[k].onWritten();
+    for (let k = from; k < to; k++) ops[k].resolve();
+  }
+
+  /** A writev to the page cache; the bytes count as unsynced until a flush. */
+  private async writeToCache(segment: LogSegment, buffers: Buffer[], position: number): Promise<number> {
     this.beforeIo('write', segment.logFile);
     const { bytesWritten } = await segment.file.writev(buffers, position);
-    this.options.stats.writevCalls++;
-    this.options.stats.bytesWritten += bytesWritten;
-    if (bytesWritten !== bytes)
-      throw storageError(`short write (${bytesWritten} of ${bytes} bytes)`, segment.logFile, position);
-    segment.unsyncedBytes += bytes;
-    for (let k = from; k < to; k++) ops[k].onWritten();
-    // Behind a pending sync (the policy just changed), resolve in order after it.
-    if (!this.options.syncEachRound() && !this.syncing && this.unsynced.length === 0) {
-      for (let k = from; k < to; k++) ops[k].resolve();
-      return;
-    }
-    for (let k = from; k < to; k++) this.unsynced.push(ops[k]);
-    this.startSync();
+    segment.unsyncedBytes += bytesWritten;
+    return bytesWritten;
   }
 
-  /** Starts an fdatasync covering every op written so far, unless one is running already. */
-  private startSync(): void {
-    if (this.syncing || this.unsynced.length === 0 || this.failed) return;
-    const covered = this.unsynced;
-    this.unsynced = [];
-    this.syncing = this.syncOps(covered).then(
-      () => {
-        this.syncing = undefined;
-        for (const op of covered) op.resolve();
-        this.startSync();
-      },
-      (err: unknown) => {
-        this.syncing = undefined;
-        this.fail(err, [...covered, ...this.unsynced]);
-      },
-    );
+  /** A writev that returns once the bytes are on the disk: O_DSYNC, or writev + fdatasync. */
+  private async writeDurably(segment: LogSegment, buffers: Buffer[], position: number): Promise<number> {
+    if (!segment.durableWrites) {
+      // Opened under another policy (it applies fully from the next segment): two trips.
+      const written = await this.writeToCache(segment, buffers, position);
+      await this.datasync(segment);
+      return written;
+    }
+    // Written before a change from another policy: O_DSYNC makes only its own writes durable.
+    if (segment.unsyncedBytes > 0) await this.datasync(segment);
+    // The durable write is both a write and a sync: a fault of either kind fails it.
+    this.beforeIo('write', segment.logFile);
+    this.beforeIo('fsync', segment.logFile);
+    const { bytesWritten } = await segment.file.writev(buffers, position);
+    this.options.stats.durableWritevCalls++;
+    return bytesWritten;
   }
 
-  /** fdatasyncs each segment the ops wrote to (normally one; two across a roll). */
-  private async syncOps(ops: WriteOp[]): Promise<void> {
-    const segments = new Set(ops.map((op) => op.segment));
-    for (const segment of segments) {
-      // Writes that finish while this sync runs are not counted as synced: the next sync covers them.
-      const pending = segment.unsyncedBytes;
-      this.beforeIo('fsync', segment.logFile);
-      await segment.file.datasync();
-      segment.unsyncedBytes -= pending;
-      this.options.stats.datasyncCalls++;
-    }
+  private async datasync(segment: LogSegment): Promise<void> {
+    this.beforeIo('fsync', segment.logFile);
+    await segment.sync();
+    this.options.stats.datasyncCalls++;
   }
 
   private beforeIo(op: DiskOp, file: string): void {
     const { faults, target } = this.options;
     if (faults && target) faults.beforeIo(op, { ...target, file });
-  }
-
-  /** Resolves once no fdatasync is running and no written op waits for one. */
-  private async syncsSettled(): Promise<void> {
-    while (this.syncing) await this.syncing;
-    if (this.failed) throw this.failed;
   }
 
   private fail(err: unknown, pending: Op[]): void {
@@ -244,8 +230,7 @@ export class GroupCommitWriter {
       return;
     }
     this.failed = error;
-    const rest = [...this.unsynced, ...this.queue];
-    this.unsynced = [];
+    const rest = this.queue;
     this.queue = [];
     this.running = false;
     for (const op of [...pending, ...rest]) op.reject(error);

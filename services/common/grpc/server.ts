@@ -3,6 +3,7 @@
  * (PERFORMANCE.md: the default 64 KiB window halves streaming throughput), the standard health
  * service, and server reflection so `grpcurl` works through `kubectl port-forward`.
  */
+import { EventEmitter } from 'events';
 import type * as http2 from 'http2';
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
@@ -87,6 +88,13 @@ export interface TideServer {
   healthPort?: number;
 }
 
+/**
+ * Emits `closed` with a connection's peer (`address:port`, as a call's getPeer() names it) when a
+ * client connection of any Tide server in this process ends: per-connection bookkeeping done by
+ * interceptors (the max_connections quota) forgets it then.
+ */
+export const connectionEvents = new EventEmitter().setMaxListeners(0);
+
 /** Health-only listeners, stopped with the server they report on. */
 const healthListeners = new WeakMap<grpc.Server, grpc.Server>();
 
@@ -129,6 +137,7 @@ export async function startServer(options: {
   const port = await bind(server, options.host, options.port, options.credentials);
   widenServerWindows(server);
   capConnectionsPerPeer(server, limits.maxConnectionsPerPeer);
+  announceClosedConnections(server);
   if (options.healthPort === undefined || options.healthPort < 0) return { server, health, port };
   const healthServer = new grpc.Server(serverOptions(undefined, limits));
   health.addToServer(healthServer);
@@ -187,6 +196,15 @@ function capConnectionsPerPeer(server: grpc.Server, max: number): void {
       if (left === 0) open.delete(peer);
       else open.set(peer, left);
     });
+  });
+}
+
+function announceClosedConnections(server: grpc.Server): void {
+  onSession(server, (session) => {
+    const socket = session.socket;
+    if (!socket?.remoteAddress) return;
+    const peer = socket.remotePort ? `${socket.remoteAddress}:${socket.remotePort}` : socket.remoteAddress;
+    session.once('close', () => connectionEvents.emit('closed', peer));
   });
 }
 

@@ -8,6 +8,8 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../logger';
+import { TideError } from '../errors';
+import { bearerCallCredentials } from './bearer-token';
 import { readCertSet } from './cert-files';
 import type { SecurityConfig } from './config-keys';
 import {
@@ -90,13 +92,31 @@ export function etcdSecurityOf(config: SecurityConfig): EtcdSecurity {
 }
 
 /** Builds the service's security from its config; throws INVALID_CONFIG on unusable files. */
-export function serviceSecurityOf(config: SecurityConfig, logger: Logger): ServiceSecurity {
+export function serviceSecurityOf(
+  config: SecurityConfig & { internalTokenFile?: string },
+  logger: Logger,
+): ServiceSecurity {
   const server = serverCredentialsOf(serverTlsSettingsOf(config), logger);
   let channel;
   try {
     channel = channelCredentialsOf(internalClientTlsSettingsOf(config), logger);
+    if (config.internalTokenFile) {
+      if (!channel.secure) {
+        throw new TideError(
+          'INVALID_CONFIG',
+          'internalTokenFile needs TLS (tlsCertFile and tlsKeyFile): a token is never sent in plain text',
+        );
+      }
+      // The service's own token on every call it makes to another Tide service.
+      const tokenCredentials = bearerCallCredentials({ tokenFile: config.internalTokenFile });
+      channel = {
+        ...channel,
+        credentials: grpc.credentials.combineChannelCredentials(channel.credentials, tokenCredentials),
+      };
+    }
   } catch (err) {
     server.close();
+    channel?.close();
     throw err;
   }
   const etcd = etcdSecurityOf(config);

@@ -3,7 +3,7 @@
  * here (ControllerClient). Topic operations go to the TopicManager through topicAdmin(); the
  * controller knows no offsets, so DescribeTopic carries no partition status.
  */
-import type { AdminHandlers } from '../../common/grpc/generated/tide/v1/Admin';
+import type { AdminHandlersWithoutAcls } from '../../common/security/auth/acl-admin-service';
 import { TideError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import { unary } from '../../common/grpc/unary';
@@ -25,7 +25,7 @@ function requireName(name: string, field = 'name'): string {
   return name;
 }
 
-export function controllerAdminHandlers(deps: ControllerAdminDeps): AdminHandlers {
+export function controllerAdminHandlers(deps: ControllerAdminDeps): AdminHandlersWithoutAcls {
   const { logger, topics } = deps;
   return {
     CreateTopic: unary(logger, 'CreateTopic', async (req) => ({

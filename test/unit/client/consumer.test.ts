@@ -107,6 +107,21 @@ describe('Consumer', () => {
     expect(c.position({ topic: TOPIC, partition: 1 })).toBe(13);
   });
 
+  test('more partitions of one leader than a FetchStream may name are split over several streams', async () => {
+    const many = fake.createTopic('many', 2_500, 0);
+    fill(many[0], 1, 2);
+    fill(many[1_999], 1, 2);
+    fill(many[2_499], 1, 2);
+    const c = consumer();
+    c.assign(many.map((_, partition) => ({ topic: 'many', partition, offset: 0 })));
+    const { batches } = await take(c, 6);
+    expect(batches.map((b) => b.partition).sort((a, b) => a - b)).toEqual([0, 1_999, 2_499]);
+    const sizes = fake.fetchStreamRequests
+      .filter((r) => r.positions[0]?.topic === 'many')
+      .map((r) => r.positions.length);
+    expect(sizes.sort((a, b) => a - b)).toEqual([500, 1_000, 1_000]);
+  });
+
   test('several partitions of one leader share one stream', async () => {
     const c = consumer();
     c.assign([

@@ -13,7 +13,7 @@ import type { ProduceResponse__Input } from '../../../services/common/grpc/gener
 import type { FetchResponse__Input } from '../../../services/common/grpc/generated/tide/v1/FetchResponse';
 import type { FetchStreamRequest } from '../../../services/common/grpc/generated/tide/v1/FetchStreamRequest';
 import type { BrokerHandlers } from '../../../services/common/grpc/generated/tide/v1/Broker';
-import type { AdminHandlers } from '../../../services/common/grpc/generated/tide/v1/Admin';
+import type { AdminHandlersWithoutAcls } from '../../../services/common/security/auth/acl-admin-service';
 import {
   decodeRecords,
   lastOffsetOf,
@@ -503,7 +503,7 @@ export class FakeBroker {
     return { bytes: bytes.subarray(0, second.at + cutAfter), nextOffset };
   }
 
-  private adminHandlers(): AdminHandlers {
+  private adminHandlers(): AdminHandlersWithoutAcls {
     const unsupported = (_call: unknown, cb: grpc.sendUnaryData<never>) =>
       cb(toGrpcStatus(new TideError('INVALID_REQUEST', 'the fake broker does not move replicas')));
     const cluster = this.cluster;

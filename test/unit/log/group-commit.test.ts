@@ -1,9 +1,10 @@
 /**
- * Group commit and flush policies: concurrent appends share one FileHandle.writev (and one
- * fdatasync under 'sync'), appends resolve only after their round, 'os' never fsyncs on the append
+ * Group commit and flush policies: concurrent appends share one FileHandle.writev (under 'sync'
+ * through an O_DSYNC handle, no fdatasync), appends resolve only after their round, 'os' never fsyncs on the append
  * path, 'interval' fsyncs when due, and a write failure takes the log offline.
  */
-import { promises as fs } from 'node:fs';
+import { constants as fsConstants, promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { ManualClock } from '../../../services/common/clock';
 import type { SegmentedLog } from '../../../services/broker/log/partition-log';
@@ -26,6 +27,14 @@ async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 2));
   }
+}
+
+/** The open-file status flags of `fd` in this process (Linux: /proc/self/fdinfo, octal). */
+async function openFlags(fd: number): Promise<number> {
+  const info = await fs.readFile(`/proc/self/fdinfo/${fd}`, 'utf8');
+  const match = /^flags:\s+([0-7]+)$/m.exec(info);
+  if (!match) throw new Error(`no flags in /proc/self/fdinfo/${fd}`);
+  return parseInt(match[1], 8);
 }
 
 /** Spies on the FileHandle prototype (Node does not export the class). */
@@ -66,92 +75,96 @@ describe('group commit', () => {
     expect(offsetsIn(await readAll(log))).toEqual(Array.from({ length: 300 }, (_, i) => i));
   });
 
-  it("'sync': one fdatasync per round, and an append resolves only after it", async () => {
+  it("'sync': one O_DSYNC writev per round and no fdatasync; an append resolves only after it", async () => {
     const dataDir = await dirs.make();
     log = await openLog(dataDir, testConfig({ flushPolicy: 'sync', segmentBytes: 1 << 20 }));
     const proto = await fileHandlePrototype(dataDir);
-    const original = proto.datasync as (this: unknown) => Promise<void>;
+    const original = proto.writev as (this: FileHandle, ...args: unknown[]) => Promise<unknown>;
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
-    const datasync = jest.spyOn(proto as never, 'datasync' as never).mockImplementation(async function (
-      this: unknown,
+    const fdFlags: number[] = [];
+    const writev = jest.spyOn(proto as never, 'writev' as never).mockImplementation(async function (
+      this: FileHandle,
+      ...args: unknown[]
     ) {
+      fdFlags.push(await openFlags(this.fd));
       await gate;
-      return original.call(this);
+      return original.apply(this, args);
     } as never);
-    spies.push(datasync);
+    const datasync = jest.spyOn(proto as never, 'datasync' as never);
+    spies.push(writev, datasync);
     let resolved = 0;
     const results = Promise.all(
       Array.from({ length: 100 }, () => log!.append(buildBatch(), { leaderEpoch: 0 }).then(() => resolved++)),
     );
-    await waitFor(() => datasync.mock.calls.length > 0); // the round's writev is done, its fdatasync is held
+    await waitFor(() => fdFlags.length > 0); // the round's writev is held
     await new Promise((r) => setTimeout(r, 20));
-    expect(datasync).toHaveBeenCalledTimes(1);
+    expect(writev).toHaveBeenCalledTimes(1);
+    expect(fdFlags[0] & fsConstants.O_DSYNC).toBe(fsConstants.O_DSYNC); // durable when it returns
     expect(resolved).toBe(0);
     open();
     await results;
     expect(resolved).toBe(100);
-    expect(log.stats.writevCalls).toBe(1);
-    expect(log.stats.datasyncCalls).toBe(1);
-    expect(datasync).toHaveBeenCalledTimes(1);
+    expect(log.stats).toMatchObject({ writevCalls: 1, durableWritevCalls: 1, datasyncCalls: 0 });
+    expect(datasync).not.toHaveBeenCalled();
+    expect(offsetsIn(await readAll(log))).toHaveLength(100);
   });
 
-  it("'sync': appends arriving during an fdatasync are written at once and resolve after the next one", async () => {
+  it("'sync': appends arriving during a durable write queue and go out together in the next one", async () => {
     const dataDir = await dirs.make();
     log = await openLog(dataDir, testConfig({ flushPolicy: 'sync', segmentBytes: 1 << 20 }));
     const proto = await fileHandlePrototype(dataDir);
-    const original = proto.datasync as (this: unknown) => Promise<void>;
+    const original = proto.writev as (this: unknown, ...args: unknown[]) => Promise<unknown>;
     const gates: Array<() => void> = [];
-    const datasync = jest.spyOn(proto as never, 'datasync' as never).mockImplementation(async function (
+    const writev = jest.spyOn(proto as never, 'writev' as never).mockImplementation(async function (
       this: unknown,
+      ...args: unknown[]
     ) {
       await new Promise<void>((resolve) => gates.push(resolve));
-      return original.call(this);
+      return original.apply(this, args);
     } as never);
-    spies.push(datasync);
+    spies.push(writev);
     const done: number[] = [];
     const first = log.append(buildBatch(), { leaderEpoch: 0 }).then(() => done.push(1));
-    await waitFor(() => gates.length === 1); // the first round's fdatasync is held
+    await waitFor(() => gates.length === 1); // the first round's durable write is held
     const second = log.append(buildBatch(), { leaderEpoch: 0 }).then(() => done.push(2));
     const third = log.append(buildBatch(), { leaderEpoch: 0 }).then(() => done.push(3));
-    await waitFor(() => log!.stats.writevCalls === 2); // written while the first sync runs...
-    expect(offsetsIn((await log.read(0, 1000)).batches)).toEqual([0, 1, 2]);
     await new Promise((r) => setTimeout(r, 20));
-    expect(gates).toHaveLength(1); // ...but no second sync until the first is done
-    expect(done).toEqual([]);
+    expect(gates).toHaveLength(1); // no second write until the first is durable
+    expect(offsetsIn((await log.read(0, 1000)).batches)).toEqual([]); // nor anything readable
     gates[0]();
     await first;
-    expect(done).toEqual([1]); // the held-back appends are not durable yet
-    await waitFor(() => gates.length === 2);
+    expect(done).toEqual([1]);
+    await waitFor(() => gates.length === 2); // the two queued appends, in ONE write
+    expect(done).toEqual([1]);
     gates[1]();
     await Promise.all([second, third]);
     expect(done).toEqual([1, 2, 3]);
-    expect(log.stats.datasyncCalls).toBe(2);
+    expect(log.stats).toMatchObject({ writevCalls: 2, durableWritevCalls: 2, datasyncCalls: 0 });
   });
 
-  it("'sync': a failed fdatasync fails the appends it covered and those written behind it", async () => {
+  it("'sync': a failed durable write fails the appends it covered and those queued behind it", async () => {
     const dataDir = await dirs.make();
     log = await openLog(dataDir, testConfig({ flushPolicy: 'sync', segmentBytes: 1 << 20 }));
     const proto = await fileHandlePrototype(dataDir);
     let fail!: () => void;
-    const datasync = jest.spyOn(proto as never, 'datasync' as never).mockImplementation(
+    const writev = jest.spyOn(proto as never, 'writev' as never).mockImplementation(
       (() =>
         new Promise<void>((_, reject) => {
           fail = () => reject(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' }));
         })) as never,
     );
-    spies.push(datasync);
+    spies.push(writev);
     const a = log.append(buildBatch(), { leaderEpoch: 0 });
-    await waitFor(() => datasync.mock.calls.length === 1);
+    await waitFor(() => writev.mock.calls.length === 1);
     const b = log.append(buildBatch(), { leaderEpoch: 0 });
-    await waitFor(() => log!.stats.writevCalls === 2);
     fail();
     await expect(a).rejects.toMatchObject({ code: 'KAFKA_STORAGE_ERROR' });
     await expect(b).rejects.toMatchObject({ code: 'KAFKA_STORAGE_ERROR' });
     await expect(log.append(buildBatch(), { leaderEpoch: 0 })).rejects.toMatchObject({
       code: 'KAFKA_STORAGE_ERROR',
     });
-    datasync.mockRestore();
+    writev.mockRestore();
   });
 
   it("'os': no fsync on the append path; flush() fsyncs once, then nothing when clean", async () => {
@@ -190,12 +203,22 @@ describe('group commit', () => {
     expect(log.stats.datasyncCalls).toBe(2);
   });
 
-  it('policy changes apply to the next round (updateConfig)', async () => {
-    log = await openLog(await dirs.make(), testConfig({ flushPolicy: 'os' }));
+  it('policy changes apply to the next round, O_DSYNC from the next segment opened (updateConfig)', async () => {
+    const dataDir = await dirs.make();
+    log = await openLog(dataDir, testConfig({ flushPolicy: 'os' }));
     await log.append(buildBatch(), { leaderEpoch: 0 });
     log.updateConfig(testConfig({ flushPolicy: 'sync' }));
     await log.append(buildBatch(), { leaderEpoch: 0 });
-    expect(log.stats.datasyncCalls).toBe(1);
+    // The segment was opened under 'os' (no O_DSYNC): under 'sync' it is written, then fdatasynced.
+    expect(log.stats).toMatchObject({ datasyncCalls: 1, durableWritevCalls: 0, writevCalls: 2 });
+    await log.close();
+    log = await openLog(dataDir, testConfig({ flushPolicy: 'sync' }));
+    await log.append(buildBatch(), { leaderEpoch: 0 });
+    expect(log.stats).toMatchObject({ datasyncCalls: 0, durableWritevCalls: 1, writevCalls: 1 });
+    log.updateConfig(testConfig({ flushPolicy: 'os' }));
+    await log.append(buildBatch(), { leaderEpoch: 0 });
+    expect(log.stats).toMatchObject({ datasyncCalls: 0, durableWritevCalls: 1, writevCalls: 2 });
+    expect(offsetsIn(await readAll(log))).toEqual([0, 1, 2, 3]);
   });
 
   it('a failed write fails the pending appends with KAFKA_STORAGE_ERROR and takes the log offline', async () => {

@@ -423,22 +423,63 @@ describe('a corrupt batch inside an old segment', () => {
 });
 
 describe('silent logger sanity', () => {
-  it('opening a fresh folder creates segment 0 with checkpoints', async () => {
+  const openFresh = (dataDir: string) =>
+    SegmentedLog.open({
+      dataDir,
+      topic: TOPIC,
+      partition: PARTITION,
+      config: CONFIG,
+      clock: new ManualClock(),
+      logger: silentLogger(),
+    });
+
+  it('opening a fresh folder creates segment 0 alone: missing checkpoints already mean offset 0', async () => {
     const dataDir = await dirs.make();
-    await track(
-      SegmentedLog.open({
-        dataDir,
-        topic: TOPIC,
-        partition: PARTITION,
-        config: CONFIG,
-        clock: new ManualClock(),
-        logger: silentLogger(),
-      }),
+    await track(openFresh(dataDir));
+    expect(await listPartitionFiles(dataDir)).toEqual(['00000000000000000000.log']);
+  });
+
+  it('closing a log nothing changed since a clean open writes only the marker; a write makes it rewrite all', async () => {
+    const dataDir = await dirs.make();
+    const dir = partitionDir(dataDir);
+    const fresh = await openFresh(dataDir);
+    await fresh.close();
+    expect(await listPartitionFiles(dataDir)).toEqual(['00000000000000000000.log', 'clean-shutdown']);
+
+    const written = await openFresh(dataDir);
+    expect(written.logEndOffset).toBe(0);
+    await written.append(buildBatch({ records: 2 }), { leaderEpoch: 0 });
+    await written.close();
+    const files = await listPartitionFiles(dataDir);
+    expect(files).toEqual(
+      expect.arrayContaining(['00000000000000000000.index', 'recovery-point', 'clean-shutdown']),
     );
-    expect(await listPartitionFiles(dataDir)).toEqual([
-      '00000000000000000000.log',
-      'log-start-offset',
-      'recovery-point',
-    ]);
+    const inode = async (name: string) => (await fs.stat(path.join(dir, name))).ino;
+    const before = await Promise.all(files.filter((f) => f !== 'clean-shutdown').map(inode));
+
+    const idle = await openFresh(dataDir);
+    expect(idle.logEndOffset).toBe(2);
+    await idle.close();
+    const after = await Promise.all(files.filter((f) => f !== 'clean-shutdown').map(inode));
+    expect(after).toEqual(before);
+
+    const reopened = await track(openFresh(dataDir));
+    expect(reopened.logEndOffset).toBe(2);
+    const read = await reopened.read(0, 1 << 20);
+    expect(read.nextOffset).toBe(2);
+  });
+
+  it('a clean restart rewrites no checkpoint, and a reopened fresh log keeps its offsets', async () => {
+    const dataDir = await dirs.make();
+    const first = await openFresh(dataDir);
+    await first.append(buildBatch({ records: 3 }), { leaderEpoch: 0 });
+    await first.close();
+    const dir = partitionDir(dataDir);
+    const before = await fs.stat(path.join(dir, 'recovery-point'));
+    const second = await track(openFresh(dataDir));
+    expect(second.logStartOffset).toBe(0);
+    expect(second.logEndOffset).toBe(3);
+    expect((await fs.stat(path.join(dir, 'recovery-point'))).ino).toBe(before.ino);
+    expect(await listPartitionFiles(dataDir)).not.toContain('clean-shutdown');
   });
 });

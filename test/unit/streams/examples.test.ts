@@ -1,6 +1,7 @@
 /** examples/streams/, each run through the test driver with several partitions. */
 import { Serdes, StreamsBuilder, TopologyTestDriver } from '../../../streams';
 import { wordCount } from '../../../examples/streams/word-count';
+import { exactlyOnceCopy, type Payment as CopiedPayment } from '../../../examples/streams/exactly-once-copy';
 import { pageViews, type PageView } from '../../../examples/streams/page-views';
 import {
   ordersPayments,
@@ -21,6 +22,19 @@ function driverFor(add: (b: StreamsBuilder) => void, partitions: Record<string, 
 }
 
 describe('examples/streams', () => {
+  it('exactly-once copy keeps positive payments, in order per key', () => {
+    const driver = driverFor(exactlyOnceCopy, { 'payments-in': 2, 'payments-out': 2 });
+    const input = driver.inputTopic('payments-in', Serdes.string, Serdes.json<CopiedPayment>());
+    input.pipeInput('p1', { id: 'p1', amount: 10 }, 1);
+    input.pipeInput('p2', { id: 'p2', amount: 0 }, 2);
+    input.pipeInput('p1', { id: 'p1', amount: 5 }, 3);
+    const out = driver.outputTopic('payments-out', Serdes.string, Serdes.json<CopiedPayment>());
+    expect(out.readKeyValuesToList()).toEqual([
+      ['p1', { id: 'p1', amount: 10 }],
+      ['p1', { id: 'p1', amount: 5 }],
+    ]);
+  });
+
   it('word count', () => {
     const driver = driverFor(wordCount, { 'text-lines': 3 });
     const lines = driver.inputTopic('text-lines', Serdes.string, Serdes.string);

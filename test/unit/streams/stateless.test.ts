@@ -134,19 +134,19 @@ describe('stateless operators', () => {
     expect(() => b.build()).toThrow(/the value written to out has no serde/);
   });
 
-  it('tide.streams() makes a builder; exactlyOnce is refused until transactions exist', () => {
+  it('tide.streams() makes a builder; exactlyOnce is accepted, an unknown guarantee is refused', () => {
     const tide = new Tide({ bootstrap: ['127.0.0.1:1'] });
     try {
       expect(tide.streams({ applicationId: 'orders-app' })).toBeInstanceOf(StreamsBuilder);
-      let err: unknown;
-      try {
-        tide.streams({ applicationId: 'orders-app', processingGuarantee: 'exactlyOnce' });
-      } catch (e) {
-        err = e;
-      }
-      expect(err).toBeInstanceOf(StreamsError);
-      expect((err as StreamsError).kind).toBe('UNSUPPORTED_GUARANTEE');
-      expect((err as Error).message).toMatch(/transactions/);
+      const eos = tide.streams({ applicationId: 'orders-app', processingGuarantee: 'exactlyOnce' });
+      expect(eos.config.processingGuarantee).toBe('exactlyOnce');
+      expect(() =>
+        tide.streams({
+          applicationId: 'orders-app',
+          processingGuarantee: 'exactly_once' as unknown as 'exactlyOnce',
+        }),
+      ).toThrow(/processingGuarantee must be 'atLeastOnce' or 'exactlyOnce'/);
+      expect(() => tide.streams({ applicationId: 'bad id' })).toThrow(StreamsError);
       expect(() => tide.streams({ applicationId: 'bad id' })).toThrow(/applicationId/);
     } finally {
       void tide.close();

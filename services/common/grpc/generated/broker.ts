@@ -16,6 +16,7 @@ import type { ListOffsetsResponse__Input as _tide_v1_ListOffsetsResponse__Input,
 import type { MetadataRequest__Input as _tide_v1_MetadataRequest__Input, MetadataRequest as _tide_v1_MetadataRequest } from './tide/v1/MetadataRequest';
 import type { MetadataResponse__Input as _tide_v1_MetadataResponse__Input, MetadataResponse as _tide_v1_MetadataResponse } from './tide/v1/MetadataResponse';
 import type { PartitionInfo__Input as _tide_v1_PartitionInfo__Input, PartitionInfo as _tide_v1_PartitionInfo } from './tide/v1/PartitionInfo';
+import type { PortableProducer__Input as _tide_v1_PortableProducer__Input, PortableProducer as _tide_v1_PortableProducer } from './tide/v1/PortableProducer';
 import type { ProduceRequest__Input as _tide_v1_ProduceRequest__Input, ProduceRequest as _tide_v1_ProduceRequest } from './tide/v1/ProduceRequest';
 import type { ProduceResponse__Input as _tide_v1_ProduceResponse__Input, ProduceResponse as _tide_v1_ProduceResponse } from './tide/v1/ProduceResponse';
 import type { Record__Input as _tide_v1_Record__Input, Record as _tide_v1_Record } from './tide/v1/Record';
@@ -47,6 +48,7 @@ export interface ProtoGrpcType {
       MetadataResponse: MessageTypeDefinition<_tide_v1_MetadataResponse__Input, _tide_v1_MetadataResponse>
       OffsetSpec: EnumTypeDefinition
       PartitionInfo: MessageTypeDefinition<_tide_v1_PartitionInfo__Input, _tide_v1_PartitionInfo>
+      PortableProducer: MessageTypeDefinition<_tide_v1_PortableProducer__Input, _tide_v1_PortableProducer>
       ProduceRequest: MessageTypeDefinition<_tide_v1_ProduceRequest__Input, _tide_v1_ProduceRequest>
       ProduceResponse: MessageTypeDefinition<_tide_v1_ProduceResponse__Input, _tide_v1_ProduceResponse>
       Record: MessageTypeDefinition<_tide_v1_Record__Input, _tide_v1_Record>

@@ -1,0 +1,20 @@
+// Original file: protos/tide/v1/admin.proto
+
+
+export interface AclFilter__Input {
+  'principal'?: (string);
+  'resource_type'?: (string);
+  'pattern_type'?: (string);
+  'name'?: (string);
+  'operation'?: (string);
+  'permission'?: (string);
+}
+
+export interface AclFilter {
+  'principal': (string);
+  'resource_type': (string);
+  'pattern_type': (string);
+  'name': (string);
+  'operation': (string);
+  'permission': (string);
+}

@@ -1,0 +1,802 @@
+/**
+ * The cluster runtime: runs a topology on a Tide cluster, driving the same StreamTask objects the
+ * test driver drives, through the public client only (group consumer, producer, admin).
+ *
+ * - `start()` checks the source and sink topics, creates the internal topics (repartition topics
+ *   sized by the topology, compacted changelogs with one partition per task), and joins the
+ *   consumer group `<applicationId>` (range assignor, so co-partitioned topics' partition p goes
+ *   to one member). A task `<subtopology>_<p>` exists on the instance that owns all its inputs.
+ * - On assignment a new task restores its logged stores from their changelogs (from the
+ *   checkpointed offset for LMDB stores, from the beginning for in-memory ones), then processes.
+ * - Every `commitIntervalMs`, and on revocation and close, each task is committed: caches flush,
+ *   every output and changelog record sent so far is awaited (acknowledged), and only then are the
+ *   input offsets committed and the checkpoints written (at-least-once).
+ * - Revoked tasks are committed and closed; lost ones (fenced) are closed without a commit.
+ *
+ * exactlyOnce: one transactional producer per instance; each commit interval is one transaction
+ * holding the outputs, the changelog writes and the input offsets (sendOffsets with the member's
+ * group metadata, so a zombie after a rebalance is refused). Input and restores read
+ * read_committed. Checkpoints are written only when a task closes cleanly and are removed when it
+ * starts, so a crash leaves no checkpoint and the LMDB store is wiped and restored in full (it may
+ * hold writes of an aborted transaction).
+ */
+import type { Tide } from '../../client/index';
+import type { GroupConsumer } from '../../client/index';
+import type { Producer, TransactionalProducer } from '../../client/index';
+import type { ProcessingGuarantee } from '../config';
+import { randomUUID } from 'node:crypto';
+import type { ConsumerRecord, TopicPartition } from '../../client/types';
+import { silentLogger, type Logger } from '../../services/common/logger';
+import { StreamsError } from '../errors';
+import { InMemoryKeyValueStore, InMemorySessionStore, InMemoryWindowStore } from '../state/memory';
+import { PersistentKeyValueStore, stampedSerde } from '../state/persistent';
+import type { StateStore, StoreChange } from '../state/stores';
+import type { StoreDef } from '../topology/nodes';
+import type { Subtopology, Topology } from '../topology/topology';
+import type { OutgoingRecord, RecordCollector } from './internal-context';
+import { StreamTask, type TaskMetrics } from './task';
+import { changelogTopic, ChangelogCodec } from './changelog';
+import { readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint';
+import { applyChange, restoreStore, type RestoreProgress } from './restore';
+import { join } from 'node:path';
+
+export const DEFAULT_COMMIT_INTERVAL_MS = 30_000;
+
+export interface StreamsAppOptions {
+  /** Default: the builder's config (tide.streams({ processingGuarantee })), else 'atLeastOnce'. */
+  processingGuarantee?: ProcessingGuarantee;
+  /** exactlyOnce: the coordinator aborts a transaction open longer than this (a dead instance's). Default 10 s. */
+  transactionTimeoutMs?: number;
+  /** exactlyOnce: the producer's transactional id. Default `<applicationId>-<random uuid>` per start. */
+  transactionalId?: string;
+  /** How often tasks commit (outputs acknowledged, then input offsets). Default 30 s, as Kafka's at-least-once. */
+  commitIntervalMs?: number;
+  /**
+   * The instance's state directory. With it, key-value stores with key and value serdes are kept
+   * in LMDB under `<stateDir>/<task>/<store>` with a checkpoint file per task, so a restart
+   * restores only the changelog's tail. Without it every store is in memory and restores in full.
+   */
+  stateDir?: string;
+  /** Group session timeout (default the client's, 45 s): how long a dead instance keeps its tasks. */
+  sessionTimeoutMs?: number;
+  /** How long a task with data for only some inputs waits for the others (wall clock). Default 0. */
+  maxTaskIdleMs?: number;
+  /** Table updates deduplicated per key until the next commit. Default false. */
+  caching?: boolean;
+  /** Replication factor of the internal topics (0: the cluster default). */
+  replicationFactor?: number;
+  /** Called as stores restore (after each fetched chunk, and once done). */
+  onRestore?: (progress: RestoreProgress) => void;
+  /** Called once when the app fails (a send or commit failed); it stops processing. */
+  onError?: (error: Error) => void;
+  logger?: Logger;
+  /** Client id of the group member (default `<applicationId>`). */
+  clientId?: string;
+}
+
+export type StreamsAppState = 'created' | 'starting' | 'running' | 'closing' | 'closed' | 'failed';
+
+export interface TaskSnapshot extends TaskMetrics {
+  id: string;
+  /** Records behind the end of the task's input partitions, as of the last commit. */
+  lag: number;
+  /** Changelog records applied by the last restore, and how many there were to apply. */
+  restoredRecords: number;
+  restoreTotal: number;
+  restoring: boolean;
+}
+
+export interface StreamsAppMetrics {
+  state: StreamsAppState;
+  tasks: TaskSnapshot[];
+  commits: number;
+  /** Totals over the tasks now running. */
+  recordsIn: number;
+  recordsOut: number;
+  droppedLateRecords: number;
+}
+
+interface RunningTask {
+  id: string;
+  subtopology: Subtopology;
+  partition: number;
+  inputs: TopicPartition[];
+  task: StreamTask;
+  /** Next offset per changelog topic (acknowledged writes, or where the restore ended). */
+  changelogNext: Map<string, number>;
+  restoring: boolean;
+  restoredRecords: number;
+  restoreTotal: number;
+  lag: number;
+}
+
+const TICK_MS = 100;
+
+export class StreamsApp {
+  private readonly logger: Logger;
+  private readonly commitIntervalMs: number;
+  private partitions = new Map<string, number>();
+  private producer?: Producer;
+  private txn?: TransactionalProducer;
+  private inTransaction = false;
+  private readonly eos: boolean;
+  private member?: GroupConsumer;
+  private readonly tasks = new Map<string, RunningTask>();
+  /** `topic\0partition` → the task reading it. */
+  private readonly readers = new Map<string, RunningTask>();
+  private readonly owned = new Set<string>();
+  /** Partitions paused because their task lacks another input (held back, not skipped). */
+  private readonly held = new Set<string>();
+  private inflight: Promise<unknown>[] = [];
+  private sendError: Error | undefined;
+  private chain: Promise<unknown> = Promise.resolve();
+  private lastCommitMs = Date.now();
+  private timer: NodeJS.Timeout | undefined;
+  private loop: Promise<void> | undefined;
+  private commits = 0;
+  /** Input offsets this instance last committed (unchanged ones are not committed again). */
+  private readonly committed = new Map<string, number>();
+  private lagUpdating = false;
+  private offsetCommit: Promise<void> | undefined;
+  private _state: StreamsAppState = 'created';
+  private failure: Error | undefined;
+
+  constructor(
+    private readonly tide: Tide,
+    readonly topology: Topology,
+    private readonly options: StreamsAppOptions = {},
+  ) {
+    this.logger = (options.logger ?? silentLogger()).child({
+      component: 'streams',
+      app: topology.applicationId,
+    });
+    this.commitIntervalMs = options.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS;
+    const guarantee = options.processingGuarantee ?? 'atLeastOnce';
+    if (guarantee !== 'atLeastOnce' && guarantee !== 'exactlyOnce') {
+      throw new StreamsError(
+        'TOPOLOGY',
+        `processingGuarantee must be 'atLeastOnce' or 'exactlyOnce', got ${JSON.stringify(guarantee)}`,
+      );
+    }
+    this.eos = guarantee === 'exactlyOnce';
+    if (!Number.isFinite(this.commitIntervalMs) || this.commitIntervalMs <= 0) {
+      throw new StreamsError('TOPOLOGY', `commitIntervalMs must be > 0, got ${options.commitIntervalMs}`);
+    }
+  }
+
+  get state(): StreamsAppState {
+    return this._state;
+  }
+
+  get applicationId(): string {
+    return this.topology.applicationId;
+  }
+
+  /** Checks topics, creates the internal ones, joins the group. Resolves once joined (tasks come with the assignment). */
+  async start(): Promise<void> {
+    if (this._state !== 'created')
+      throw new StreamsError('STATE', `start() on an app that is ${this._state}`);
+    this._state = 'starting';
+    if (this.topology.global.nodes.length > 0) {
+      throw new StreamsError(
+        'TOPOLOGY',
+        `global tables (${this.topology.global.topics.join(', ')}) are not run by the cluster runtime yet; ` +
+          `the TopologyTestDriver runs them. Use a table (co-partitioned) instead for now`,
+      );
+    }
+    try {
+      await this.prepareTopics();
+      if (this.eos) {
+        this.txn = this.tide.producer({
+          transactionalId: this.options.transactionalId ?? `${this.applicationId}-${randomUUID()}`,
+          transactionTimeoutMs: this.options.transactionTimeoutMs ?? 10_000,
+        });
+        await this.txn.initTransactions();
+      } else {
+        this.producer = this.tide.producer({ acks: 'all' });
+      }
+      const sources = [...new Set(this.topology.subtopologies.flatMap((s) => s.sourceTopics))];
+      this.member = this.tide.consumer({
+        groupId: this.applicationId,
+        clientId: this.options.clientId ?? this.applicationId,
+        autoCommit: false,
+        autoOffsetReset: 'earliest',
+        isolation: this.eos ? 'read_committed' : 'read_uncommitted',
+        assignor: 'range',
+        sessionTimeoutMs: this.options.sessionTimeoutMs,
+        logger: this.options.logger,
+        onAssigned: (tps) => this.onAssigned(tps),
+        onRevoked: (tps) => this.onRevoked(tps),
+        onLost: (tps) => this.onLost(tps),
+      });
+      this.member.subscribe(sources);
+      this.loop = this.run();
+      this.timer = setInterval(() => void this.tick(), Math.min(TICK_MS, this.commitIntervalMs));
+      this._state = 'running';
+    } catch (err) {
+      this._state = 'failed';
+      throw err;
+    }
+  }
+
+  /** Commits and closes every task (flush, checkpoint), leaves the group. */
+  async close(): Promise<void> {
+    if (this._state === 'closed' || this._state === 'closing') return;
+    const failed = this._state === 'failed';
+    this._state = 'closing';
+    if (this.timer) clearInterval(this.timer);
+    // Leaving the group revokes every partition: onRevoked commits and closes the tasks.
+    await this.member?.close();
+    await this.loop?.catch(() => undefined);
+    await this.withLock(async () => {
+      for (const rt of [...this.tasks.values()]) this.closeTask(rt);
+    });
+    if (this.inTransaction) await this.txn?.abortTransaction().catch(() => undefined);
+    await this.producer?.close().catch(() => undefined);
+    await this.txn?.close().catch(() => undefined);
+    this._state = failed ? 'failed' : 'closed';
+  }
+
+  /** Per-task metrics now. */
+  metrics(): StreamsAppMetrics {
+    const tasks = [...this.tasks.values()].map((rt) => ({
+      id: rt.id,
+      ...rt.task.metrics,
+      lag: rt.lag,
+      restoredRecords: rt.restoredRecords,
+      restoreTotal: rt.restoreTotal,
+      restoring: rt.restoring,
+    }));
+    return {
+      state: this._state,
+      tasks,
+      commits: this.commits,
+      recordsIn: tasks.reduce((n, t) => n + t.recordsIn, 0),
+      recordsOut: tasks.reduce((n, t) => n + t.recordsOut, 0),
+      droppedLateRecords: tasks.reduce((n, t) => n + t.droppedLateRecords, 0),
+    };
+  }
+
+  /** Task ids running on this instance. */
+  taskIds(): string[] {
+    return [...this.tasks.keys()].sort();
+  }
+
+  /** The error that stopped the app, if any. */
+  error(): Error | undefined {
+    return this.failure;
+  }
+
+  /** Commits every task now (as the interval does). */
+  commit(): Promise<void> {
+    return this.withLock(() => this.commitTasks([...this.tasks.values()]));
+  }
+
+  // ---------------------------------------------------------------- topics
+
+  private async prepareTopics(): Promise<void> {
+    const admin = this.tide.admin();
+    const sinks = new Set(this.topology.subtopologies.flatMap((s) => s.sinkTopics));
+    const external = new Set([...this.topology.externalSourceTopics(), ...sinks]);
+    for (const t of this.topology.internalTopics.keys()) external.delete(t);
+    const existing = new Map<string, number>();
+    await Promise.all(
+      [...external].map(async (topic) => {
+        const n = await partitionCount(this.tide, topic);
+        if (n !== undefined) existing.set(topic, n);
+      }),
+    );
+    const missingSinks = [...sinks].filter((t) => !this.topology.internalTopics.has(t) && !existing.has(t));
+    if (missingSinks.length > 0) {
+      throw new StreamsError(
+        'TOPOLOGY',
+        `output topic(s) ${missingSinks.join(', ')} do not exist: create them before starting the application`,
+      );
+    }
+    this.partitions = this.topology.resolvePartitions((t) => existing.get(t));
+    for (const [t, n] of existing) this.partitions.set(t, n);
+    const rf = this.options.replicationFactor ?? 0;
+    const creations: { name: string; partitions: number; configs: Record<string, string> }[] = [];
+    for (const t of this.topology.internalTopics.keys()) {
+      creations.push({ name: t, partitions: this.partitions.get(t)!, configs: {} });
+    }
+    for (const s of this.topology.subtopologies) {
+      const tasks = this.topology.taskCount(s, this.partitions);
+      for (const def of s.stores) {
+        if (!def.logged) continue;
+        const name = changelogTopic(this.applicationId, def.name);
+        creations.push({ name, partitions: tasks, configs: { 'cleanup.policy': 'compact' } });
+        this.partitions.set(name, tasks);
+      }
+    }
+    for (const c of creations) {
+      try {
+        await admin.createTopic(c.name, {
+          partitions: c.partitions,
+          replicationFactor: rf,
+          configs: c.configs,
+        });
+        this.logger.info({ topic: c.name, partitions: c.partitions }, 'internal topic created');
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'TOPIC_ALREADY_EXISTS') throw err;
+        const n = await partitionCount(this.tide, c.name);
+        if (n !== c.partitions) {
+          throw new StreamsError(
+            'CO_PARTITIONING',
+            `internal topic ${c.name} has ${n} partitions, the topology needs ${c.partitions}: ` +
+              `delete it (the application's state for it is lost) or keep the source topics' partition counts`,
+          );
+        }
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- the processing loop
+
+  private async run(): Promise<void> {
+    try {
+      for await (const record of this.member!) {
+        await this.withLock(() => this.handle(record));
+        if (this.failure) break;
+      }
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  private async handle(r: ConsumerRecord): Promise<void> {
+    if (this.failure) return;
+    const key = tpKey(r.topic, r.partition);
+    const rt = this.readers.get(key);
+    if (!rt || rt.restoring) {
+      // Its task is not complete here (another input is elsewhere): hold the partition at this record.
+      const tp = { topic: r.topic, partition: r.partition };
+      this.member!.seek(tp, r.offset);
+      this.member!.pause([tp]);
+      this.held.add(key);
+      return;
+    }
+    rt.task.addRecords(r.topic, r.partition, [r]);
+    while (rt.task.process());
+    await this.maybeCommit();
+  }
+
+  private async tick(): Promise<void> {
+    if (this._state !== 'running' || this.failure) return;
+    await this.withLock(async () => {
+      for (const rt of this.tasks.values()) {
+        if (rt.restoring) continue;
+        rt.task.punctuateWallClock();
+        while (rt.task.process());
+      }
+      await this.maybeCommit();
+    }).catch((err: unknown) => this.fail(err));
+  }
+
+  private async maybeCommit(): Promise<void> {
+    if (Date.now() - this.lastCommitMs < this.commitIntervalMs) return;
+    // An offset commit still in flight (the coordinator is slow, a rebalance is under way): the
+    // next interval commits the later offsets; processing does not wait for it.
+    if (this.offsetCommit) return;
+    await this.commitTasks([...this.tasks.values()]);
+  }
+
+  /**
+   * At-least-once commit: flush the tasks, wait until every record sent so far (outputs,
+   * repartition and changelog records) is acknowledged, then commit the input offsets, then write
+   * the checkpoints. A failed send fails the app before anything is committed.
+   */
+  private async commitTasks(list: RunningTask[], closing = false): Promise<void> {
+    this.lastCommitMs = Date.now();
+    const ready = list.filter((rt) => !rt.restoring);
+    const offsets: (TopicPartition & { offset: number })[] = [];
+    for (const rt of ready) {
+      for (const o of rt.task.commit()) {
+        if (this.committed.get(tpKey(o.topic, o.partition)) !== o.offset) offsets.push(o);
+      }
+    }
+    await this.drainSends();
+    if (this.eos) {
+      await this.commitTransaction(offsets);
+      for (const o of offsets) this.committed.set(tpKey(o.topic, o.partition), o.offset);
+    } else if (offsets.length > 0) {
+      // The outputs are acknowledged: the offsets may be committed. Processing goes on meanwhile
+      // (a group commit can wait out a rebalance); revocation and close wait for it.
+      const commit = this.member!.commit(offsets).then(
+        () => {
+          for (const o of offsets) this.committed.set(tpKey(o.topic, o.partition), o.offset);
+        },
+        (err: unknown) => this.logger.warn({ err }, 'offset commit failed; the next one retries'),
+      );
+      this.offsetCommit = commit.finally(() => (this.offsetCommit = undefined));
+      if (closing) await this.offsetCommit;
+    }
+    this.commits++;
+    // Under exactlyOnce a checkpoint is trusted only after a clean close (see the file comment).
+    if (!this.eos || closing) for (const rt of ready) await this.checkpoint(rt);
+    if (!this.lagUpdating && offsets.length > 0) {
+      this.lagUpdating = true;
+      void this.updateLag(ready, offsets).finally(() => (this.lagUpdating = false));
+    }
+  }
+
+  private async commitTransaction(offsets: (TopicPartition & { offset: number })[]): Promise<void> {
+    const txn = this.txn!;
+    if (!this.inTransaction && offsets.length === 0) return;
+    this.begin();
+    try {
+      await txn.sendOffsets(this.member!.groupMetadata(), offsets);
+      await txn.commitTransaction();
+    } catch (err) {
+      await txn.abortTransaction().catch(() => undefined);
+      throw err;
+    } finally {
+      this.inTransaction = false;
+    }
+  }
+
+  /** exactlyOnce: opens the interval's transaction before its first record. */
+  private begin(): void {
+    if (!this.eos || this.inTransaction) return;
+    this.txn!.beginTransaction();
+    this.inTransaction = true;
+  }
+
+  private async drainSends(): Promise<void> {
+    while (this.inflight.length > 0) {
+      const pending = this.inflight;
+      this.inflight = [];
+      await Promise.all(pending);
+    }
+    if (this.sendError) throw this.sendError;
+  }
+
+  private async checkpoint(rt: RunningTask): Promise<void> {
+    const dir = this.options.stateDir;
+    if (!dir) return;
+    const checkpoint: Record<string, number> = {};
+    for (const def of rt.subtopology.stores) {
+      const store = rt.task.stores.get(def.name);
+      if (!def.logged || !(store instanceof PersistentKeyValueStore)) continue;
+      await store.flushed();
+      const topic = changelogTopic(this.applicationId, def.name);
+      const next = rt.changelogNext.get(topic);
+      if (next !== undefined) checkpoint[topic] = next;
+    }
+    if (Object.keys(checkpoint).length > 0) writeCheckpoint(dir, rt.id, checkpoint);
+  }
+
+  private async updateLag(
+    list: RunningTask[],
+    offsets: (TopicPartition & { offset: number })[],
+  ): Promise<void> {
+    const committed = new Map(offsets.map((o) => [tpKey(o.topic, o.partition), o.offset]));
+    const consumer = this.member?.consumer;
+    if (!consumer) return;
+    for (const rt of list) {
+      let lag = 0;
+      for (const tp of rt.inputs) {
+        const at = committed.get(tpKey(tp.topic, tp.partition));
+        if (at === undefined) continue;
+        try {
+          lag += Math.max(0, (await consumer.listOffset(tp, 'latest')).offset - at);
+        } catch {
+          return; // metrics only: the next commit tries again
+        }
+      }
+      rt.lag = lag;
+    }
+  }
+
+  // ---------------------------------------------------------------- rebalance
+
+  private async onAssigned(tps: TopicPartition[]): Promise<void> {
+    for (const tp of tps) this.owned.add(tpKey(tp.topic, tp.partition));
+    const fresh: RunningTask[] = [];
+    for (const s of this.topology.subtopologies) {
+      const count = this.topology.taskCount(s, this.partitions);
+      for (let p = 0; p < count; p++) {
+        const id = `${s.id}_${p}`;
+        if (this.tasks.has(id)) continue;
+        const inputs = s.sourceTopics
+          .filter((t) => (this.partitions.get(t) ?? 0) > p)
+          .map((topic) => ({ topic, partition: p }));
+        if (!inputs.every((tp) => this.owned.has(tpKey(tp.topic, tp.partition)))) continue;
+        fresh.push(this.createTask(s, p, inputs));
+      }
+    }
+    for (const rt of fresh) {
+      this.tasks.set(rt.id, rt);
+      for (const tp of rt.inputs) this.readers.set(tpKey(tp.topic, tp.partition), rt);
+    }
+    // Restores run here, before the group delivers any record of the new partitions.
+    for (const rt of fresh) await this.restore(rt);
+    const release = [...this.held].filter((k) => this.readers.get(k)?.restoring === false);
+    if (release.length > 0) {
+      for (const k of release) this.held.delete(k);
+      this.member?.resume(release.map(tpOf));
+    }
+    if (fresh.length > 0) this.logger.info({ tasks: fresh.map((t) => t.id) }, 'tasks assigned');
+  }
+
+  private async onRevoked(tps: TopicPartition[]): Promise<void> {
+    await this.withLock(async () => {
+      const affected = this.tasksOf(tps);
+      let committed = true;
+      try {
+        await this.commitTasks(affected, true);
+      } catch (err) {
+        committed = false;
+        this.logger.warn(
+          { err },
+          'commit before revocation failed; the next owner re-reads from the last commit',
+        );
+      }
+      for (const rt of affected) this.closeTask(rt);
+      for (const tp of tps) this.forget(tp);
+      // exactlyOnce: the failed transaction was aborted, so the other tasks' state is ahead of it.
+      if (this.eos && !committed) await this.abortAndRevive();
+      if (affected.length > 0) this.logger.info({ tasks: affected.map((t) => t.id) }, 'tasks revoked');
+    });
+  }
+
+  private async onLost(tps: TopicPartition[]): Promise<void> {
+    await this.withLock(async () => {
+      const affected = this.tasksOf(tps);
+      for (const rt of affected) this.closeTask(rt);
+      for (const tp of tps) this.forget(tp);
+      if (this.eos && this.inTransaction) await this.abortAndRevive();
+      if (affected.length > 0)
+        this.logger.warn({ tasks: affected.map((t) => t.id) }, 'tasks lost (not committed)');
+    });
+  }
+
+  /**
+   * exactlyOnce, after a transaction was aborted (partitions lost mid-transaction, a failed
+   * commit): every remaining task's stores hold writes that never happened. They are closed,
+   * created again from their changelogs (LMDB wiped first), and their inputs go back to the
+   * committed offsets.
+   */
+  private async abortAndRevive(): Promise<void> {
+    this.inflight = [];
+    this.sendError = undefined;
+    if (this.inTransaction) await this.txn!.abortTransaction().catch(() => undefined);
+    this.inTransaction = false;
+    const survivors = [...this.tasks.values()];
+    for (const rt of survivors) this.closeTask(rt);
+    const inputs = survivors.flatMap((rt) => rt.inputs);
+    const committed = inputs.length > 0 ? await this.member!.committed(inputs) : [];
+    for (const rt of survivors) {
+      const fresh = this.createTask(rt.subtopology, rt.partition, rt.inputs);
+      this.tasks.set(fresh.id, fresh);
+      for (const tp of fresh.inputs) this.readers.set(tpKey(tp.topic, tp.partition), fresh);
+      await this.restore(fresh);
+    }
+    for (const c of committed) {
+      this.member!.seek({ topic: c.topic, partition: c.partition }, Math.max(0, c.offset));
+      this.committed.delete(tpKey(c.topic, c.partition));
+    }
+  }
+
+  private forget(tp: TopicPartition): void {
+    const key = tpKey(tp.topic, tp.partition);
+    this.owned.delete(key);
+    this.held.delete(key);
+    this.committed.delete(key);
+  }
+
+  private tasksOf(tps: TopicPartition[]): RunningTask[] {
+    const keys = new Set(tps.map((tp) => tpKey(tp.topic, tp.partition)));
+    return [...this.tasks.values()].filter((rt) =>
+      rt.inputs.some((tp) => keys.has(tpKey(tp.topic, tp.partition))),
+    );
+  }
+
+  private closeTask(rt: RunningTask): void {
+    rt.task.close();
+    this.tasks.delete(rt.id);
+    for (const tp of rt.inputs) {
+      const key = tpKey(tp.topic, tp.partition);
+      if (this.readers.get(key) === rt) this.readers.delete(key);
+    }
+  }
+
+  // ---------------------------------------------------------------- tasks and state
+
+  private createTask(s: Subtopology, partition: number, inputs: TopicPartition[]): RunningTask {
+    const id = `${s.id}_${partition}`;
+    const holder: { rt?: RunningTask } = {};
+    const codecs = new Map<string, ChangelogCodec>();
+    const collector: RecordCollector = {
+      partitionsOf: (topic) => this.partitionsOf(topic),
+      send: (r) => this.send(r),
+    };
+    const task = new StreamTask(
+      { id, partition, applicationId: this.applicationId, nodes: s.nodes, stores: s.stores, inputs },
+      {
+        collector,
+        wallClockMs: () => Date.now(),
+        caching: this.options.caching ?? false,
+        maxTaskIdleMs: this.options.maxTaskIdleMs ?? 0,
+        globalStores: new Map(),
+        createStore: (def) => {
+          if (!def.logged) return createStore(def, id, this.options.stateDir);
+          const codec = new ChangelogCodec(def);
+          codecs.set(def.name, codec);
+          const topic = changelogTopic(this.applicationId, def.name);
+          return createStore(def, id, this.options.stateDir, (change) => {
+            const rt = holder.rt;
+            if (!rt || rt.restoring) return;
+            this.logChange(rt, topic, codec, change);
+          });
+        },
+      },
+    );
+    const rt: RunningTask = {
+      id,
+      subtopology: s,
+      partition,
+      inputs,
+      task,
+      changelogNext: new Map(),
+      restoring: true,
+      restoredRecords: 0,
+      restoreTotal: 0,
+      lag: 0,
+    };
+    holder.rt = rt;
+    return rt;
+  }
+
+  private async restore(rt: RunningTask): Promise<void> {
+    const dir = this.options.stateDir;
+    const checkpoint = dir ? readCheckpoint(dir, rt.id) : {};
+    // exactlyOnce: from here the local files may run ahead of any commit; a crash must not trust them.
+    if (dir && this.eos) removeCheckpoint(dir, rt.id);
+    rt.restoredRecords = 0;
+    rt.restoreTotal = 0;
+    try {
+      for (const def of rt.subtopology.stores) {
+        if (!def.logged) continue;
+        const store = rt.task.stores.get(def.name)!;
+        const topic = changelogTopic(this.applicationId, def.name);
+        const persistent = store instanceof PersistentKeyValueStore;
+        const from = persistent ? (checkpoint[topic] ?? 0) : 0;
+        if (persistent && this.eos && checkpoint[topic] === undefined) wipe(store);
+        const codec = new ChangelogCodec(def);
+        const result = await restoreStore({
+          tide: this.tide,
+          tp: { topic, partition: rt.partition },
+          from,
+          readCommitted: this.eos,
+          apply: (key, value) => applyChange(store, codec.decode(key, value)),
+          onProgress: (restored, total) => {
+            this.options.onRestore?.({ taskId: rt.id, store: def.name, restored, total, done: false });
+          },
+        });
+        rt.changelogNext.set(topic, result.end);
+        rt.restoredRecords += result.restored;
+        rt.restoreTotal += result.total;
+        this.options.onRestore?.({
+          taskId: rt.id,
+          store: def.name,
+          restored: result.restored,
+          total: result.total,
+          done: true,
+        });
+        this.logger.info({ task: rt.id, store: def.name, from, records: result.restored }, 'store restored');
+      }
+    } catch (err) {
+      this.fail(err);
+      throw err;
+    }
+    rt.restoring = false;
+  }
+
+  private logChange(rt: RunningTask, topic: string, codec: ChangelogCodec, change: StoreChange): void {
+    const { key, value } = codec.encode(change);
+    this.begin();
+    const sent = this.sender()
+      .send(topic, { key, value, partition: rt.partition })
+      .then((md) => {
+        const next = md.offset + 1;
+        if (next > (rt.changelogNext.get(topic) ?? 0)) rt.changelogNext.set(topic, next);
+      });
+    this.track(sent);
+  }
+
+  private send(r: OutgoingRecord): void {
+    this.begin();
+    const sent = this.sender().send(r.topic, {
+      key: r.key,
+      value: r.value,
+      headers: r.headers,
+      timestampMs: r.timestampMs,
+      partition: r.partition,
+    });
+    this.track(sent);
+  }
+
+  private sender(): Producer | TransactionalProducer {
+    return (this.txn ?? this.producer)!;
+  }
+
+  private track(sent: Promise<unknown>): void {
+    this.inflight.push(
+      sent.catch((err: unknown) => {
+        this.sendError ??= err instanceof Error ? err : new Error(String(err));
+      }),
+    );
+  }
+
+  private partitionsOf(topic: string): number {
+    const n = this.partitions.get(topic);
+    if (n === undefined) throw new StreamsError('STATE', `no partition count known for topic ${topic}`);
+    return n;
+  }
+
+  private withLock<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private fail(err: unknown): void {
+    if (this.failure) return;
+    const error = err instanceof Error ? err : new Error(String(err));
+    this.failure = error;
+    if (this._state === 'running' || this._state === 'starting') this._state = 'failed';
+    this.logger.error({ err: error }, 'streams app failed: processing stopped');
+    this.options.onError?.(error);
+  }
+}
+
+function wipe(store: PersistentKeyValueStore<unknown, unknown>): void {
+  for (const [key] of [...store.all()]) store.delete(key);
+}
+
+function createStore(
+  def: StoreDef,
+  taskId: string,
+  stateDir: string | undefined,
+  onChange?: (change: StoreChange) => void,
+): StateStore {
+  switch (def.kind) {
+    case 'keyValue':
+      if (stateDir && def.key && def.value) {
+        const value = def.timestamped ? stampedSerde(def.value) : def.value;
+        return new PersistentKeyValueStore(
+          def.name,
+          join(stateDir, taskId, def.name),
+          def.key,
+          value as typeof def.value,
+          onChange,
+        );
+      }
+      return new InMemoryKeyValueStore(def.name, onChange);
+    case 'window':
+      return new InMemoryWindowStore(def.name, def.windowSizeMs ?? 0, def.retentionMs ?? 0, onChange);
+    case 'session':
+      return new InMemorySessionStore(def.name, onChange);
+  }
+}
+
+async function partitionCount(tide: Tide, topic: string): Promise<number | undefined> {
+  try {
+    const d = await tide.admin().describeTopic(topic);
+    return d.topic.partitions.length;
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? '';
+    if (code.startsWith('UNKNOWN_TOPIC')) return undefined;
+    throw err;
+  }
+}
+
+function tpKey(topic: string, partition: number): string {
+  return `${topic}\u0000${partition}`;
+}
+
+function tpOf(key: string): TopicPartition {
+  const i = key.lastIndexOf('\u0000');
+  return { topic: key.slice(0, i), partition: Number(key.slice(i + 1)) };
+}

@@ -1,0 +1,70 @@
+/**
+ * Changelog records of a store: how a store write becomes a record of `<app>-<store>-changelog`
+ * and back. Keys must be equal bytes for equal keys (the topic is compacted), so a store with a
+ * key serde writes the serde's bytes (window and session stores add the window); stores without
+ * serdes (internal join and suppress buffers) use V8's structured serialization, which is
+ * deterministic for equal plain values.
+ */
+import { deserialize, serialize } from 'node:v8';
+import type { Window } from '../serdes';
+import type { StoreDef } from '../topology/nodes';
+import type { Stamped } from '../processors/common';
+import { stampedSerde } from '../state/persistent';
+import type { Serde } from '../serdes';
+import type { StoreChange } from '../state/stores';
+
+export interface DecodedChange {
+  key: unknown;
+  window?: Window;
+  /** null: a delete. */
+  value: unknown;
+}
+
+const structured: Serde<unknown> = {
+  name: 'v8',
+  serialize: (v) => serialize(v),
+  deserialize: (b) => deserialize(b) as unknown,
+};
+
+export function changelogTopic(applicationId: string, store: string): string {
+  return `${applicationId}-${store}-changelog`;
+}
+
+export class ChangelogCodec {
+  private readonly key: Serde<unknown>;
+  private readonly value: Serde<unknown>;
+  private readonly windowed: boolean;
+
+  constructor(def: StoreDef) {
+    this.key = def.key ?? structured;
+    const value = def.value ?? structured;
+    this.value =
+      def.value && def.timestamped
+        ? (stampedSerde(value) as Serde<Stamped<unknown>> as Serde<unknown>)
+        : value;
+    this.windowed = def.kind !== 'keyValue';
+  }
+
+  encode(change: StoreChange): { key: Buffer; value: Buffer | null } {
+    const key = this.key.serialize(change.key);
+    const value = change.value === null ? null : this.value.serialize(change.value);
+    if (!this.windowed || !change.window) return { key, value };
+    // Window and session keys: the key's bytes, then the window's start and end (16 bytes).
+    const out = Buffer.allocUnsafe(key.length + 16);
+    key.copy(out, 0);
+    out.writeBigInt64BE(BigInt(change.window.start), key.length);
+    out.writeBigInt64BE(BigInt(change.window.end), key.length + 8);
+    return { key: out, value };
+  }
+
+  decode(key: Buffer, value: Buffer | null): DecodedChange {
+    const decodedValue = value === null ? null : this.value.deserialize(value);
+    if (!this.windowed) return { key: this.key.deserialize(key), value: decodedValue };
+    const n = key.length - 16;
+    return {
+      key: this.key.deserialize(key.subarray(0, n)),
+      window: { start: Number(key.readBigInt64BE(n)), end: Number(key.readBigInt64BE(n + 8)) },
+      value: decodedValue,
+    };
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * Streams app instances as real child processes (the built library in dist/, so SIGKILL is a real
+ * crash). Each runs the word count (`text` lines → `<app>-counts-repartition` → store `counts` →
+ * `word-counts`) and prints one JSON line per event on stdout, synchronously:
+ *   {ev: 'started' | 'restored' | 'metrics' | 'closed' | 'error', ...}
+ * `restored` once per store restore (task, store, restored, total); `metrics` every 300 ms
+ * (the app's metrics snapshot). The processing guarantee and the commit interval are parameters. SIGTERM closes the app (commit, checkpoint, leave the group).
+ */
+import { ChildProcess, spawn } from 'child_process';
+import * as path from 'path';
+import { REPO_ROOT } from '../harness/processes';
+
+export interface AppEvent {
+  ev: 'started' | 'restored' | 'metrics' | 'closed' | 'error';
+  task?: string;
+  store?: string;
+  restored?: number;
+  total?: number;
+  tasks?: { id: string; recordsIn: number; restoredRecords: number }[];
+  msg?: string;
+}
+
+const APP_SCRIPT = `
+const [dist, bootstrap, appId, stateDir, sessionTimeoutMs, guarantee, commitIntervalMs] = process.argv.slice(1);
+const { writeSync } = require('fs');
+const { Tide } = require(dist + '/client');
+const { Serdes } = require(dist + '/streams');
+const out = (o) => writeSync(1, JSON.stringify({ t: Date.now(), ...o }) + '\\n');
+const tide = new Tide({ bootstrap: bootstrap.split(',') });
+const b = tide.streams({ applicationId: appId, processingGuarantee: guarantee });
+b.stream('text', { key: Serdes.string, value: Serdes.string })
+  .flatMapValues((line) => line.split(' ').filter(Boolean))
+  .selectKey((_k, word) => word)
+  .groupByKey({ key: Serdes.string, value: Serdes.string })
+  .count({ name: 'counts' })
+  .toStream()
+  .to('word-counts', { value: Serdes.number });
+const app = b.app(b.build(), {
+  stateDir,
+  commitIntervalMs: Number(commitIntervalMs),
+  sessionTimeoutMs: Number(sessionTimeoutMs),
+  replicationFactor: 1,
+  onRestore: (p) => { if (p.done) out({ ev: 'restored', task: p.taskId, store: p.store, restored: p.restored, total: p.total }); },
+  onError: (err) => out({ ev: 'error', msg: String(err && err.stack || err) }),
+});
+const metrics = setInterval(() => {
+  const m = app.metrics();
+  out({ ev: 'metrics', tasks: m.tasks.map((t) => ({ id: t.id, recordsIn: t.recordsIn, restoredRecords: t.restoredRecords })) });
+}, 300);
+process.on('SIGTERM', () => {
+  clearInterval(metrics);
+  app.close().then(() => tide.close()).then(() => { out({ ev: 'closed' }); process.exit(0); });
+});
+app.start().then(() => out({ ev: 'started' }), (err) => { out({ ev: 'error', msg: String(err && err.stack || err) }); process.exit(1); });
+`;
+
+export class AppProcess {
+  readonly events: AppEvent[] = [];
+  exitedAt: number | undefined;
+  private stderr = '';
+  private readonly exited: Promise<void>;
+
+  constructor(
+    readonly tag: string,
+    readonly child: ChildProcess,
+  ) {
+    let buffer = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      let nl: number;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        if (line.trim()) this.events.push(JSON.parse(line) as AppEvent);
+      }
+    });
+    child.stderr!.on('data', (c: Buffer) => (this.stderr = (this.stderr + c.toString()).slice(-20_000)));
+    this.exited = new Promise((resolve) =>
+      child.on('exit', () => {
+        this.exitedAt = Date.now();
+        resolve();
+      }),
+    );
+  }
+
+  /** Task ids it runs now (its latest metrics line). */
+  tasks(): string[] {
+    const last = [...this.events].reverse().find((e) => e.ev === 'metrics');
+    return (last?.tasks ?? []).map((t) => t.id).sort();
+  }
+
+  restores(): AppEvent[] {
+    return this.events.filter((e) => e.ev === 'restored');
+  }
+
+  errors(): AppEvent[] {
+    return this.events.filter((e) => e.ev === 'error');
+  }
+
+  output(): string {
+    return this.stderr;
+  }
+
+  async stop(signal: NodeJS.Signals): Promise<void> {
+    if (this.exitedAt !== undefined) return;
+    this.child.kill(signal);
+    await this.exited;
+  }
+}
+
+let live: AppProcess[] = [];
+process.on('exit', () => {
+  for (const a of live) a.child.kill('SIGKILL');
+});
+
+export function startApp(o: {
+  bootstrap: string[];
+  appId: string;
+  stateDir: string;
+  tag: string;
+  sessionTimeoutMs: number;
+  guarantee?: 'atLeastOnce' | 'exactlyOnce';
+  /** Default 300. */
+  commitIntervalMs?: number;
+}): AppProcess {
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      APP_SCRIPT,
+      path.join(REPO_ROOT, 'dist'),
+      o.bootstrap.join(','),
+      o.appId,
+      o.stateDir,
+      String(o.sessionTimeoutMs),
+      o.guarantee ?? 'atLeastOnce',
+      String(o.commitIntervalMs ?? 300),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } },
+  );
+  const app = new AppProcess(o.tag, child);
+  live.push(app);
+  return app;
+}
+
+export async function killAllApps(): Promise<void> {
+  const apps = live;
+  live = [];
+  await Promise.all(apps.map((a) => a.stop('SIGKILL')));
+}
