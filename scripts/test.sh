@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 npm ci --no-audit --no-fund
 npm run build
+# The build compiles services/client/cli; this also type-checks tests, benchmarks and examples.
+npm run typecheck
 npm run lint
 # Integration tests spawn a real etcd (test/harness/etcd.ts): install it if it is missing.
 bash scripts/install-etcd.sh

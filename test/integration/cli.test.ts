@@ -480,7 +480,8 @@ describe('npm start', () => {
     await new Promise<void>((resolve) =>
       npm.stdout.on('data', (c: Buffer) => {
         out += c.toString();
-        if (/bootstrap \S+:\d+/.test(out)) resolve();
+        // The "Try:" line is the last one printed before the signal handlers are installed.
+        if (/bootstrap \S+:\d+/.test(out) && /Try: /.test(out)) resolve();
       }),
     );
     const address = /bootstrap (\S+:\d+)/.exec(out)![1];

@@ -106,7 +106,7 @@ it('a partition joins the transaction when its first batch opens, not after the 
     },
     { what: 'the partition in the transaction during the linger', timeoutMs: 10_000, intervalMs: 50 },
   );
-  expect(described.partitions).toEqual([{ topic: 'dev-txn', partition: 1 }]);
+  expect(described?.partitions).toEqual([{ topic: 'dev-txn', partition: 1 }]);
   await producer.commitTransaction();
   await sent;
   await producer.close();

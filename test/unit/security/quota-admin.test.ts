@@ -36,9 +36,15 @@ function call<T>(handler: grpc.handleUnaryCall<Any, Any>, request: Any, principa
 }
 
 const alter = (request: Any, principal?: string) =>
-  call<{ quotas: Any[] }>(handlers.AlterClientQuotas as grpc.handleUnaryCall<Any, Any>, request, principal);
+  call<{ quotas: Any[] }>(
+    handlers.AlterClientQuotas as unknown as grpc.handleUnaryCall<Any, Any>,
+    request,
+    principal,
+  );
 const describe_ = (filter: Any) =>
-  call<{ quotas: Any[] }>(handlers.DescribeClientQuotas as grpc.handleUnaryCall<Any, Any>, { filter });
+  call<{ quotas: Any[] }>(handlers.DescribeClientQuotas as unknown as grpc.handleUnaryCall<Any, Any>, {
+    filter,
+  });
 
 it('sets and removes values, lists by entity, and audits each change with the caller', async () => {
   const after = await alter(
