@@ -1,7 +1,9 @@
 /**
  * A restart right after a SIGKILL found its lock "in use" while the killed process was a zombie
  * (state Z: dead, not yet reaped by its parent, yet kill(pid, 0) succeeds). A real zombie is made
- * here: a shell forks a child that exits at once, then execs `sleep`, which never reaps it.
+ * here: a shell forks a child that exits shortly after, then execs `sleep`, which never reaps it.
+ * The child must outlive the exec: a shell that sees its background child exit first reaps it
+ * (that race lost the zombie once under CI load).
  */
 import { spawn, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
@@ -20,14 +22,14 @@ let zombiePid = 0;
 let dir: string;
 
 async function makeZombie(): Promise<number> {
-  parent = spawn('sh', ['-c', 'sh -c "exit 0" & echo $!; exec sleep 60'], {
+  parent = spawn('sh', ['-c', 'sh -c "sleep 0.5; exit 0" & echo $!; exec sleep 60'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const pid = await new Promise<number>((resolve) => {
     parent!.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
   });
-  // The child exits at once; wait until the kernel shows it as a zombie.
-  for (let i = 0; i < 200 && processState(pid, (f) => fs.readFileSync(f, 'utf8')) !== 'Z'; i++)
+  // Wait until the kernel shows the exited child as a zombie.
+  for (let i = 0; i < 1000 && processState(pid, (f) => fs.readFileSync(f, 'utf8')) !== 'Z'; i++)
     await new Promise((r) => setTimeout(r, 10));
   return pid;
 }
@@ -35,7 +37,7 @@ async function makeZombie(): Promise<number> {
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tide-zombie-'));
   if (onLinux) zombiePid = await makeZombie();
-});
+}, 20_000);
 
 afterAll(() => {
   parent?.kill('SIGKILL');
