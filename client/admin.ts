@@ -25,6 +25,11 @@ import type { DeleteAclsResponse } from '../services/common/grpc/generated/tide/
 import type { ClientQuota as WireClientQuota } from '../services/common/grpc/generated/tide/v1/ClientQuota';
 import type { AlterClientQuotasResponse } from '../services/common/grpc/generated/tide/v1/AlterClientQuotasResponse';
 import type { DescribeClientQuotasResponse } from '../services/common/grpc/generated/tide/v1/DescribeClientQuotasResponse';
+import type { ApplicationMetadata as WireApplicationMetadata } from '../services/common/grpc/generated/tide/v1/ApplicationMetadata';
+import type { PutApplicationMetadataResponse } from '../services/common/grpc/generated/tide/v1/PutApplicationMetadataResponse';
+import type { GetApplicationMetadataResponse } from '../services/common/grpc/generated/tide/v1/GetApplicationMetadataResponse';
+import type { ListApplicationMetadataResponse } from '../services/common/grpc/generated/tide/v1/ListApplicationMetadataResponse';
+import type { DeleteApplicationMetadataResponse } from '../services/common/grpc/generated/tide/v1/DeleteApplicationMetadataResponse';
 
 /**
  * An ACL binding (docs/security.md): the principal may (allow) or may not (deny) perform the
@@ -159,6 +164,30 @@ export interface AlterConfigsOptions {
   delete?: string[];
   validateOnly?: boolean;
 }
+
+/** An application metadata entry (putApplicationMetadata). */
+export interface ApplicationMetadataEntry {
+  /** The application: its consumer group id (ACLs on that group apply). */
+  application: string;
+  key: string;
+  /** Empty when listed without values. */
+  value: Buffer;
+  valueBytes: number;
+  /** Changes on every write; give it back as `expectedVersion` to compare-and-swap. */
+  version: number;
+  /** 0: stays until deleted. */
+  expiresAtMs: number;
+}
+
+export interface PutApplicationMetadataOptions {
+  /** Write only if the entry's version is this (0: only if there is no entry). */
+  expectedVersion?: number;
+  /** > 0: the entry vanishes this long after the write unless written again. */
+  ttlMs?: number;
+}
+
+export type PutApplicationMetadataResult =
+  { applied: true; version: number } | { applied: false; current: ApplicationMetadataEntry | undefined };
 
 export interface AdminOptions {
   retry?: Partial<Omit<RetryOptions, 'signal'>>;
@@ -408,6 +437,77 @@ export class Admin {
     return r.quotas.map(fromWireQuota);
   }
 
+  /**
+   * Writes an application metadata entry (a small document an application keeps in the cluster's
+   * metadata store under its name, e.g. a streams application's topology). With
+   * `expectedVersion`, a compare-and-swap: `applied: false` and the current entry when it does
+   * not hold. Needs read on the group named by `application`.
+   */
+  async putApplicationMetadata(
+    application: string,
+    key: string,
+    value: Buffer | string,
+    options: PutApplicationMetadataOptions = {},
+  ): Promise<PutApplicationMetadataResult> {
+    const r = await this.call<PutApplicationMetadataResponse>((c, o, cb) =>
+      c.PutApplicationMetadata(
+        {
+          application,
+          key,
+          value: typeof value === 'string' ? Buffer.from(value) : value,
+          conditional: options.expectedVersion !== undefined,
+          expected_version: options.expectedVersion ?? 0,
+          ttl_ms: options.ttlMs ?? 0,
+        },
+        o,
+        cb,
+      ),
+    );
+    return r.applied
+      ? { applied: true, version: r.version }
+      : { applied: false, current: r.current ? fromWireAppMetadata(r.current) : undefined };
+  }
+
+  /** One application metadata entry, undefined when there is none. */
+  async getApplicationMetadata(
+    application: string,
+    key: string,
+  ): Promise<ApplicationMetadataEntry | undefined> {
+    const r = await this.call<GetApplicationMetadataResponse>((c, o, cb) =>
+      c.GetApplicationMetadata({ application, key }, o, cb),
+    );
+    return r.found && r.entry ? fromWireAppMetadata(r.entry) : undefined;
+  }
+
+  /**
+   * Application metadata entries whose key starts with `keyPrefix`, of one application or (empty)
+   * of every application the caller may describe; values only with `includeValues`.
+   */
+  async listApplicationMetadata(
+    options: { application?: string; keyPrefix?: string; includeValues?: boolean } = {},
+  ): Promise<ApplicationMetadataEntry[]> {
+    const r = await this.call<ListApplicationMetadataResponse>((c, o, cb) =>
+      c.ListApplicationMetadata(
+        {
+          application: options.application ?? '',
+          key_prefix: options.keyPrefix ?? '',
+          include_values: options.includeValues ?? false,
+        },
+        o,
+        cb,
+      ),
+    );
+    return r.entries.map(fromWireAppMetadata);
+  }
+
+  /** Deletes one entry, or (no key) every entry of the application; answers how many. */
+  async deleteApplicationMetadata(application: string, key = ''): Promise<number> {
+    const r = await this.call<DeleteApplicationMetadataResponse>((c, o, cb) =>
+      c.DeleteApplicationMetadata({ application, key }, o, cb),
+    );
+    return r.deleted;
+  }
+
   /** Broker Metadata for the given topics (all when empty); also refreshes the client's cache. */
   async metadata(topics: string[] = []): Promise<ClusterMetadata> {
     return retry(() => this.cluster.fetchMetadata(topics), this.retryOptions, { clock: this.cluster.clock });
@@ -460,6 +560,17 @@ function fromWireQuota(q: WireClientQuota): ClientQuota {
   const values: ClientQuota['values'] = {};
   for (const v of q.values) values[v.key as QuotaKey] = v.value;
   return { entity, values };
+}
+
+function fromWireAppMetadata(e: WireApplicationMetadata): ApplicationMetadataEntry {
+  return {
+    application: e.application,
+    key: e.key,
+    value: Buffer.from(e.value),
+    valueBytes: e.value_bytes,
+    version: e.version,
+    expiresAtMs: e.expires_at_ms,
+  };
 }
 
 function toConfigEntry(c: WireConfigEntry): ConfigEntry {

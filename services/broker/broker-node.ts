@@ -51,6 +51,7 @@ import { NO_AUTH, auditLogger, type ServiceAuth } from '../common/security/auth/
 import { startServiceAccess } from '../common/security/service-access';
 import { aclAdminHandlers } from '../common/security/auth/acl-admin-service';
 import { quotaAdminHandlers } from '../common/security/quota/quota-admin-service';
+import { appMetadataAdminHandlers } from '../common/app-metadata/app-metadata-admin-service';
 
 export interface BrokerNodeDeps {
   store: MetadataStore;
@@ -303,6 +304,12 @@ export class BrokerNode {
               clusterName: config.clusterName,
               edge: metrics.edge(logger),
               audit: auditLogger(logger),
+            }),
+            ...appMetadataAdminHandlers({
+              store: deps.store,
+              clusterName: config.clusterName,
+              clock: deps.clock,
+              edge: metrics.edge(logger),
             }),
           });
           s.addService(internalProto().replication.Replication.service, replication.handlers());

@@ -55,6 +55,7 @@ import { NO_AUTH, auditLogger, type ServiceAuth } from '../common/security/auth/
 import { startServiceAccess } from '../common/security/service-access';
 import { aclAdminHandlers } from '../common/security/auth/acl-admin-service';
 import { quotaAdminHandlers } from '../common/security/quota/quota-admin-service';
+import { appMetadataAdminHandlers } from '../common/app-metadata/app-metadata-admin-service';
 export interface ControllerNodeDeps {
   store: MetadataStore;
   clock: Clock;
@@ -239,6 +240,12 @@ export class ControllerNode {
             clusterName: config.clusterName,
             edge: deps.logger,
             audit: auditLogger(deps.logger),
+          }),
+          ...appMetadataAdminHandlers({
+            store: deps.store,
+            clusterName: config.clusterName,
+            clock: deps.clock,
+            edge: deps.logger,
           }),
           ...controllerAdminHandlers({
             topics: {

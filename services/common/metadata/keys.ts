@@ -10,6 +10,7 @@
  *   /tide/<cluster>/producer-ids             ProducerIdBlockRecord (JSON): the next unallocated id
  *   /tide/<cluster>/coordinators/...         the group coordinators' shards and instances (keys and
  *                                            values in services/common/cluster/coordinator-shards.ts)
+ *   /tide/<cluster>/applications/<app>/<key> application metadata (services/common/app-metadata/)
  *
  * Values are JSON objects. Decoders validate every field and throw a TideError naming the key and
  * the field instead of letting a bad value crash a watcher; unknown fields are ignored, so a newer

@@ -10,6 +10,7 @@ import type { AlterConfigsRequest__Input as _tide_v1_AlterConfigsRequest__Input,
 import type { AlterConfigsResponse__Input as _tide_v1_AlterConfigsResponse__Input, AlterConfigsResponse as _tide_v1_AlterConfigsResponse } from './tide/v1/AlterConfigsResponse';
 import type { AlterPartitionReassignmentsRequest__Input as _tide_v1_AlterPartitionReassignmentsRequest__Input, AlterPartitionReassignmentsRequest as _tide_v1_AlterPartitionReassignmentsRequest } from './tide/v1/AlterPartitionReassignmentsRequest';
 import type { AlterPartitionReassignmentsResponse__Input as _tide_v1_AlterPartitionReassignmentsResponse__Input, AlterPartitionReassignmentsResponse as _tide_v1_AlterPartitionReassignmentsResponse } from './tide/v1/AlterPartitionReassignmentsResponse';
+import type { ApplicationMetadata__Input as _tide_v1_ApplicationMetadata__Input, ApplicationMetadata as _tide_v1_ApplicationMetadata } from './tide/v1/ApplicationMetadata';
 import type { BrokerInfo__Input as _tide_v1_BrokerInfo__Input, BrokerInfo as _tide_v1_BrokerInfo } from './tide/v1/BrokerInfo';
 import type { ClientQuota__Input as _tide_v1_ClientQuota__Input, ClientQuota as _tide_v1_ClientQuota } from './tide/v1/ClientQuota';
 import type { ConfigEntry__Input as _tide_v1_ConfigEntry__Input, ConfigEntry as _tide_v1_ConfigEntry } from './tide/v1/ConfigEntry';
@@ -23,6 +24,8 @@ import type { DecommissionBrokerRequest__Input as _tide_v1_DecommissionBrokerReq
 import type { DecommissionStatus__Input as _tide_v1_DecommissionStatus__Input, DecommissionStatus as _tide_v1_DecommissionStatus } from './tide/v1/DecommissionStatus';
 import type { DeleteAclsRequest__Input as _tide_v1_DeleteAclsRequest__Input, DeleteAclsRequest as _tide_v1_DeleteAclsRequest } from './tide/v1/DeleteAclsRequest';
 import type { DeleteAclsResponse__Input as _tide_v1_DeleteAclsResponse__Input, DeleteAclsResponse as _tide_v1_DeleteAclsResponse } from './tide/v1/DeleteAclsResponse';
+import type { DeleteApplicationMetadataRequest__Input as _tide_v1_DeleteApplicationMetadataRequest__Input, DeleteApplicationMetadataRequest as _tide_v1_DeleteApplicationMetadataRequest } from './tide/v1/DeleteApplicationMetadataRequest';
+import type { DeleteApplicationMetadataResponse__Input as _tide_v1_DeleteApplicationMetadataResponse__Input, DeleteApplicationMetadataResponse as _tide_v1_DeleteApplicationMetadataResponse } from './tide/v1/DeleteApplicationMetadataResponse';
 import type { DeleteTopicRequest__Input as _tide_v1_DeleteTopicRequest__Input, DeleteTopicRequest as _tide_v1_DeleteTopicRequest } from './tide/v1/DeleteTopicRequest';
 import type { DeleteTopicResponse__Input as _tide_v1_DeleteTopicResponse__Input, DeleteTopicResponse as _tide_v1_DeleteTopicResponse } from './tide/v1/DeleteTopicResponse';
 import type { DescribeAclsRequest__Input as _tide_v1_DescribeAclsRequest__Input, DescribeAclsRequest as _tide_v1_DescribeAclsRequest } from './tide/v1/DescribeAclsRequest';
@@ -36,6 +39,10 @@ import type { DescribeConfigsResponse__Input as _tide_v1_DescribeConfigsResponse
 import type { DescribeTopicRequest__Input as _tide_v1_DescribeTopicRequest__Input, DescribeTopicRequest as _tide_v1_DescribeTopicRequest } from './tide/v1/DescribeTopicRequest';
 import type { DescribeTopicResponse__Input as _tide_v1_DescribeTopicResponse__Input, DescribeTopicResponse as _tide_v1_DescribeTopicResponse } from './tide/v1/DescribeTopicResponse';
 import type { Error__Input as _tide_v1_Error__Input, Error as _tide_v1_Error } from './tide/v1/Error';
+import type { GetApplicationMetadataRequest__Input as _tide_v1_GetApplicationMetadataRequest__Input, GetApplicationMetadataRequest as _tide_v1_GetApplicationMetadataRequest } from './tide/v1/GetApplicationMetadataRequest';
+import type { GetApplicationMetadataResponse__Input as _tide_v1_GetApplicationMetadataResponse__Input, GetApplicationMetadataResponse as _tide_v1_GetApplicationMetadataResponse } from './tide/v1/GetApplicationMetadataResponse';
+import type { ListApplicationMetadataRequest__Input as _tide_v1_ListApplicationMetadataRequest__Input, ListApplicationMetadataRequest as _tide_v1_ListApplicationMetadataRequest } from './tide/v1/ListApplicationMetadataRequest';
+import type { ListApplicationMetadataResponse__Input as _tide_v1_ListApplicationMetadataResponse__Input, ListApplicationMetadataResponse as _tide_v1_ListApplicationMetadataResponse } from './tide/v1/ListApplicationMetadataResponse';
 import type { ListPartitionReassignmentsRequest__Input as _tide_v1_ListPartitionReassignmentsRequest__Input, ListPartitionReassignmentsRequest as _tide_v1_ListPartitionReassignmentsRequest } from './tide/v1/ListPartitionReassignmentsRequest';
 import type { ListPartitionReassignmentsResponse__Input as _tide_v1_ListPartitionReassignmentsResponse__Input, ListPartitionReassignmentsResponse as _tide_v1_ListPartitionReassignmentsResponse } from './tide/v1/ListPartitionReassignmentsResponse';
 import type { ListTopicsRequest__Input as _tide_v1_ListTopicsRequest__Input, ListTopicsRequest as _tide_v1_ListTopicsRequest } from './tide/v1/ListTopicsRequest';
@@ -44,6 +51,8 @@ import type { OngoingReassignment__Input as _tide_v1_OngoingReassignment__Input,
 import type { PartitionInfo__Input as _tide_v1_PartitionInfo__Input, PartitionInfo as _tide_v1_PartitionInfo } from './tide/v1/PartitionInfo';
 import type { PartitionReassignment__Input as _tide_v1_PartitionReassignment__Input, PartitionReassignment as _tide_v1_PartitionReassignment } from './tide/v1/PartitionReassignment';
 import type { PartitionStatus__Input as _tide_v1_PartitionStatus__Input, PartitionStatus as _tide_v1_PartitionStatus } from './tide/v1/PartitionStatus';
+import type { PutApplicationMetadataRequest__Input as _tide_v1_PutApplicationMetadataRequest__Input, PutApplicationMetadataRequest as _tide_v1_PutApplicationMetadataRequest } from './tide/v1/PutApplicationMetadataRequest';
+import type { PutApplicationMetadataResponse__Input as _tide_v1_PutApplicationMetadataResponse__Input, PutApplicationMetadataResponse as _tide_v1_PutApplicationMetadataResponse } from './tide/v1/PutApplicationMetadataResponse';
 import type { QuotaAlteration__Input as _tide_v1_QuotaAlteration__Input, QuotaAlteration as _tide_v1_QuotaAlteration } from './tide/v1/QuotaAlteration';
 import type { QuotaEntity__Input as _tide_v1_QuotaEntity__Input, QuotaEntity as _tide_v1_QuotaEntity } from './tide/v1/QuotaEntity';
 import type { QuotaValue__Input as _tide_v1_QuotaValue__Input, QuotaValue as _tide_v1_QuotaValue } from './tide/v1/QuotaValue';
@@ -68,6 +77,7 @@ export interface ProtoGrpcType {
       AlterConfigsResponse: MessageTypeDefinition<_tide_v1_AlterConfigsResponse__Input, _tide_v1_AlterConfigsResponse>
       AlterPartitionReassignmentsRequest: MessageTypeDefinition<_tide_v1_AlterPartitionReassignmentsRequest__Input, _tide_v1_AlterPartitionReassignmentsRequest>
       AlterPartitionReassignmentsResponse: MessageTypeDefinition<_tide_v1_AlterPartitionReassignmentsResponse__Input, _tide_v1_AlterPartitionReassignmentsResponse>
+      ApplicationMetadata: MessageTypeDefinition<_tide_v1_ApplicationMetadata__Input, _tide_v1_ApplicationMetadata>
       BrokerInfo: MessageTypeDefinition<_tide_v1_BrokerInfo__Input, _tide_v1_BrokerInfo>
       ClientQuota: MessageTypeDefinition<_tide_v1_ClientQuota__Input, _tide_v1_ClientQuota>
       ConfigEntry: MessageTypeDefinition<_tide_v1_ConfigEntry__Input, _tide_v1_ConfigEntry>
@@ -81,6 +91,8 @@ export interface ProtoGrpcType {
       DecommissionStatus: MessageTypeDefinition<_tide_v1_DecommissionStatus__Input, _tide_v1_DecommissionStatus>
       DeleteAclsRequest: MessageTypeDefinition<_tide_v1_DeleteAclsRequest__Input, _tide_v1_DeleteAclsRequest>
       DeleteAclsResponse: MessageTypeDefinition<_tide_v1_DeleteAclsResponse__Input, _tide_v1_DeleteAclsResponse>
+      DeleteApplicationMetadataRequest: MessageTypeDefinition<_tide_v1_DeleteApplicationMetadataRequest__Input, _tide_v1_DeleteApplicationMetadataRequest>
+      DeleteApplicationMetadataResponse: MessageTypeDefinition<_tide_v1_DeleteApplicationMetadataResponse__Input, _tide_v1_DeleteApplicationMetadataResponse>
       DeleteTopicRequest: MessageTypeDefinition<_tide_v1_DeleteTopicRequest__Input, _tide_v1_DeleteTopicRequest>
       DeleteTopicResponse: MessageTypeDefinition<_tide_v1_DeleteTopicResponse__Input, _tide_v1_DeleteTopicResponse>
       DescribeAclsRequest: MessageTypeDefinition<_tide_v1_DescribeAclsRequest__Input, _tide_v1_DescribeAclsRequest>
@@ -94,6 +106,10 @@ export interface ProtoGrpcType {
       DescribeTopicRequest: MessageTypeDefinition<_tide_v1_DescribeTopicRequest__Input, _tide_v1_DescribeTopicRequest>
       DescribeTopicResponse: MessageTypeDefinition<_tide_v1_DescribeTopicResponse__Input, _tide_v1_DescribeTopicResponse>
       Error: MessageTypeDefinition<_tide_v1_Error__Input, _tide_v1_Error>
+      GetApplicationMetadataRequest: MessageTypeDefinition<_tide_v1_GetApplicationMetadataRequest__Input, _tide_v1_GetApplicationMetadataRequest>
+      GetApplicationMetadataResponse: MessageTypeDefinition<_tide_v1_GetApplicationMetadataResponse__Input, _tide_v1_GetApplicationMetadataResponse>
+      ListApplicationMetadataRequest: MessageTypeDefinition<_tide_v1_ListApplicationMetadataRequest__Input, _tide_v1_ListApplicationMetadataRequest>
+      ListApplicationMetadataResponse: MessageTypeDefinition<_tide_v1_ListApplicationMetadataResponse__Input, _tide_v1_ListApplicationMetadataResponse>
       ListPartitionReassignmentsRequest: MessageTypeDefinition<_tide_v1_ListPartitionReassignmentsRequest__Input, _tide_v1_ListPartitionReassignmentsRequest>
       ListPartitionReassignmentsResponse: MessageTypeDefinition<_tide_v1_ListPartitionReassignmentsResponse__Input, _tide_v1_ListPartitionReassignmentsResponse>
       ListTopicsRequest: MessageTypeDefinition<_tide_v1_ListTopicsRequest__Input, _tide_v1_ListTopicsRequest>
@@ -102,6 +118,8 @@ export interface ProtoGrpcType {
       PartitionInfo: MessageTypeDefinition<_tide_v1_PartitionInfo__Input, _tide_v1_PartitionInfo>
       PartitionReassignment: MessageTypeDefinition<_tide_v1_PartitionReassignment__Input, _tide_v1_PartitionReassignment>
       PartitionStatus: MessageTypeDefinition<_tide_v1_PartitionStatus__Input, _tide_v1_PartitionStatus>
+      PutApplicationMetadataRequest: MessageTypeDefinition<_tide_v1_PutApplicationMetadataRequest__Input, _tide_v1_PutApplicationMetadataRequest>
+      PutApplicationMetadataResponse: MessageTypeDefinition<_tide_v1_PutApplicationMetadataResponse__Input, _tide_v1_PutApplicationMetadataResponse>
       QuotaAlteration: MessageTypeDefinition<_tide_v1_QuotaAlteration__Input, _tide_v1_QuotaAlteration>
       QuotaEntity: MessageTypeDefinition<_tide_v1_QuotaEntity__Input, _tide_v1_QuotaEntity>
       QuotaValue: MessageTypeDefinition<_tide_v1_QuotaValue__Input, _tide_v1_QuotaValue>

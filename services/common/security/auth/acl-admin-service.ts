@@ -26,6 +26,7 @@ import {
 import { AclStore } from './acl-store';
 import { PRINCIPAL_HEADER } from './auth-interceptor';
 import { TideError } from '../../errors';
+import type { AppMetadataRpc } from '../../app-metadata/app-metadata-admin-service';
 
 export type AclRpc = 'CreateAcls' | 'DescribeAcls' | 'DeleteAcls';
 
@@ -33,12 +34,12 @@ type KnownKeys<T> = keyof {
   [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K];
 };
 /**
- * The Admin handlers besides the ACL and quota calls (which every Admin server adds from here and
- * from ../quota/quota-admin-service.ts).
+ * The Admin handlers besides the ACL, quota and application-metadata calls (which every Admin
+ * server adds from here, ../quota/quota-admin-service.ts and app-metadata/).
  */
 export type AdminHandlersWithoutAcls = Pick<
   AdminHandlers,
-  Exclude<KnownKeys<AdminHandlers>, AclRpc | 'AlterClientQuotas' | 'DescribeClientQuotas'>
+  Exclude<KnownKeys<AdminHandlers>, AclRpc | 'AlterClientQuotas' | 'DescribeClientQuotas' | AppMetadataRpc>
 >;
 
 function toBinding(wire: AclBindingWire): AclBinding {

@@ -120,6 +120,30 @@ export const RPC_RULES: Record<string, RpcRule> = {
   '/tide.v1.Admin/DeleteAcls': { kind: 'client', needs: clusterOnly('alter') },
   '/tide.v1.Admin/AlterClientQuotas': { kind: 'client', needs: clusterOnly('alter') },
   '/tide.v1.Admin/DescribeClientQuotas': { kind: 'client', needs: clusterOnly('describe') },
+  // Application metadata belongs to the application's consumer group: whoever may join the group
+  // (read) may record it, describe reads it, delete removes it.
+  '/tide.v1.Admin/PutApplicationMetadata': {
+    kind: 'client',
+    needs: (m) => [group(m['application'], 'read')],
+  },
+  '/tide.v1.Admin/GetApplicationMetadata': {
+    kind: 'client',
+    needs: (m) => [group(m['application'], 'describe')],
+  },
+  '/tide.v1.Admin/ListApplicationMetadata': {
+    kind: 'client',
+    needs: (m) => (m['application'] ? [group(m['application'], 'describe')] : []),
+    filter: (m, can) => ({
+      ...m,
+      entries: list<{ application?: string }>(m['entries']).filter((e) =>
+        can(group(e.application, 'describe')),
+      ),
+    }),
+  },
+  '/tide.v1.Admin/DeleteApplicationMetadata': {
+    kind: 'client',
+    needs: (m) => [group(m['application'], 'delete')],
+  },
 
   // tide.v1.GroupCoordinator
   '/tide.v1.GroupCoordinator/FindCoordinator': {

@@ -18,6 +18,8 @@ import type { DecommissionBrokerRequest__Input as _tide_v1_DecommissionBrokerReq
 import type { DecommissionStatus__Input as _tide_v1_DecommissionStatus__Input, DecommissionStatus as _tide_v1_DecommissionStatus } from '../../tide/v1/DecommissionStatus';
 import type { DeleteAclsRequest__Input as _tide_v1_DeleteAclsRequest__Input, DeleteAclsRequest as _tide_v1_DeleteAclsRequest } from '../../tide/v1/DeleteAclsRequest';
 import type { DeleteAclsResponse__Input as _tide_v1_DeleteAclsResponse__Input, DeleteAclsResponse as _tide_v1_DeleteAclsResponse } from '../../tide/v1/DeleteAclsResponse';
+import type { DeleteApplicationMetadataRequest__Input as _tide_v1_DeleteApplicationMetadataRequest__Input, DeleteApplicationMetadataRequest as _tide_v1_DeleteApplicationMetadataRequest } from '../../tide/v1/DeleteApplicationMetadataRequest';
+import type { DeleteApplicationMetadataResponse__Input as _tide_v1_DeleteApplicationMetadataResponse__Input, DeleteApplicationMetadataResponse as _tide_v1_DeleteApplicationMetadataResponse } from '../../tide/v1/DeleteApplicationMetadataResponse';
 import type { DeleteTopicRequest__Input as _tide_v1_DeleteTopicRequest__Input, DeleteTopicRequest as _tide_v1_DeleteTopicRequest } from '../../tide/v1/DeleteTopicRequest';
 import type { DeleteTopicResponse__Input as _tide_v1_DeleteTopicResponse__Input, DeleteTopicResponse as _tide_v1_DeleteTopicResponse } from '../../tide/v1/DeleteTopicResponse';
 import type { DescribeAclsRequest__Input as _tide_v1_DescribeAclsRequest__Input, DescribeAclsRequest as _tide_v1_DescribeAclsRequest } from '../../tide/v1/DescribeAclsRequest';
@@ -30,10 +32,16 @@ import type { DescribeConfigsRequest__Input as _tide_v1_DescribeConfigsRequest__
 import type { DescribeConfigsResponse__Input as _tide_v1_DescribeConfigsResponse__Input, DescribeConfigsResponse as _tide_v1_DescribeConfigsResponse } from '../../tide/v1/DescribeConfigsResponse';
 import type { DescribeTopicRequest__Input as _tide_v1_DescribeTopicRequest__Input, DescribeTopicRequest as _tide_v1_DescribeTopicRequest } from '../../tide/v1/DescribeTopicRequest';
 import type { DescribeTopicResponse__Input as _tide_v1_DescribeTopicResponse__Input, DescribeTopicResponse as _tide_v1_DescribeTopicResponse } from '../../tide/v1/DescribeTopicResponse';
+import type { GetApplicationMetadataRequest__Input as _tide_v1_GetApplicationMetadataRequest__Input, GetApplicationMetadataRequest as _tide_v1_GetApplicationMetadataRequest } from '../../tide/v1/GetApplicationMetadataRequest';
+import type { GetApplicationMetadataResponse__Input as _tide_v1_GetApplicationMetadataResponse__Input, GetApplicationMetadataResponse as _tide_v1_GetApplicationMetadataResponse } from '../../tide/v1/GetApplicationMetadataResponse';
+import type { ListApplicationMetadataRequest__Input as _tide_v1_ListApplicationMetadataRequest__Input, ListApplicationMetadataRequest as _tide_v1_ListApplicationMetadataRequest } from '../../tide/v1/ListApplicationMetadataRequest';
+import type { ListApplicationMetadataResponse__Input as _tide_v1_ListApplicationMetadataResponse__Input, ListApplicationMetadataResponse as _tide_v1_ListApplicationMetadataResponse } from '../../tide/v1/ListApplicationMetadataResponse';
 import type { ListPartitionReassignmentsRequest__Input as _tide_v1_ListPartitionReassignmentsRequest__Input, ListPartitionReassignmentsRequest as _tide_v1_ListPartitionReassignmentsRequest } from '../../tide/v1/ListPartitionReassignmentsRequest';
 import type { ListPartitionReassignmentsResponse__Input as _tide_v1_ListPartitionReassignmentsResponse__Input, ListPartitionReassignmentsResponse as _tide_v1_ListPartitionReassignmentsResponse } from '../../tide/v1/ListPartitionReassignmentsResponse';
 import type { ListTopicsRequest__Input as _tide_v1_ListTopicsRequest__Input, ListTopicsRequest as _tide_v1_ListTopicsRequest } from '../../tide/v1/ListTopicsRequest';
 import type { ListTopicsResponse__Input as _tide_v1_ListTopicsResponse__Input, ListTopicsResponse as _tide_v1_ListTopicsResponse } from '../../tide/v1/ListTopicsResponse';
+import type { PutApplicationMetadataRequest__Input as _tide_v1_PutApplicationMetadataRequest__Input, PutApplicationMetadataRequest as _tide_v1_PutApplicationMetadataRequest } from '../../tide/v1/PutApplicationMetadataRequest';
+import type { PutApplicationMetadataResponse__Input as _tide_v1_PutApplicationMetadataResponse__Input, PutApplicationMetadataResponse as _tide_v1_PutApplicationMetadataResponse } from '../../tide/v1/PutApplicationMetadataResponse';
 
 export interface AdminClient extends grpc.Client {
   AlterClientQuotas(argument: _tide_v1_AlterClientQuotasRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_AlterClientQuotasResponse>): grpc.ClientUnaryCall;
@@ -108,6 +116,15 @@ export interface AdminClient extends grpc.Client {
   deleteAcls(argument: _tide_v1_DeleteAclsRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DeleteAclsResponse>): grpc.ClientUnaryCall;
   deleteAcls(argument: _tide_v1_DeleteAclsRequest__Input, callback: grpc.requestCallback<_tide_v1_DeleteAclsResponse>): grpc.ClientUnaryCall;
   
+  DeleteApplicationMetadata(argument: _tide_v1_DeleteApplicationMetadataRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DeleteApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  DeleteApplicationMetadata(argument: _tide_v1_DeleteApplicationMetadataRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_DeleteApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  DeleteApplicationMetadata(argument: _tide_v1_DeleteApplicationMetadataRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DeleteApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  DeleteApplicationMetadata(argument: _tide_v1_DeleteApplicationMetadataRequest__Input, callback: grpc.requestCallback<_tide_v1_DeleteApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  deleteApplicationMetadata(argument: _tide_v1_DeleteApplicationMetadataRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DeleteApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  deleteApplicationMetadata(argument: _tide_v1_DeleteApplicationMetadataRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_DeleteApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  deleteApplicationMetadata(argument: _tide_v1_DeleteApplicationMetadataRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DeleteApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  deleteApplicationMetadata(argument: _tide_v1_DeleteApplicationMetadataRequest__Input, callback: grpc.requestCallback<_tide_v1_DeleteApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  
   DeleteTopic(argument: _tide_v1_DeleteTopicRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DeleteTopicResponse>): grpc.ClientUnaryCall;
   DeleteTopic(argument: _tide_v1_DeleteTopicRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_DeleteTopicResponse>): grpc.ClientUnaryCall;
   DeleteTopic(argument: _tide_v1_DeleteTopicRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DeleteTopicResponse>): grpc.ClientUnaryCall;
@@ -171,6 +188,24 @@ export interface AdminClient extends grpc.Client {
   describeTopic(argument: _tide_v1_DescribeTopicRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DescribeTopicResponse>): grpc.ClientUnaryCall;
   describeTopic(argument: _tide_v1_DescribeTopicRequest__Input, callback: grpc.requestCallback<_tide_v1_DescribeTopicResponse>): grpc.ClientUnaryCall;
   
+  GetApplicationMetadata(argument: _tide_v1_GetApplicationMetadataRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_GetApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  GetApplicationMetadata(argument: _tide_v1_GetApplicationMetadataRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_GetApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  GetApplicationMetadata(argument: _tide_v1_GetApplicationMetadataRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_GetApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  GetApplicationMetadata(argument: _tide_v1_GetApplicationMetadataRequest__Input, callback: grpc.requestCallback<_tide_v1_GetApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  getApplicationMetadata(argument: _tide_v1_GetApplicationMetadataRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_GetApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  getApplicationMetadata(argument: _tide_v1_GetApplicationMetadataRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_GetApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  getApplicationMetadata(argument: _tide_v1_GetApplicationMetadataRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_GetApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  getApplicationMetadata(argument: _tide_v1_GetApplicationMetadataRequest__Input, callback: grpc.requestCallback<_tide_v1_GetApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  
+  ListApplicationMetadata(argument: _tide_v1_ListApplicationMetadataRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_ListApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  ListApplicationMetadata(argument: _tide_v1_ListApplicationMetadataRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_ListApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  ListApplicationMetadata(argument: _tide_v1_ListApplicationMetadataRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_ListApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  ListApplicationMetadata(argument: _tide_v1_ListApplicationMetadataRequest__Input, callback: grpc.requestCallback<_tide_v1_ListApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  listApplicationMetadata(argument: _tide_v1_ListApplicationMetadataRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_ListApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  listApplicationMetadata(argument: _tide_v1_ListApplicationMetadataRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_ListApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  listApplicationMetadata(argument: _tide_v1_ListApplicationMetadataRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_ListApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  listApplicationMetadata(argument: _tide_v1_ListApplicationMetadataRequest__Input, callback: grpc.requestCallback<_tide_v1_ListApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  
   ListPartitionReassignments(argument: _tide_v1_ListPartitionReassignmentsRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_ListPartitionReassignmentsResponse>): grpc.ClientUnaryCall;
   ListPartitionReassignments(argument: _tide_v1_ListPartitionReassignmentsRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_ListPartitionReassignmentsResponse>): grpc.ClientUnaryCall;
   ListPartitionReassignments(argument: _tide_v1_ListPartitionReassignmentsRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_ListPartitionReassignmentsResponse>): grpc.ClientUnaryCall;
@@ -188,6 +223,15 @@ export interface AdminClient extends grpc.Client {
   listTopics(argument: _tide_v1_ListTopicsRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_ListTopicsResponse>): grpc.ClientUnaryCall;
   listTopics(argument: _tide_v1_ListTopicsRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_ListTopicsResponse>): grpc.ClientUnaryCall;
   listTopics(argument: _tide_v1_ListTopicsRequest__Input, callback: grpc.requestCallback<_tide_v1_ListTopicsResponse>): grpc.ClientUnaryCall;
+  
+  PutApplicationMetadata(argument: _tide_v1_PutApplicationMetadataRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_PutApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  PutApplicationMetadata(argument: _tide_v1_PutApplicationMetadataRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_PutApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  PutApplicationMetadata(argument: _tide_v1_PutApplicationMetadataRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_PutApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  PutApplicationMetadata(argument: _tide_v1_PutApplicationMetadataRequest__Input, callback: grpc.requestCallback<_tide_v1_PutApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  putApplicationMetadata(argument: _tide_v1_PutApplicationMetadataRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_PutApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  putApplicationMetadata(argument: _tide_v1_PutApplicationMetadataRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_PutApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  putApplicationMetadata(argument: _tide_v1_PutApplicationMetadataRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_PutApplicationMetadataResponse>): grpc.ClientUnaryCall;
+  putApplicationMetadata(argument: _tide_v1_PutApplicationMetadataRequest__Input, callback: grpc.requestCallback<_tide_v1_PutApplicationMetadataResponse>): grpc.ClientUnaryCall;
   
   RecommissionBroker(argument: _tide_v1_DecommissionBrokerRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DecommissionStatus>): grpc.ClientUnaryCall;
   RecommissionBroker(argument: _tide_v1_DecommissionBrokerRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_DecommissionStatus>): grpc.ClientUnaryCall;
@@ -217,6 +261,8 @@ export interface AdminHandlers extends grpc.UntypedServiceImplementation {
   
   DeleteAcls: grpc.handleUnaryCall<_tide_v1_DeleteAclsRequest, _tide_v1_DeleteAclsResponse__Input>;
   
+  DeleteApplicationMetadata: grpc.handleUnaryCall<_tide_v1_DeleteApplicationMetadataRequest, _tide_v1_DeleteApplicationMetadataResponse__Input>;
+  
   DeleteTopic: grpc.handleUnaryCall<_tide_v1_DeleteTopicRequest, _tide_v1_DeleteTopicResponse__Input>;
   
   DescribeAcls: grpc.handleUnaryCall<_tide_v1_DescribeAclsRequest, _tide_v1_DescribeAclsResponse__Input>;
@@ -231,9 +277,15 @@ export interface AdminHandlers extends grpc.UntypedServiceImplementation {
   
   DescribeTopic: grpc.handleUnaryCall<_tide_v1_DescribeTopicRequest, _tide_v1_DescribeTopicResponse__Input>;
   
+  GetApplicationMetadata: grpc.handleUnaryCall<_tide_v1_GetApplicationMetadataRequest, _tide_v1_GetApplicationMetadataResponse__Input>;
+  
+  ListApplicationMetadata: grpc.handleUnaryCall<_tide_v1_ListApplicationMetadataRequest, _tide_v1_ListApplicationMetadataResponse__Input>;
+  
   ListPartitionReassignments: grpc.handleUnaryCall<_tide_v1_ListPartitionReassignmentsRequest, _tide_v1_ListPartitionReassignmentsResponse__Input>;
   
   ListTopics: grpc.handleUnaryCall<_tide_v1_ListTopicsRequest, _tide_v1_ListTopicsResponse__Input>;
+  
+  PutApplicationMetadata: grpc.handleUnaryCall<_tide_v1_PutApplicationMetadataRequest, _tide_v1_PutApplicationMetadataResponse__Input>;
   
   RecommissionBroker: grpc.handleUnaryCall<_tide_v1_DecommissionBrokerRequest, _tide_v1_DecommissionStatus__Input>;
   
@@ -248,6 +300,7 @@ export interface AdminDefinition extends grpc.ServiceDefinition {
   CreateTopic: MethodDefinition<_tide_v1_CreateTopicRequest__Input, _tide_v1_CreateTopicResponse__Input, _tide_v1_CreateTopicRequest, _tide_v1_CreateTopicResponse>
   DecommissionBroker: MethodDefinition<_tide_v1_DecommissionBrokerRequest__Input, _tide_v1_DecommissionStatus__Input, _tide_v1_DecommissionBrokerRequest, _tide_v1_DecommissionStatus>
   DeleteAcls: MethodDefinition<_tide_v1_DeleteAclsRequest__Input, _tide_v1_DeleteAclsResponse__Input, _tide_v1_DeleteAclsRequest, _tide_v1_DeleteAclsResponse>
+  DeleteApplicationMetadata: MethodDefinition<_tide_v1_DeleteApplicationMetadataRequest__Input, _tide_v1_DeleteApplicationMetadataResponse__Input, _tide_v1_DeleteApplicationMetadataRequest, _tide_v1_DeleteApplicationMetadataResponse>
   DeleteTopic: MethodDefinition<_tide_v1_DeleteTopicRequest__Input, _tide_v1_DeleteTopicResponse__Input, _tide_v1_DeleteTopicRequest, _tide_v1_DeleteTopicResponse>
   DescribeAcls: MethodDefinition<_tide_v1_DescribeAclsRequest__Input, _tide_v1_DescribeAclsResponse__Input, _tide_v1_DescribeAclsRequest, _tide_v1_DescribeAclsResponse>
   DescribeClientQuotas: MethodDefinition<_tide_v1_DescribeClientQuotasRequest__Input, _tide_v1_DescribeClientQuotasResponse__Input, _tide_v1_DescribeClientQuotasRequest, _tide_v1_DescribeClientQuotasResponse>
@@ -255,7 +308,10 @@ export interface AdminDefinition extends grpc.ServiceDefinition {
   DescribeConfigs: MethodDefinition<_tide_v1_DescribeConfigsRequest__Input, _tide_v1_DescribeConfigsResponse__Input, _tide_v1_DescribeConfigsRequest, _tide_v1_DescribeConfigsResponse>
   DescribeDecommission: MethodDefinition<_tide_v1_DecommissionBrokerRequest__Input, _tide_v1_DecommissionStatus__Input, _tide_v1_DecommissionBrokerRequest, _tide_v1_DecommissionStatus>
   DescribeTopic: MethodDefinition<_tide_v1_DescribeTopicRequest__Input, _tide_v1_DescribeTopicResponse__Input, _tide_v1_DescribeTopicRequest, _tide_v1_DescribeTopicResponse>
+  GetApplicationMetadata: MethodDefinition<_tide_v1_GetApplicationMetadataRequest__Input, _tide_v1_GetApplicationMetadataResponse__Input, _tide_v1_GetApplicationMetadataRequest, _tide_v1_GetApplicationMetadataResponse>
+  ListApplicationMetadata: MethodDefinition<_tide_v1_ListApplicationMetadataRequest__Input, _tide_v1_ListApplicationMetadataResponse__Input, _tide_v1_ListApplicationMetadataRequest, _tide_v1_ListApplicationMetadataResponse>
   ListPartitionReassignments: MethodDefinition<_tide_v1_ListPartitionReassignmentsRequest__Input, _tide_v1_ListPartitionReassignmentsResponse__Input, _tide_v1_ListPartitionReassignmentsRequest, _tide_v1_ListPartitionReassignmentsResponse>
   ListTopics: MethodDefinition<_tide_v1_ListTopicsRequest__Input, _tide_v1_ListTopicsResponse__Input, _tide_v1_ListTopicsRequest, _tide_v1_ListTopicsResponse>
+  PutApplicationMetadata: MethodDefinition<_tide_v1_PutApplicationMetadataRequest__Input, _tide_v1_PutApplicationMetadataResponse__Input, _tide_v1_PutApplicationMetadataRequest, _tide_v1_PutApplicationMetadataResponse>
   RecommissionBroker: MethodDefinition<_tide_v1_DecommissionBrokerRequest__Input, _tide_v1_DecommissionStatus__Input, _tide_v1_DecommissionBrokerRequest, _tide_v1_DecommissionStatus>
 }

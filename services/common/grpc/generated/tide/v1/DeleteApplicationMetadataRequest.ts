@@ -1,0 +1,12 @@
+// Original file: protos/tide/v1/admin.proto
+
+
+export interface DeleteApplicationMetadataRequest__Input {
+  'application'?: (string);
+  'key'?: (string);
+}
+
+export interface DeleteApplicationMetadataRequest {
+  'application': (string);
+  'key': (string);
+}
