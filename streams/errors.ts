@@ -16,7 +16,12 @@ export type StreamsErrorKind =
   /** A store was asked for that does not exist, or is not (yet) queryable. */
   | 'STORE'
   /** The test driver or the runtime was used out of order (piping after close...). */
-  | 'STATE';
+  | 'STATE'
+  /**
+   * The topology differs from the one the application last ran with in a way that would orphan
+   * state (a store or internal topic renamed or removed): TopologyChangeError, with the diff.
+   */
+  | 'TOPOLOGY_CHANGE';
 
 const CODE_OF: Record<StreamsErrorKind, ErrorCode> = {
   TOPOLOGY: 'INVALID_CONFIG',
@@ -25,6 +30,7 @@ const CODE_OF: Record<StreamsErrorKind, ErrorCode> = {
   SERDE: 'INVALID_RECORD',
   STORE: 'INVALID_REQUEST',
   STATE: 'INVALID_REQUEST',
+  TOPOLOGY_CHANGE: 'INVALID_CONFIG',
 };
 
 export class StreamsError extends TideError {

@@ -90,6 +90,7 @@ export class TimeWindowedKStream<K, V> {
       logged: true,
       global: false,
       timestamped: true,
+      closesAt: (window) => w.closesAt(window),
     });
     const stores = [name];
     let create: () => Processor<unknown, unknown>;
@@ -194,6 +195,7 @@ export class SessionWindowedKStream<K, V> {
       logged: true,
       global: false,
       timestamped: true,
+      closesAt: (window) => w.closesAt(window),
     });
     const getter = (ctx: ProcessorContext): ValueGetter<unknown, unknown> => {
       const ss = ctx.getStateStore<SessionStore<unknown, Stamped<unknown>>>(name);

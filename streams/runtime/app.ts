@@ -39,6 +39,18 @@ import { changelogTopic, ChangelogCodec } from './changelog';
 import { readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint';
 import { applyChange, restoreStore, type RestoreProgress } from './restore';
 import { join } from 'node:path';
+import type { Registry } from 'prom-client';
+// Operations (docs/streams.md#operations): the recorded topology, the published instance status,
+// the Prometheus metrics and the "why no output yet" view.
+import { checkAndRecordTopology } from './topology-record';
+import {
+  DEFAULT_STATUS_INTERVAL_MS,
+  InstanceStatusPublisher,
+  instanceKeyOf,
+  instanceSnapshotOf,
+} from './instance-status';
+import { registerStreamsMetrics } from './prometheus';
+import { windowedStoreNames, windowStatusOf, type WindowStoreStatus } from './window-status';
 
 export const DEFAULT_COMMIT_INTERVAL_MS = 30_000;
 
@@ -72,12 +84,27 @@ export interface StreamsAppOptions {
   logger?: Logger;
   /** Client id of the group member (default `<applicationId>`). */
   clientId?: string;
+  /**
+   * Static membership: the group member's instance id (default: the pod name on Kubernetes, as
+   * the client's). A restarted instance with the same id takes its tasks back without a rebalance.
+   */
+  instanceId?: string;
+  /**
+   * Start even if the topology differs from the recorded one in a way that orphans state (a
+   * renamed or removed store or internal topic); the new topology is then recorded. Default false:
+   * such a start fails with a TopologyChangeError showing the diff.
+   */
+  allowTopologyChange?: boolean;
+  /** How often the instance publishes its status for `tide streams describe` (0: never). Default 10 s. */
+  statusIntervalMs?: number;
 }
 
 export type StreamsAppState = 'created' | 'starting' | 'running' | 'closing' | 'closed' | 'failed';
 
 export interface TaskSnapshot extends TaskMetrics {
   id: string;
+  /** The task's input partitions. */
+  inputs: TopicPartition[];
   /** Records behind the end of the task's input partitions, as of the last commit. */
   lag: number;
   /** Changelog records applied by the last restore, and how many there were to apply. */
@@ -140,6 +167,10 @@ export class StreamsApp {
   private offsetCommit: Promise<void> | undefined;
   private _state: StreamsAppState = 'created';
   private failure: Error | undefined;
+  private status: InstanceStatusPublisher | undefined;
+  private readonly startedAtMs = Date.now();
+  /** Names this instance in its published status and the topology record. */
+  private readonly instanceKey: string;
 
   constructor(
     private readonly tide: Tide,
@@ -159,6 +190,7 @@ export class StreamsApp {
       );
     }
     this.eos = guarantee === 'exactlyOnce';
+    this.instanceKey = instanceKeyOf(options.instanceId);
     if (!Number.isFinite(this.commitIntervalMs) || this.commitIntervalMs <= 0) {
       throw new StreamsError('TOPOLOGY', `commitIntervalMs must be > 0, got ${options.commitIntervalMs}`);
     }
@@ -185,6 +217,11 @@ export class StreamsApp {
       );
     }
     try {
+      await checkAndRecordTopology(this.tide.admin(), this.topology, {
+        allowTopologyChange: this.options.allowTopologyChange ?? false,
+        recordedBy: `${this.options.clientId ?? this.applicationId}@${this.instanceKey}`,
+        logger: this.logger,
+      });
       await this.prepareTopics();
       if (this.eos) {
         this.txn = this.tide.producer({
@@ -199,6 +236,7 @@ export class StreamsApp {
       this.member = this.tide.consumer({
         groupId: this.applicationId,
         clientId: this.options.clientId ?? this.applicationId,
+        ...(this.options.instanceId !== undefined ? { instanceId: this.options.instanceId } : {}),
         autoCommit: false,
         autoOffsetReset: 'earliest',
         isolation: this.eos ? 'read_committed' : 'read_uncommitted',
@@ -213,6 +251,7 @@ export class StreamsApp {
       this.loop = this.run();
       this.timer = setInterval(() => void this.tick(), Math.min(TICK_MS, this.commitIntervalMs));
       this._state = 'running';
+      this.startStatus();
     } catch (err) {
       this._state = 'failed';
       throw err;
@@ -225,6 +264,7 @@ export class StreamsApp {
     const failed = this._state === 'failed';
     this._state = 'closing';
     if (this.timer) clearInterval(this.timer);
+    await this.status?.close();
     // Leaving the group revokes every partition: onRevoked commits and closes the tasks.
     await this.member?.close();
     await this.loop?.catch(() => undefined);
@@ -241,6 +281,7 @@ export class StreamsApp {
   metrics(): StreamsAppMetrics {
     const tasks = [...this.tasks.values()].map((rt) => ({
       id: rt.id,
+      inputs: rt.inputs,
       ...rt.task.metrics,
       lag: rt.lag,
       restoredRecords: rt.restoredRecords,
@@ -257,6 +298,40 @@ export class StreamsApp {
     };
   }
 
+  /**
+   * "Why no output yet?" for a windowed aggregation's store: per task on this instance, its
+   * stream time against the close time of each open window (earliest first, at most `limit`,
+   * default 20). A final result (and suppress's emission) waits until the task's own stream time
+   * reaches the window's close time. STORE error for a store that is not windowed.
+   */
+  windowStatus(store: string, limit?: number): WindowStoreStatus[] {
+    return windowStatusOf(
+      this.topology,
+      store,
+      [...this.tasks.values()].map((rt) => rt.task),
+      limit,
+    );
+  }
+
+  /** Names of the topology's windowed aggregation stores (those `windowStatus` reports). */
+  windowedStores(): string[] {
+    return windowedStoreNames(this.topology);
+  }
+
+  /**
+   * Adds this app's metrics (per task: records in/out, lag, stream time, dropped late records,
+   * restore progress; per window store: open windows) to a prom-client registry, read at scrape
+   * time. Returns a function that removes them.
+   */
+  registerMetrics(registry: Registry): () => void {
+    return registerStreamsMetrics(registry, this);
+  }
+
+  /** The group member id ('' until joined). */
+  get memberId(): string {
+    return this.member?.memberId ?? '';
+  }
+
   /** Task ids running on this instance. */
   taskIds(): string[] {
     return [...this.tasks.keys()].sort();
@@ -270,6 +345,24 @@ export class StreamsApp {
   /** Commits every task now (as the interval does). */
   commit(): Promise<void> {
     return this.withLock(() => this.commitTasks([...this.tasks.values()]));
+  }
+
+  private startStatus(): void {
+    const intervalMs = this.options.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS;
+    if (intervalMs <= 0) return;
+    this.status = new InstanceStatusPublisher({
+      admin: this.tide.admin(),
+      applicationId: this.applicationId,
+      instance: this.instanceKey,
+      intervalMs,
+      logger: this.logger,
+      snapshot: () =>
+        instanceSnapshotOf(this, {
+          clientId: this.options.clientId ?? this.applicationId,
+          startedAtMs: this.startedAtMs,
+        }),
+    });
+    this.status.start();
   }
 
   // ---------------------------------------------------------------- topics

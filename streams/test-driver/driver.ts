@@ -23,6 +23,7 @@ import type { Held } from '../processors/suppress';
 import { join } from 'node:path';
 import { PersistentKeyValueStore, stampedSerde } from '../state/persistent';
 import { MemoryTopic, TestInputTopic, TestOutputTopic, type InputSink } from './topics';
+import { windowStatusOf, type WindowStoreStatus } from '../runtime/window-status';
 
 /** What a suppress node holds in one task (TopologyTestDriver.suppressStatus). */
 export interface SuppressStatus {
@@ -222,6 +223,15 @@ export class TopologyTestDriver {
       all: () =>
         instances.flatMap((s) => s.all().map(unwrap)).sort((a, b) => a.window.start - b.window.start),
     };
+  }
+
+  /**
+   * Why a windowed aggregation has no final result yet: per task, its stream time against the
+   * close time of each open window of the store (earliest first, at most `limit`), as
+   * `StreamsApp.windowStatus` reports it on a cluster.
+   */
+  windowStatus(store: string, limit?: number): WindowStoreStatus[] {
+    return windowStatusOf(this.topology, store, this.tasks, limit);
   }
 
   /**

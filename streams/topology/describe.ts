@@ -74,6 +74,11 @@ export function describeTopology(t: Topology): TopologyDescription {
   return { ...description, mermaid: mermaid(description) };
 }
 
+/** The Mermaid flowchart of a description (e.g. one recorded without its `mermaid` text). */
+export function mermaidOf(d: Omit<TopologyDescription, 'mermaid'>): string {
+  return mermaid(d);
+}
+
 function mermaid(d: Omit<TopologyDescription, 'mermaid'>): string {
   const ids = new Map<string, string>();
   const id = (prefix: string, name: string): string => {

@@ -4,7 +4,7 @@
  */
 import type { Processor, ProcessorContext, ValueGetter } from '../processor';
 import type { TimestampExtractor } from '../record';
-import type { Serde } from '../serdes';
+import type { Serde, Window } from '../serdes';
 import type { StoreKind } from '../state/stores';
 
 export type NodeKind = 'source' | 'processor' | 'sink';
@@ -70,4 +70,9 @@ export interface StoreDef {
   sourceTopic?: string;
   /** DSL tables and aggregations keep each value with its timestamp ({ value, timestamp }). */
   timestamped?: boolean;
+  /**
+   * Windowed aggregations' window and session stores: the stream time at which a window closes
+   * (end + grace, by the window type's rule). Read by the "why no output yet" view.
+   */
+  closesAt?: (window: Window) => number;
 }
