@@ -10,6 +10,7 @@ import { consumeCommand } from './commands/consume';
 import { controllerCommand } from './commands/controller';
 import { coordinatorCommand } from './commands/coordinator';
 import { groupsCommand } from './commands/groups';
+import { streamsCommand } from './commands/streams';
 import { transactionsCommand } from './commands/transactions';
 import { devCommand } from './commands/dev';
 import { produceCommand } from './commands/produce';
@@ -57,6 +58,7 @@ function program(): Command {
   tide.addCommand(transactionsCommand());
   tide.addCommand(clusterCommand());
   tide.addCommand(groupsCommand());
+  tide.addCommand(streamsCommand());
   tide.addCommand(contextCommand());
   tide.addCommand(completionCommand());
   exitOverrideEverywhere(tide);
