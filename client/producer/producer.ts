@@ -19,6 +19,7 @@ import { retry } from '../retry';
 import type { BatchMetadata, ProducerRecord, RecordMetadata } from '../types';
 import { RecordAccumulator } from './accumulator';
 import { SendSink } from './batch';
+import { Fifo } from './fifo';
 import { ProducerIdentity } from './identity';
 import { resolveProducerOptions, type ProducerOptions, type SendOptions } from './options';
 import { toBuffer } from './record-input';
@@ -53,7 +54,7 @@ export class Producer {
   private readonly identity: ProducerIdentity;
   private readonly accumulator: RecordAccumulator;
   private readonly sender: Sender;
-  private readonly queue: Job[] = [];
+  private readonly queue = new Fifo<Job>();
   private pumping = false;
   private spaceWaiters: (() => void)[] = [];
   private idleWaiters: (() => void)[] = [];
@@ -268,7 +269,7 @@ export class Producer {
             failed?.sink.fail(err);
           }
         }
-        const job = this.queue[0];
+        const job = this.queue.peek();
         if (!job) break;
         blocker = this.tryJob(job);
         if (blocker === null) this.queue.shift();
