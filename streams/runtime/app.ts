@@ -154,7 +154,15 @@ export class StreamsApp {
   private readonly owned = new Set<string>();
   /** Partitions paused because their task lacks another input (held back, not skipped). */
   private readonly held = new Set<string>();
-  private inflight: Promise<unknown>[] = [];
+  /**
+   * Sends not yet settled (outputs, repartition and changelog records). Counted, not kept: holding
+   * every send's promise until the next commit kept hundreds of thousands of them alive and the
+   * garbage collector took a large share of a windowed count's time (bench/streams.ts).
+   */
+  private pendingSends = 0;
+  /** Bumped when unsettled sends stop mattering (an aborted transaction): their results are ignored. */
+  private sendsGeneration = 0;
+  private sendsSettled: (() => void)[] = [];
   private sendError: Error | undefined;
   private chain: Promise<unknown> = Promise.resolve();
   private lastCommitMs = Date.now();
@@ -536,12 +544,26 @@ export class StreamsApp {
   }
 
   private async drainSends(): Promise<void> {
-    while (this.inflight.length > 0) {
-      const pending = this.inflight;
-      this.inflight = [];
-      await Promise.all(pending);
-    }
+    // Sends made while waiting are waited for too: the count reaches 0 only once all settled.
+    if (this.pendingSends > 0) await new Promise<void>((resolve) => this.sendsSettled.push(resolve));
     if (this.sendError) throw this.sendError;
+  }
+
+  private sendSettled(generation: number): void {
+    if (generation !== this.sendsGeneration || --this.pendingSends > 0) return;
+    const waiters = this.sendsSettled;
+    this.sendsSettled = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** Forgets unsettled sends (their transaction was aborted). */
+  private forgetSends(): void {
+    this.sendsGeneration++;
+    this.pendingSends = 0;
+    this.sendError = undefined;
+    const waiters = this.sendsSettled;
+    this.sendsSettled = [];
+    for (const wake of waiters) wake();
   }
 
   private async checkpoint(rt: RunningTask): Promise<void> {
@@ -651,8 +673,7 @@ export class StreamsApp {
    * committed offsets.
    */
   private async abortAndRevive(): Promise<void> {
-    this.inflight = [];
-    this.sendError = undefined;
+    this.forgetSends();
     if (this.inTransaction) await this.txn!.abortTransaction().catch(() => undefined);
     this.inTransaction = false;
     const survivors = [...this.tasks.values()];
@@ -815,10 +836,15 @@ export class StreamsApp {
   }
 
   private track(sent: Promise<unknown>): void {
-    this.inflight.push(
-      sent.catch((err: unknown) => {
-        this.sendError ??= err instanceof Error ? err : new Error(String(err));
-      }),
+    const generation = this.sendsGeneration;
+    this.pendingSends++;
+    sent.then(
+      () => this.sendSettled(generation),
+      (err: unknown) => {
+        if (generation === this.sendsGeneration)
+          this.sendError ??= err instanceof Error ? err : new Error(String(err));
+        this.sendSettled(generation);
+      },
     );
   }
 
