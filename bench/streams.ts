@@ -1,0 +1,327 @@
+/**
+ * `npm run bench:streams`: Tide Streams end to end on one `tide dev` (its own process), the
+ * application in this process (issue #14's benchmark). The same input — `--records` JSON events
+ * over `--keys` users, event time 1 ms apart, on `--partitions` partitions — is read by:
+ *
+ * - the ceiling: a plain consume + produce of the same records (a group consumer iterating
+ *   records, each sent on to an output topic with acks=all, as the app's producer does);
+ * - stateless: filter + mapValues → output;
+ * - windowed count (10 s tumbling windows, 1 s grace, every update emitted), changelog on, with
+ *   the in-memory store, and with `stateDir` (the persistent store: LMDB key-value stores; window
+ *   stores stay in memory until a persistent window store exists — the row says which it ran);
+ * - count per key on the LMDB store with its changelog (persistent and changelogged today);
+ * - stream–table join against a `users` table of `--keys` rows (read first: earlier timestamps).
+ *
+ * Each figure is records/s from the first input record processed to the last output (and
+ * changelog) record acknowledged; the ceiling runs right before each workload (A/B, after one
+ * unreported warm-up of both), and the ratio is to that ceiling. Restore: a new
+ * instance of the windowed-count (in memory) and of the LMDB count, with no local state, restores
+ * every changelog record before processing; changelog records/s from start() to the last store
+ * restored (the group join is included, so the figure is a lower bound).
+ *
+ *   npm run bench:streams -- [--records 200000] [--keys 10000] [--partitions 4] [--rounds 1]
+ *                             [--only NAME] [--profile-dir DIR]   (CPU profiles of the app runs only)
+ */
+import * as fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import * as path from 'node:path';
+import { Tide } from '../client';
+import { Serdes, TimeWindows, type RestoreProgress, type StreamsApp, type StreamsBuilder } from '../streams';
+import { makeTempDir, startTide } from '../test/harness/processes';
+
+interface Options {
+  records: number;
+  keys: number;
+  partitions: number;
+  rounds: number;
+  /** Only the workloads whose name contains this (for profiling one). */
+  only: string;
+  /** Write a CPU profile of each measured app run (not the ceiling) to this directory. */
+  profileDir: string;
+}
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = { records: 200_000, keys: 10_000, partitions: 4, rounds: 1, only: '', profileDir: '' };
+  for (let i = 0; i < argv.length; i += 2) {
+    const [flag, value] = [argv[i], Number(argv[i + 1])];
+    if (flag === '--only' || flag === '--profile-dir') {
+      if (flag === '--only') o.only = argv[i + 1];
+      else o.profileDir = argv[i + 1];
+      continue;
+    }
+    if (flag === '--records') o.records = value;
+    else if (flag === '--keys') o.keys = value;
+    else if (flag === '--partitions') o.partitions = value;
+    else if (flag === '--rounds') o.rounds = value;
+    else throw new Error(`unknown flag ${flag}; see the header of bench/streams.ts`);
+  }
+  return o;
+}
+
+interface Event {
+  user: string;
+  amount: number;
+}
+
+const T0 = Date.UTC(2026, 0, 1);
+const events = { key: Serdes.string, value: Serdes.json<Event>() };
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+interface Workload {
+  name: string;
+  /** Builds the topology writing to `out`. */
+  build(b: StreamsBuilder, out: string): void;
+  stateDir?: boolean;
+  /** Measure a full restore from the changelog after the run. */
+  restore?: boolean;
+  /** Records the tasks process: the input, plus the table for the join. */
+  inputs(o: Options): number;
+}
+
+const WORKLOADS: Workload[] = [
+  {
+    name: 'stateless filter + mapValues',
+    build: (b, out) =>
+      b
+        .stream('in', events)
+        .filter((_k, e) => e.amount >= 0)
+        .mapValues((e) => e.amount * 2)
+        .to(out, { value: Serdes.number }),
+    inputs: (o) => o.records,
+  },
+  {
+    name: 'windowed count, in-memory store',
+    build: (b, out) => windowedCount(b, out),
+    restore: true,
+    inputs: (o) => o.records,
+  },
+  {
+    name: 'windowed count, stateDir',
+    build: (b, out) => windowedCount(b, out),
+    stateDir: true,
+    inputs: (o) => o.records,
+  },
+  {
+    name: 'count per key, LMDB store',
+    build: (b, out) =>
+      b.stream('in', events).groupByKey().count({ name: 'c' }).toStream().to(out, { value: Serdes.number }),
+    stateDir: true,
+    inputs: (o) => o.records,
+  },
+  {
+    name: 'stream–table join',
+    build: (b, out) => {
+      const users = b.table('users', { key: Serdes.string, value: Serdes.string, name: 'users' });
+      b.stream('in', events)
+        .join(users, (e, name) => `${name}:${e.amount}`, { name: 'j' })
+        .to(out, { value: Serdes.string });
+    },
+    inputs: (o) => o.records + o.keys,
+  },
+];
+
+function windowedCount(b: StreamsBuilder, out: string): void {
+  b.stream('in', events)
+    .groupByKey()
+    .windowedBy(TimeWindows.ofSizeAndGrace(10_000, 1_000))
+    .count({ name: 'c' })
+    .toStream()
+    .to(out, { key: Serdes.windowed(Serdes.string), value: Serdes.number });
+}
+
+async function fill(tide: Tide, o: Options): Promise<void> {
+  const producer = tide.producer({ acks: 'all' });
+  const chunk = 10_000;
+  for (let from = 0; from < o.records; from += chunk) {
+    const records = [];
+    for (let i = from; i < Math.min(o.records, from + chunk); i++) {
+      const user = `user-${i % o.keys}`;
+      records.push({ key: user, value: JSON.stringify({ user, amount: i }), timestampMs: T0 + i });
+    }
+    await producer.send('in', records);
+  }
+  const users = [];
+  for (let k = 0; k < o.keys; k++)
+    users.push({ key: `user-${k}`, value: `name-${k}`, timestampMs: T0 - 1_000 });
+  await producer.send('users', users);
+  await producer.close();
+}
+
+/** Consume + produce of the same records: records/s from the first record read to the last acknowledged. */
+async function ceiling(bootstrap: string[], o: Options, round: string): Promise<number> {
+  const tide = new Tide({ bootstrap });
+  const out = `ceiling-out-${round}`;
+  await tide.admin().createTopic(out, { partitions: o.partitions, replicationFactor: 1 });
+  const producer = tide.producer({ acks: 'all' });
+  const member = tide.consumer({
+    groupId: `ceiling-${round}`,
+    autoOffsetReset: 'earliest',
+    autoCommit: false,
+  });
+  member.subscribe(['in']);
+  let n = 0;
+  let startNs = 0n;
+  const sends: Promise<unknown>[] = [];
+  for await (const r of member) {
+    if (n === 0) startNs = process.hrtime.bigint();
+    sends.push(
+      producer.send(out, { key: r.key, value: r.value, timestampMs: r.timestampMs, partition: r.partition }),
+    );
+    if (++n === o.records) break;
+    if (sends.length >= 10_000) await Promise.all(sends.splice(0));
+  }
+  await Promise.all(sends);
+  const seconds = Number(process.hrtime.bigint() - startNs) / 1e9;
+  await member.close();
+  await tide.close();
+  return o.records / seconds;
+}
+
+interface AppRun {
+  rate: number;
+  app: StreamsApp;
+  tide: Tide;
+}
+
+/** Runs a workload's app until every input record is processed and committed (outputs acknowledged). */
+async function runApp(
+  bootstrap: string[],
+  o: Options,
+  w: Workload,
+  appId: string,
+  stateDir: string | undefined,
+): Promise<AppRun> {
+  const tide = new Tide({ bootstrap });
+  const out = `${appId}-out`;
+  await tide.admin().createTopic(out, { partitions: o.partitions, replicationFactor: 1 });
+  const b = tide.streams({ applicationId: appId });
+  w.build(b, out);
+  const app = b.app(b.build(), { replicationFactor: 1, statusIntervalMs: 0, stateDir });
+  await app.start();
+  const expected = w.inputs(o);
+  let startNs = 0n;
+  for (;;) {
+    const seen = app.metrics().recordsIn;
+    if (seen > 0 && startNs === 0n) startNs = process.hrtime.bigint();
+    if (seen >= expected) break;
+    const failure = app.error();
+    if (failure) throw failure;
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  await app.commit(); // waits until every output and changelog record is acknowledged
+  const seconds = Number(process.hrtime.bigint() - startNs) / 1e9;
+  return { rate: expected / seconds, app, tide };
+}
+
+/** A fresh instance of `appId` with no local state restores every changelog record. */
+async function restore(
+  bootstrap: string[],
+  w: Workload,
+  appId: string,
+  stateDir: string | undefined,
+  tasks: number,
+): Promise<{ records: number; rate: number }> {
+  const tide = new Tide({ bootstrap });
+  const b = tide.streams({ applicationId: appId });
+  w.build(b, `${appId}-out`);
+  const done: RestoreProgress[] = [];
+  let lastNs = 0n;
+  const app = b.app(b.build(), {
+    replicationFactor: 1,
+    statusIntervalMs: 0,
+    stateDir,
+    onRestore: (p) => {
+      if (!p.done) return;
+      done.push(p);
+      lastNs = process.hrtime.bigint();
+    },
+  });
+  const startNs = process.hrtime.bigint();
+  await app.start();
+  // One task (and store) per input partition; each reports once it has restored.
+  while (done.length < tasks) {
+    const failure = app.error();
+    if (failure) throw failure;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const records = done.reduce((n, p) => n + p.restored, 0);
+  await app.close();
+  await tide.close();
+  return { records, rate: records / (Number(lastNs - startNs) / 1e9) };
+}
+
+async function startProfile(): Promise<Session> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return session;
+}
+
+async function stopProfile(session: Session, file: string): Promise<void> {
+  const { profile } = await session.post('Profiler.stop');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(profile));
+  session.disconnect();
+}
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  const dir = makeTempDir('tide-bench-streams-');
+  const node = await startTide(['dev', '--data', path.join(dir, 'data'), '--port', '0']);
+  const bootstrap = [node.address];
+  try {
+    const admin = new Tide({ bootstrap });
+    await admin.admin().createTopic('in', { partitions: o.partitions, replicationFactor: 1 });
+    await admin.admin().createTopic('users', { partitions: o.partitions, replicationFactor: 1 });
+    await fill(admin, o);
+    await admin.close();
+    console.log(
+      `streams end to end on one tide dev: ${fmt(o.records)} records, ${fmt(o.keys)} keys, ` +
+        `${o.partitions} partitions, app in the bench process`,
+    );
+    // Warm-up (JIT, connections, the broker's caches); not reported.
+    await ceiling(bootstrap, o, 'warm-up');
+    await runApp(bootstrap, o, WORKLOADS[0], 'bench-warm-up', undefined).then(async (r) => {
+      await r.app.close();
+      await r.tide.close();
+    });
+    for (let round = 0; round < o.rounds; round++) {
+      for (const [i, w] of WORKLOADS.entries()) {
+        if (!w.name.includes(o.only)) continue;
+        // A/B: the ceiling right before each workload, on the same input.
+        const top = await ceiling(bootstrap, o, `${round}-${i}`);
+        const appId = `bench-${round}-${i}`;
+        const stateDir = w.stateDir ? path.join(dir, appId) : undefined;
+        const profiler = o.profileDir ? await startProfile() : undefined;
+        const run = await runApp(bootstrap, o, w, appId, stateDir);
+        if (profiler) await stopProfile(profiler, path.join(o.profileDir, `${appId}.cpuprofile`));
+        await run.app.close();
+        await run.tide.close();
+        console.log(
+          `${w.name.padEnd(34)} ${fmt(run.rate).padStart(9)} records/s  ceiling ${fmt(top).padStart(9)}  ` +
+            `${((100 * run.rate) / top).toFixed(0).padStart(3)} %`,
+        );
+        if (w.restore) {
+          // No local state: everything comes back from the changelog.
+          const fresh = w.stateDir ? path.join(dir, `${appId}-restore`) : undefined;
+          const r = await restore(bootstrap, w, appId, fresh, o.partitions);
+          console.log(
+            `${`  restore (${w.stateDir ? 'LMDB' : 'in memory'})`.padEnd(34)} ${fmt(r.rate).padStart(9)} changelog records/s (${fmt(r.records)} records)`,
+          );
+        }
+      }
+    }
+  } finally {
+    await node.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
