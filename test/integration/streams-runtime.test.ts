@@ -136,8 +136,13 @@ it('a restart on the same state directory restores from the checkpoint, not from
   const inChangelog = await changelogRecords();
   expect(inChangelog).toBeGreaterThan(1_000);
   apps.a2 = start('a');
-  await waitFor(() => apps.a2.tasks().length === 8, { timeoutMs: 40_000, what: 'a restarted with 8 tasks' });
-  const restores = apps.a2.restores().filter((e) => e.store === 'counts');
+  // Tasks show in the metrics as soon as they are assigned, their restores finish a little later.
+  const countsRestores = () => apps.a2.restores().filter((e) => e.store === 'counts');
+  await waitFor(() => apps.a2.tasks().length === 8 && countsRestores().length >= 4, {
+    timeoutMs: 40_000,
+    what: 'a restarted with 8 tasks, the 4 counts stores restored',
+  });
+  const restores = countsRestores();
   expect(restores.length).toBe(4);
   const restored = restores.reduce((n, e) => n + (e.restored ?? 0), 0);
   // Closed cleanly: the checkpoints are at the changelogs' ends.
