@@ -116,7 +116,7 @@ function printDescription(d: StreamsDescription): void {
   }
   if (d.windows.length > 0) {
     out();
-    out('Windows not yet closed (a final result waits until the task’s stream time reaches CLOSES-AT):');
+    out("Windows not yet closed (a final result waits until the task's stream time reaches CLOSES-AT):");
     printTable(
       ['STORE', 'TASK', 'STREAM-TIME', 'OPEN', 'NEXT-WINDOW', 'CLOSES-AT', 'WAITING-FOR'],
       d.windows.map((w) => {
