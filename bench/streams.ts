@@ -36,7 +36,7 @@ interface Options {
   rounds: number;
   /** Only the workloads whose name contains this (for profiling one). */
   only: string;
-  /** Write a CPU profile of each measured app run (not the ceiling) to this directory. */
+  /** Write a CPU profile of each measured app run and restore (not the ceiling) to this directory. */
   profileDir: string;
 }
 
@@ -64,6 +64,8 @@ interface Event {
 }
 
 const T0 = Date.UTC(2026, 0, 1);
+/** No progress for this long: the run failed (it reports where it stood). */
+const STALL_MS = 60_000;
 const events = { key: Serdes.string, value: Serdes.json<Event>() };
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
@@ -106,6 +108,7 @@ const WORKLOADS: Workload[] = [
     build: (b, out) =>
       b.stream('in', events).groupByKey().count({ name: 'c' }).toStream().to(out, { value: Serdes.number }),
     stateDir: true,
+    restore: true,
     inputs: (o) => o.records,
   },
   {
@@ -161,17 +164,38 @@ async function ceiling(bootstrap: string[], o: Options, round: string): Promise<
   member.subscribe(['in']);
   let n = 0;
   let startNs = 0n;
-  const sends: Promise<unknown>[] = [];
+  // Sends are counted, not awaited in groups: reading never waits for acknowledgements (as in the
+  // app), and the end waits for the last one.
+  let pending = 0;
+  let failure: unknown;
+  let allAcked: () => void = () => undefined;
+  const acked = (): void => {
+    if (--pending === 0 && n === o.records) allAcked();
+  };
+  const watchdog = setInterval(() => {
+    if (Date.now() - lastMs > STALL_MS) {
+      console.error(`ceiling-${round} stalled at ${n} of ${o.records} records`);
+      process.exit(1);
+    }
+  }, 1_000);
+  let lastMs = Date.now();
+  const done = new Promise<void>((resolve) => (allAcked = resolve));
   for await (const r of member) {
+    lastMs = Date.now();
     if (n === 0) startNs = process.hrtime.bigint();
-    sends.push(
-      producer.send(out, { key: r.key, value: r.value, timestampMs: r.timestampMs, partition: r.partition }),
-    );
+    pending++;
+    producer
+      .send(out, { key: r.key, value: r.value, timestampMs: r.timestampMs, partition: r.partition })
+      .then(acked, (err: unknown) => {
+        failure ??= err;
+        acked();
+      });
     if (++n === o.records) break;
-    if (sends.length >= 10_000) await Promise.all(sends.splice(0));
   }
-  await Promise.all(sends);
+  if (pending > 0) await done;
+  if (failure) throw failure;
   const seconds = Number(process.hrtime.bigint() - startNs) / 1e9;
+  clearInterval(watchdog);
   await member.close();
   await tide.close();
   return o.records / seconds;
@@ -200,12 +224,19 @@ async function runApp(
   await app.start();
   const expected = w.inputs(o);
   let startNs = 0n;
+  let last = { seen: -1, atMs: Date.now() };
   for (;;) {
     const seen = app.metrics().recordsIn;
     if (seen > 0 && startNs === 0n) startNs = process.hrtime.bigint();
     if (seen >= expected) break;
     const failure = app.error();
     if (failure) throw failure;
+    if (seen !== last.seen) last = { seen, atMs: Date.now() };
+    if (Date.now() - last.atMs > STALL_MS) {
+      throw new Error(
+        `${appId} stalled at ${seen} of ${expected} records: ${JSON.stringify(app.metrics().tasks)}`,
+      );
+    }
     await new Promise((r) => setTimeout(r, 2));
   }
   await app.commit(); // waits until every output and changelog record is acknowledged
@@ -305,7 +336,10 @@ async function main(): Promise<void> {
         if (w.restore) {
           // No local state: everything comes back from the changelog.
           const fresh = w.stateDir ? path.join(dir, `${appId}-restore`) : undefined;
+          const restoreProfiler = o.profileDir ? await startProfile() : undefined;
           const r = await restore(bootstrap, w, appId, fresh, o.partitions);
+          if (restoreProfiler)
+            await stopProfile(restoreProfiler, path.join(o.profileDir, `${appId}-restore.cpuprofile`));
           console.log(
             `${`  restore (${w.stateDir ? 'LMDB' : 'in memory'})`.padEnd(34)} ${fmt(r.rate).padStart(9)} changelog records/s (${fmt(r.records)} records)`,
           );

@@ -1,0 +1,49 @@
+/**
+ * The word count as a Kubernetes pod runs it (statefulset.yaml): settings from the environment,
+ * the state directory on the pod's volume, static membership by pod name (the client's default
+ * when KUBERNETES_SERVICE_HOST is set), Prometheus metrics on :9464, and a clean close on SIGTERM
+ * (commit, checkpoint, a temporary leave) so a rolling restart moves nothing and restores nothing.
+ */
+import * as http from 'node:http';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Tide } from '../../../client';
+import type { StreamsApp } from '../../../streams';
+import { wordCount } from '../word-count';
+
+export async function startPod(env: NodeJS.ProcessEnv): Promise<{ app: StreamsApp; stop(): Promise<void> }> {
+  const tide = new Tide({ bootstrap: (env.TIDE_BOOTSTRAP ?? '127.0.0.1:9092').split(',') });
+  const b = tide.streams({ applicationId: env.APPLICATION_ID ?? 'word-count' });
+  wordCount(b);
+  const app = b.app(b.build(), {
+    stateDir: env.STATE_DIR ?? '/var/lib/streams',
+    // Longer than a pod takes to restart: a restarted pod is back before its tasks would move.
+    sessionTimeoutMs: Number(env.SESSION_TIMEOUT_MS ?? 60_000),
+  });
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  app.registerMetrics(registry);
+  const metrics = http.createServer((req, res) => {
+    if (req.url !== '/metrics') return void res.writeHead(404).end();
+    void registry
+      .metrics()
+      .then((text) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(text));
+  });
+  metrics.listen(Number(env.METRICS_PORT ?? 9464));
+  await app.start();
+  const stop = async (): Promise<void> => {
+    await app.close();
+    await tide.close();
+    metrics.close();
+  };
+  return { app, stop };
+}
+
+if (require.main === module) {
+  startPod(process.env).then(
+    ({ stop }) => process.once('SIGTERM', () => void stop().then(() => process.exit(0))),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
