@@ -9,6 +9,8 @@
  * - windowed count (10 s tumbling windows, 1 s grace, every update emitted), changelog on, with
  *   the in-memory store, and with `stateDir` (the persistent store: LMDB key-value stores; window
  *   stores stay in memory until a persistent window store exists — the row says which it ran);
+ * - the windowed count with `caching` (updates deduplicated per key until the commit, as Kafka
+ *   Streams' record cache does by default: far fewer output and changelog records);
  * - count per key on the LMDB store with its changelog (persistent and changelogged today);
  * - stream–table join against a `users` table of `--keys` rows (read first: earlier timestamps).
  *
@@ -74,6 +76,8 @@ interface Workload {
   /** Builds the topology writing to `out`. */
   build(b: StreamsBuilder, out: string): void;
   stateDir?: boolean;
+  /** Table updates deduplicated per key until the commit (Kafka Streams' record cache). */
+  caching?: boolean;
   /** Measure a full restore from the changelog after the run. */
   restore?: boolean;
   /** Records the tasks process: the input, plus the table for the join. */
@@ -101,6 +105,13 @@ const WORKLOADS: Workload[] = [
     name: 'windowed count, stateDir',
     build: (b, out) => windowedCount(b, out),
     stateDir: true,
+    inputs: (o) => o.records,
+  },
+  {
+    name: 'windowed count, stateDir, caching',
+    build: (b, out) => windowedCount(b, out),
+    stateDir: true,
+    caching: true,
     inputs: (o) => o.records,
   },
   {
@@ -220,7 +231,7 @@ async function runApp(
   await tide.admin().createTopic(out, { partitions: o.partitions, replicationFactor: 1 });
   const b = tide.streams({ applicationId: appId });
   w.build(b, out);
-  const app = b.app(b.build(), { replicationFactor: 1, statusIntervalMs: 0, stateDir });
+  const app = b.app(b.build(), { replicationFactor: 1, statusIntervalMs: 0, stateDir, caching: w.caching });
   await app.start();
   const expected = w.inputs(o);
   let startNs = 0n;
@@ -281,6 +292,12 @@ async function restore(
   return { records, rate: records / (Number(lastNs - startNs) / 1e9) };
 }
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
 async function startProfile(): Promise<Session> {
   const session = new Session();
   session.connect();
@@ -317,6 +334,10 @@ async function main(): Promise<void> {
       await r.app.close();
       await r.tide.close();
     });
+    const results = new Map<
+      string,
+      { rate: number[]; ceiling: number[]; ratio: number[]; restore: number[] }
+    >();
     for (let round = 0; round < o.rounds; round++) {
       for (const [i, w] of WORKLOADS.entries()) {
         if (!w.name.includes(o.only)) continue;
@@ -329,6 +350,11 @@ async function main(): Promise<void> {
         if (profiler) await stopProfile(profiler, path.join(o.profileDir, `${appId}.cpuprofile`));
         await run.app.close();
         await run.tide.close();
+        const result = results.get(w.name) ?? { rate: [], ceiling: [], ratio: [], restore: [] };
+        results.set(w.name, result);
+        result.rate.push(run.rate);
+        result.ceiling.push(top);
+        result.ratio.push(run.rate / top);
         console.log(
           `${w.name.padEnd(34)} ${fmt(run.rate).padStart(9)} records/s  ceiling ${fmt(top).padStart(9)}  ` +
             `${((100 * run.rate) / top).toFixed(0).padStart(3)} %`,
@@ -340,10 +366,23 @@ async function main(): Promise<void> {
           const r = await restore(bootstrap, w, appId, fresh, o.partitions);
           if (restoreProfiler)
             await stopProfile(restoreProfiler, path.join(o.profileDir, `${appId}-restore.cpuprofile`));
+          result.restore.push(r.rate);
           console.log(
             `${`  restore (${w.stateDir ? 'LMDB' : 'in memory'})`.padEnd(34)} ${fmt(r.rate).padStart(9)} changelog records/s (${fmt(r.records)} records)`,
           );
         }
+      }
+    }
+    if (o.rounds > 1) {
+      console.log(
+        `\nmedians of ${o.rounds} rounds (ratio: the median of each run's ratio to its own ceiling)`,
+      );
+      for (const [name, r] of results) {
+        console.log(
+          `${name.padEnd(34)} ${fmt(median(r.rate)).padStart(9)} records/s  ceiling ${fmt(median(r.ceiling)).padStart(9)}  ` +
+            `${(100 * median(r.ratio)).toFixed(0).padStart(3)} %` +
+            (r.restore.length > 0 ? `  restore ${fmt(median(r.restore))} records/s` : ''),
+        );
       }
     }
   } finally {
