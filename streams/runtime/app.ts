@@ -39,6 +39,10 @@ import { changelogTopic, ChangelogCodec } from './changelog';
 import { readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint';
 import { applyChange, restoreStore, type RestoreProgress } from './restore';
 import { join } from 'node:path';
+import type { QueryServerOptions } from './query/server';
+import { DEFAULT_ACCEPTABLE_RECOVERY_LAG, DEFAULT_MAX_WARMUP_REPLICAS, Replicas } from './replicas';
+import type { ChangeRelay, StoreSlot } from './standby';
+import { StreamsQueries } from './query/typed';
 
 export const DEFAULT_COMMIT_INTERVAL_MS = 30_000;
 
@@ -72,6 +76,14 @@ export interface StreamsAppOptions {
   logger?: Logger;
   /** Client id of the group member (default `<applicationId>`). */
   clientId?: string;
+  /** Standby copies of each stateful task on other instances (tailing its changelogs). Default 0. */
+  numStandbys?: number;
+  /** A copy this many changelog records behind (or fewer) may take its task over. Default 10,000. */
+  acceptableRecoveryLag?: number;
+  /** Warm-up copies in the group at once (tasks waiting to move to a caught-up instance). Default 2. */
+  maxWarmupReplicas?: number;
+  /** Serve interactive queries on this address (StreamsQuery over gRPC); advertised to the other instances. */
+  queryServer?: QueryServerOptions;
 }
 
 export type StreamsAppState = 'created' | 'starting' | 'running' | 'closing' | 'closed' | 'failed';
@@ -108,6 +120,9 @@ interface RunningTask {
   restoredRecords: number;
   restoreTotal: number;
   lag: number;
+  /** Logged stores with their changelog relays; `from` set when a standby copy was handed over. */
+  slots: Map<string, StoreSlot>;
+  handedFrom: Map<string, number>;
 }
 
 const TICK_MS = 100;
@@ -140,6 +155,9 @@ export class StreamsApp {
   private offsetCommit: Promise<void> | undefined;
   private _state: StreamsAppState = 'created';
   private failure: Error | undefined;
+  private replicas?: Replicas;
+  /** Interactive queries (app.queries.get(...)); see docs/streams.md. */
+  readonly queries: StreamsQueries;
 
   constructor(
     private readonly tide: Tide,
@@ -162,6 +180,30 @@ export class StreamsApp {
     if (!Number.isFinite(this.commitIntervalMs) || this.commitIntervalMs <= 0) {
       throw new StreamsError('TOPOLOGY', `commitIntervalMs must be > 0, got ${options.commitIntervalMs}`);
     }
+    const standbys = options.numStandbys ?? 0;
+    if (!Number.isInteger(standbys) || standbys < 0)
+      throw new StreamsError('TOPOLOGY', `numStandbys must be an integer >= 0, got ${standbys}`);
+    this.queries = new StreamsQueries(() => this.replicas?.router);
+  }
+
+  /** This instance's query endpoint `host:port` ('' without `queryServer`). */
+  get queryEndpoint(): string {
+    return this.replicas?.endpoint ?? '';
+  }
+
+  /** Standby and warm-up copies kept on this instance now. */
+  standbyTaskIds(): string[] {
+    return this.replicas?.standbys.taskIds() ?? [];
+  }
+
+  /** Changelog records applied by this instance's standby copies so far. */
+  standbyRecordsApplied(): number {
+    return this.replicas?.standbys.recordsApplied ?? 0;
+  }
+
+  /** Looks a key up in a key-value store, on whichever instance holds it (see `queries`). */
+  query<K, V>(store: string, key: K): Promise<V | null> {
+    return this.queries.get<K, V>(store, key);
   }
 
   get state(): StreamsAppState {
@@ -196,19 +238,22 @@ export class StreamsApp {
         this.producer = this.tide.producer({ acks: 'all' });
       }
       const sources = [...new Set(this.topology.subtopologies.flatMap((s) => s.sourceTopics))];
+      this.replicas = this.createReplicas();
+      await this.replicas.start();
       this.member = this.tide.consumer({
+        ...this.replicas.groupOptions(),
         groupId: this.applicationId,
         clientId: this.options.clientId ?? this.applicationId,
         autoCommit: false,
         autoOffsetReset: 'earliest',
         isolation: this.eos ? 'read_committed' : 'read_uncommitted',
-        assignor: 'range',
         sessionTimeoutMs: this.options.sessionTimeoutMs,
         logger: this.options.logger,
         onAssigned: (tps) => this.onAssigned(tps),
         onRevoked: (tps) => this.onRevoked(tps),
         onLost: (tps) => this.onLost(tps),
       });
+      this.replicas.attach(this.member);
       this.member.subscribe(sources);
       this.loop = this.run();
       this.timer = setInterval(() => void this.tick(), Math.min(TICK_MS, this.commitIntervalMs));
@@ -232,6 +277,7 @@ export class StreamsApp {
       for (const rt of [...this.tasks.values()]) this.closeTask(rt);
     });
     if (this.inTransaction) await this.txn?.abortTransaction().catch(() => undefined);
+    await this.replicas?.close();
     await this.producer?.close().catch(() => undefined);
     await this.txn?.close().catch(() => undefined);
     this._state = failed ? 'failed' : 'closed';
@@ -270,6 +316,30 @@ export class StreamsApp {
   /** Commits every task now (as the interval does). */
   commit(): Promise<void> {
     return this.withLock(() => this.commitTasks([...this.tasks.values()]));
+  }
+
+  private createReplicas(): Replicas {
+    return new Replicas({
+      tide: this.tide,
+      topology: this.topology,
+      partitions: () => this.partitions,
+      readCommitted: this.eos,
+      stateDir: this.options.stateDir,
+      logger: this.logger,
+      placement: {
+        numStandbys: this.options.numStandbys ?? 0,
+        acceptableRecoveryLag: this.options.acceptableRecoveryLag ?? DEFAULT_ACCEPTABLE_RECOVERY_LAG,
+        maxWarmupReplicas: this.options.maxWarmupReplicas ?? DEFAULT_MAX_WARMUP_REPLICAS,
+      },
+      queryServer: this.options.queryServer,
+      createStore: standbyStoreFactory(this.options.stateDir),
+      localStore: (taskId, store) => {
+        const rt = this.tasks.get(taskId);
+        if (!rt || rt.restoring || this._state !== 'running' || this.failure) return undefined;
+        return rt.task.stores.get(store);
+      },
+      activeTasks: () => [...this.tasks.keys()],
+    });
   }
 
   // ---------------------------------------------------------------- topics
@@ -517,6 +587,7 @@ export class StreamsApp {
       this.member?.resume(release.map(tpOf));
     }
     if (fresh.length > 0) this.logger.info({ tasks: fresh.map((t) => t.id) }, 'tasks assigned');
+    if (fresh.length > 0) this.replicas?.tasksChanged();
   }
 
   private async onRevoked(tps: TopicPartition[]): Promise<void> {
@@ -532,7 +603,8 @@ export class StreamsApp {
           'commit before revocation failed; the next owner re-reads from the last commit',
         );
       }
-      for (const rt of affected) this.closeTask(rt);
+      // Committed: the stores hold exactly what the changelogs do, so they stay as a standby copy.
+      for (const rt of affected) this.closeTask(rt, committed && this._state === 'running');
       for (const tp of tps) this.forget(tp);
       // exactlyOnce: the failed transaction was aborted, so the other tasks' state is ahead of it.
       if (this.eos && !committed) await this.abortAndRevive();
@@ -592,8 +664,17 @@ export class StreamsApp {
     );
   }
 
-  private closeTask(rt: RunningTask): void {
-    rt.task.close();
+  private closeTask(rt: RunningTask, keepAsStandby = false): void {
+    const keep = keepAsStandby && !rt.restoring && this.replicas !== undefined;
+    rt.task.close(keep);
+    if (keep) {
+      for (const [name, store] of rt.task.stores) if (!rt.slots.has(name)) store.close();
+      const slots = [...rt.slots.values()].map((slot) => ({
+        ...slot,
+        position: rt.changelogNext.get(changelogTopic(this.applicationId, slot.def.name)) ?? slot.position,
+      }));
+      this.replicas!.adopt(rt.id, slots);
+    }
     this.tasks.delete(rt.id);
     for (const tp of rt.inputs) {
       const key = tpKey(tp.topic, tp.partition);
@@ -607,6 +688,9 @@ export class StreamsApp {
     const id = `${s.id}_${partition}`;
     const holder: { rt?: RunningTask } = {};
     const codecs = new Map<string, ChangelogCodec>();
+    // A standby copy of this task here: its stores carry on, restored only from where it got to.
+    const handed = this.replicas?.standbys.release(id);
+    const slots = new Map<string, StoreSlot>();
     const collector: RecordCollector = {
       partitionsOf: (topic) => this.partitionsOf(topic),
       send: (r) => this.send(r),
@@ -624,11 +708,21 @@ export class StreamsApp {
           const codec = new ChangelogCodec(def);
           codecs.set(def.name, codec);
           const topic = changelogTopic(this.applicationId, def.name);
-          return createStore(def, id, this.options.stateDir, (change) => {
+          const log = (change: StoreChange): void => {
             const rt = holder.rt;
             if (!rt || rt.restoring) return;
             this.logChange(rt, topic, codec, change);
-          });
+          };
+          const copy = handed?.get(def.name);
+          if (copy) {
+            copy.relay.fn = log;
+            slots.set(def.name, copy);
+            return copy.store;
+          }
+          const relay: ChangeRelay = { fn: log };
+          const store = createStore(def, id, this.options.stateDir, (change) => relay.fn?.(change));
+          slots.set(def.name, { def, store, relay, position: 0 });
+          return store;
         },
       },
     );
@@ -643,7 +737,15 @@ export class StreamsApp {
       restoredRecords: 0,
       restoreTotal: 0,
       lag: 0,
+      slots,
+      handedFrom: new Map(
+        [...(handed?.values() ?? [])].map((c) => [
+          changelogTopic(this.applicationId, c.def.name),
+          c.position,
+        ]),
+      ),
     };
+    for (const c of handed?.values() ?? []) if (!slots.has(c.def.name)) c.store.close();
     holder.rt = rt;
     return rt;
   }
@@ -661,8 +763,10 @@ export class StreamsApp {
         const store = rt.task.stores.get(def.name)!;
         const topic = changelogTopic(this.applicationId, def.name);
         const persistent = store instanceof PersistentKeyValueStore;
-        const from = persistent ? (checkpoint[topic] ?? 0) : 0;
-        if (persistent && this.eos && checkpoint[topic] === undefined) wipe(store);
+        const handedFrom = rt.handedFrom.get(topic);
+        const from = handedFrom ?? (persistent ? (checkpoint[topic] ?? 0) : 0);
+        if (handedFrom === undefined && persistent && this.eos && checkpoint[topic] === undefined)
+          wipe(store);
         const codec = new ChangelogCodec(def);
         const result = await restoreStore({
           tide: this.tide,
@@ -779,6 +883,12 @@ function createStore(
     case 'session':
       return new InMemorySessionStore(def.name, onChange);
   }
+}
+
+/** Store factory of the standby copies: the tasks' factory, with the copy's changelog relay. */
+function standbyStoreFactory(stateDir: string | undefined) {
+  return (def: StoreDef, taskId: string, onChange: (change: StoreChange) => void): StateStore =>
+    createStore(def, taskId, stateDir, onChange);
 }
 
 async function partitionCount(tide: Tide, topic: string): Promise<number | undefined> {
