@@ -4,8 +4,9 @@
  * each task (active), which keep standby copies of its stores, and which warm up. Pure and
  * deterministic for a given input. The idea is Kafka Streams' KIP-441:
  *
- * 1. A balanced, sticky plan: each task stays with its current owner while that owner has fewer
- *    than ceil(tasks / instances); the rest go to the least-loaded instance.
+ * 1. A balanced, sticky plan, per subtopology: each task stays with its current owner while that
+ *    owner has fewer than ceil(subtopology's tasks / instances) of the subtopology; the rest go to
+ *    the least-loaded instance.
  * 2. A stateful task whose planned instance is not caught up (its copy lags the changelogs by more
  *    than `acceptableRecoveryLag` records) stays on (or goes to) an instance that is — the current
  *    owner first — and the planned instance gets a **warm-up** copy instead (at most
@@ -63,22 +64,34 @@ export function assignTasks(
   const lagOf = (m: AssignorInstance, t: AssignorTask): number =>
     m.active.has(t.id) ? 0 : (m.lags.get(t.id) ?? Infinity);
 
-  // 1. The balanced, sticky plan.
-  const capacity = Math.ceil(sorted.length / members.length);
+  // 1. The balanced, sticky plan, per subtopology (so each instance gets a share of every
+  // subtopology's tasks, stateful and stateless alike).
   const planned = new Map<string, AssignorInstance>();
   const load = new Map<string, number>(members.map((m) => [m.memberId, 0]));
-  for (const t of sorted) {
-    const owner = members.find((m) => m.active.has(t.id));
-    if (owner && load.get(owner.memberId)! < capacity) {
-      planned.set(t.id, owner);
-      load.set(owner.memberId, load.get(owner.memberId)! + 1);
+  for (const group of bySubtopology(sorted)) {
+    const capacity = Math.ceil(group.length / members.length);
+    const subLoad = new Map<string, number>(members.map((m) => [m.memberId, 0]));
+    const place = (t: AssignorTask, m: AssignorInstance): void => {
+      planned.set(t.id, m);
+      subLoad.set(m.memberId, subLoad.get(m.memberId)! + 1);
+      load.set(m.memberId, load.get(m.memberId)! + 1);
+    };
+    for (const t of group) {
+      const owner = members.find((m) => m.active.has(t.id));
+      if (owner && subLoad.get(owner.memberId)! < capacity) place(t, owner);
     }
-  }
-  for (const t of sorted) {
-    if (planned.has(t.id)) continue;
-    const best = pick(members, (m) => [load.get(m.memberId)!, caughtUp(m, t) ? 0 : 1, lagOf(m, t)]);
-    planned.set(t.id, best);
-    load.set(best.memberId, load.get(best.memberId)! + 1);
+    for (const t of group) {
+      if (planned.has(t.id)) continue;
+      place(
+        t,
+        pick(members, (m) => [
+          subLoad.get(m.memberId)!,
+          load.get(m.memberId)!,
+          caughtUp(m, t) ? 0 : 1,
+          lagOf(m, t),
+        ]),
+      );
+    }
   }
 
   // 2. Warm-ups: a task goes only to an instance that is caught up.
@@ -122,6 +135,15 @@ export function assignTasks(
     }
   }
   return out;
+}
+
+function bySubtopology(tasks: readonly AssignorTask[]): AssignorTask[][] {
+  const groups = new Map<string, AssignorTask[]>();
+  for (const t of tasks) {
+    const sub = t.id.slice(0, t.id.indexOf('_'));
+    groups.set(sub, [...(groups.get(sub) ?? []), t]);
+  }
+  return [...groups.values()];
 }
 
 /** The first member with the smallest score (lexicographic); members are in order. */
