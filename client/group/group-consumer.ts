@@ -138,6 +138,12 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
   /** Start positions being decided while onAssigned runs (seek() there changes them). */
   private pendingStart?: Map<string, number | undefined>;
   private lastAssignmentData: Buffer = Buffer.alloc(0);
+  /**
+   * Partitions this member gave up, with its member epoch when it confirmed: an Assignment sent
+   * before the coordinator saw the confirmation still lists them (it lists revoking partitions)
+   * and must not bring them back; only a later grant (a higher epoch) does.
+   */
+  private readonly revokedAt = new Map<string, number>();
   private userData: Buffer | undefined;
 
   constructor(
@@ -359,6 +365,10 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
   private async onAssignment(a: MemberAssignment): Promise<void> {
     if (this.closed) return;
     const next = new Map(a.partitions.map((tp) => [tpKey(tp.topic, tp.partition), tp]));
+    for (const [key, epoch] of [...this.revokedAt]) {
+      if (!next.has(key) || a.memberEpoch > epoch) this.revokedAt.delete(key);
+      else next.delete(key);
+    }
     const lost = [...this.owned.entries()].filter(([key]) => !next.has(key));
     if (lost.length > 0) {
       for (const [key] of lost) this.owned.delete(key);
@@ -466,7 +476,10 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
           ),
         );
       }
-      for (const key of keys) this.owned.delete(key);
+      for (const key of keys) {
+        this.owned.delete(key);
+        this.revokedAt.set(key, this.session?.memberEpoch ?? 0);
+      }
       this.assignInner();
     }
     this.session?.ackRevoked(partitions);
