@@ -88,7 +88,7 @@ export class StandbyTasks {
   set(taskIds: readonly string[], except: ReadonlySet<string>): void {
     if (this.closed) return;
     const wanted = new Set(taskIds.filter((t) => !except.has(t)));
-    for (const id of [...this.copies.keys()]) if (!wanted.has(id)) this.drop(id);
+    for (const id of [...this.copies.keys()]) if (!wanted.has(id)) void this.drop(id);
     for (const id of wanted) if (!this.copies.has(id)) this.start(id);
     this.reassign();
   }
@@ -146,7 +146,7 @@ export class StandbyTasks {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const id of [...this.copies.keys()]) this.drop(id);
+    await Promise.all([...this.copies.keys()].map((id) => this.drop(id)));
     const consumer = this.consumer;
     this.consumer = undefined;
     await consumer?.close().catch(() => undefined);
@@ -213,19 +213,21 @@ export class StandbyTasks {
     }
   }
 
-  private drop(taskId: string): void {
+  /** Stops a copy: LMDB stores are checkpointed at what they applied (once flushed), then closed. */
+  private async drop(taskId: string): Promise<void> {
     const copy = this.copies.get(taskId);
     if (!copy) return;
     this.forget(copy);
+    const dir = this.deps.stateDir;
+    const checkpoint: Record<string, number> = {};
     for (const s of copy.stores) {
-      if (s.store instanceof PersistentKeyValueStore && this.deps.stateDir) {
-        const store = s.store;
-        const dir = this.deps.stateDir;
-        const checkpoint = { ...readCheckpoint(dir, taskId), [s.tp.topic]: s.position };
-        void store.flushed().then(() => writeCheckpoint(dir, taskId, checkpoint));
-      }
-      s.store.close();
+      if (!(s.store instanceof PersistentKeyValueStore) || !dir) continue;
+      await s.store.flushed();
+      checkpoint[s.tp.topic] = s.position;
     }
+    if (dir && Object.keys(checkpoint).length > 0)
+      writeCheckpoint(dir, taskId, { ...readCheckpoint(dir, taskId), ...checkpoint });
+    for (const s of copy.stores) s.store.close();
     this.deps.logger.info({ task: taskId }, 'standby dropped');
   }
 

@@ -10,6 +10,9 @@
  *    retriable STORE_NOT_AVAILABLE, never a wrong answer; then the survivor takes its tasks over
  *    from its standby copies, reading far fewer changelog records than the changelog holds
  *    (counted from the restore events), and answers every key with the model's count.
+ * 3. A third instance joins: its stateful tasks come to it only once its copies are warm (their
+ *    restores read next to nothing), and queries through either instance meanwhile are the model's
+ *    answer or retriable, never wrong.
  */
 import * as path from 'path';
 import * as grpc from '@grpc/grpc-js';
@@ -249,4 +252,59 @@ it('SIGKILL: queries of the dead instance keys are retriable, then the survivor 
     expect({ word, count: r.count }).toEqual({ word, count: n });
   }
   expect(apps.a.errors()).toEqual([]);
+});
+
+it('a new instance warms up before it takes stateful tasks; queries meanwhile are right or retriable', async () => {
+  apps.c = start('c');
+  await waitFor(() => apps.c.endpoint() !== '', { timeoutMs: 30_000, what: 'c started' });
+  const restoresBefore = apps.c.restores().length;
+  const wrong: string[] = [];
+  let right = 0;
+  let retriable = 0;
+  const moved = () =>
+    apps.c.tasks().filter((t) => t.startsWith('1_')).length === PARTITIONS / 2 &&
+    apps.a.tasks().length + apps.c.tasks().length === 2 * PARTITIONS &&
+    apps.a.settled() &&
+    apps.c.settled();
+  // Query every key through both instances while the tasks move (bounded by the waitFor below).
+  const querying = (async () => {
+    while (!moved()) {
+      for (const [word, n] of expected) {
+        for (const endpoint of [apps.a.endpoint(), apps.c.endpoint()]) {
+          const r = await get(endpoint, word);
+          if (r instanceof TideError) {
+            if (r.retriable && r.code === 'STORE_NOT_AVAILABLE') retriable++;
+            else wrong.push(`${word} via ${endpoint}: ${r.code} ${r.message}`);
+          } else if (r.count !== n) wrong.push(`${word} via ${endpoint}: ${r.count}, model ${n}`);
+          else right++;
+        }
+        if (moved()) break;
+      }
+    }
+  })();
+  await waitFor(moved, {
+    timeoutMs: 90_000,
+    what: `c takes its share of stateful tasks (a: ${apps.a.tasks()}, c: ${apps.c.tasks()})`,
+  });
+  await querying;
+  console.log(
+    `during the move: ${right} right answers, ${retriable} retriable refusals, ${wrong.length} wrong`,
+  );
+  expect(wrong).toEqual([]);
+  // Its stateful tasks came to c once warm: their restores read only the copies' remainder.
+  const cStateful = apps.c.tasks().filter((t) => t.startsWith('1_'));
+  const restores = apps.c
+    .restores()
+    .slice(restoresBefore)
+    .filter((e) => e.store === 'counts' && cStateful.includes(e.task!));
+  const read = restores.reduce((n, e) => n + (e.restored ?? 0), 0);
+  const inChangelog = await changelogRecords(cStateful);
+  console.log(`c's tasks restored ${read} changelog records; their changelogs hold ${inChangelog}`);
+  expect(read * 20).toBeLessThan(inChangelog);
+  for (const [word, n] of expected) {
+    const r = await get(apps.c.endpoint(), word);
+    if (r instanceof TideError) throw r;
+    expect({ word, count: r.count }).toEqual({ word, count: n });
+  }
+  expect(apps.a.errors().concat(apps.c.errors())).toEqual([]);
 });
