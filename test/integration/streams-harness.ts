@@ -5,6 +5,7 @@
  *   {ev: 'started' | 'restored' | 'metrics' | 'closed' | 'error', ...}
  * `restored` once per store restore (task, store, restored, total); `metrics` every 300 ms
  * (the app's metrics snapshot). The processing guarantee and the commit interval are parameters. SIGTERM closes the app (commit, checkpoint, leave the group).
+ * With STREAMS_TEST_APP_LOG=<level> the instances log (pino) to their stderr (AppProcess.output()).
  */
 import { ChildProcess, spawn } from 'child_process';
 import * as path from 'path';
@@ -30,7 +31,8 @@ const { writeSync } = require('fs');
 const { Tide } = require(dist + '/client');
 const { Serdes } = require(dist + '/streams');
 const out = (o) => writeSync(1, JSON.stringify({ t: Date.now(), ...o }) + '\\n');
-const tide = new Tide({ bootstrap: bootstrap.split(',') });
+const logger = more.logLevel ? require(dist + '/services/common/logger').createLogger({ level: more.logLevel }) : undefined;
+const tide = new Tide({ bootstrap: bootstrap.split(','), logger });
 const b = tide.streams({ applicationId: appId, processingGuarantee: guarantee });
 b.stream('text', { key: Serdes.string, value: Serdes.string })
   .flatMapValues((line) => line.split(' ').filter(Boolean))
@@ -45,6 +47,7 @@ const app = b.app(b.build(), {
   sessionTimeoutMs: Number(sessionTimeoutMs),
   replicationFactor: 1,
   numStandbys: more.numStandbys,
+  logger,
   queryServer: more.query ? { host: '127.0.0.1', port: 0 } : undefined,
   onRestore: (p) => { if (p.done) out({ ev: 'restored', task: p.taskId, store: p.store, restored: p.restored, total: p.total }); },
   onError: (err) => out({ ev: 'error', msg: String(err && err.stack || err) }),
@@ -80,7 +83,7 @@ export class AppProcess {
         if (line.trim()) this.events.push(JSON.parse(line) as AppEvent);
       }
     });
-    child.stderr!.on('data', (c: Buffer) => (this.stderr = (this.stderr + c.toString()).slice(-20_000)));
+    child.stderr!.on('data', (c: Buffer) => (this.stderr = (this.stderr + c.toString()).slice(-200_000)));
     this.exited = new Promise((resolve) =>
       child.on('exit', () => {
         this.exitedAt = Date.now();
@@ -161,7 +164,11 @@ export function startApp(o: {
       String(o.sessionTimeoutMs),
       o.guarantee ?? 'atLeastOnce',
       String(o.commitIntervalMs ?? 300),
-      JSON.stringify({ numStandbys: o.numStandbys, query: o.query }),
+      JSON.stringify({
+        numStandbys: o.numStandbys,
+        query: o.query,
+        logLevel: process.env.STREAMS_TEST_APP_LOG,
+      }),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } },
   );

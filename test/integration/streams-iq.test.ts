@@ -175,7 +175,20 @@ it('two instances: every key queried through either instance equals the model; s
     for (const [word, n] of expected) {
       const r = await get(endpoint, word);
       if (r instanceof TideError) throw r;
-      expect({ word, count: r.count }).toEqual({ word, count: n });
+      if (r.count !== n) {
+        // Diagnostics (STREAMS_TEST_APP_LOG=info adds the instances' logs).
+        for (const app of [apps.a, apps.b]) {
+          const events = app.events.filter((e) => e.ev !== 'metrics');
+          console.log(
+            app.tag,
+            JSON.stringify(events),
+            app.tasks(),
+            app.standbys(),
+            app.output().slice(-5_000),
+          );
+        }
+      }
+      expect({ word, count: r.count, by: r.servedBy }).toEqual({ word, count: n, by: r.servedBy });
       servers.add(r.servedBy);
     }
     expect(await all(endpoint)).toEqual(expected);

@@ -143,7 +143,10 @@ it('a restart on the same state directory restores from the checkpoint, not from
   const inChangelog = await changelogRecords();
   expect(inChangelog).toBeGreaterThan(1_000);
   apps.a2 = start('a');
-  await waitFor(() => apps.a2.tasks().length === 8, { timeoutMs: 40_000, what: 'a restarted with 8 tasks' });
+  await waitFor(() => apps.a2.tasks().length === 8 && apps.a2.settled(), {
+    timeoutMs: 40_000,
+    what: 'a restarted with 8 tasks, restored',
+  });
   const restores = apps.a2.restores().filter((e) => e.store === 'counts');
   expect(restores.length).toBe(4);
   const restored = restores.reduce((n, e) => n + (e.restored ?? 0), 0);
