@@ -64,6 +64,7 @@ export class Replicas {
       storesOf: storesByTask,
       createStore: o.createStore,
       acceptableRecoveryLag: o.placement.acceptableRecoveryLag,
+      isActive: (taskId) => o.activeTasks().includes(taskId),
       onCaughtUpChanged: () => this.scheduleReport(),
     });
     this.clients = new QueryClients(o.topology.applicationId);

@@ -47,6 +47,8 @@ export interface StandbyDeps {
   storesOf(taskId: string): StoreDef[];
   /** The runtime's store factory (LMDB with a state dir and serdes, else in memory). */
   createStore(def: StoreDef, taskId: string, onChange: ChangeListener): StateStore;
+  /** The task runs here now (a copy's late checkpoint must not overwrite the active task's files' record). */
+  isActive(taskId: string): boolean;
   /** Which copies are within reach of taking over changed (the runtime reports it to the group). */
   onCaughtUpChanged(): void;
   acceptableRecoveryLag: number;
@@ -213,22 +215,33 @@ export class StandbyTasks {
     }
   }
 
-  /** Stops a copy: LMDB stores are checkpointed at what they applied (once flushed), then closed. */
-  private async drop(taskId: string): Promise<void> {
+  /**
+   * Stops a copy. Its stores close at once (the task may open them again right away as an active
+   * task); LMDB ones get a checkpoint of what they applied once their writes are flushed.
+   */
+  private drop(taskId: string): Promise<void> {
     const copy = this.copies.get(taskId);
-    if (!copy) return;
+    if (!copy) return Promise.resolve();
     this.forget(copy);
     const dir = this.deps.stateDir;
+    const flushed: Promise<unknown>[] = [];
     const checkpoint: Record<string, number> = {};
     for (const s of copy.stores) {
-      if (!(s.store instanceof PersistentKeyValueStore) || !dir) continue;
-      await s.store.flushed();
-      checkpoint[s.tp.topic] = s.position;
+      if (s.store instanceof PersistentKeyValueStore && dir) {
+        flushed.push(s.store.flushed());
+        checkpoint[s.tp.topic] = s.position;
+      }
+      s.store.close();
     }
-    if (dir && Object.keys(checkpoint).length > 0)
-      writeCheckpoint(dir, taskId, { ...readCheckpoint(dir, taskId), ...checkpoint });
-    for (const s of copy.stores) s.store.close();
     this.deps.logger.info({ task: taskId }, 'standby dropped');
+    if (!dir || flushed.length === 0) return Promise.resolve();
+    return Promise.all(flushed).then(
+      () => {
+        if (!this.deps.isActive(taskId) && !this.copies.has(taskId))
+          writeCheckpoint(dir, taskId, { ...readCheckpoint(dir, taskId), ...checkpoint });
+      },
+      (err: unknown) => this.deps.logger.warn({ err, task: taskId }, 'standby copy not checkpointed'),
+    );
   }
 
   private forget(copy: Copy): void {
