@@ -47,8 +47,10 @@ import type { OffsetsLog, OffsetsLogRecord, PartitionOffsets } from './offsets-l
 import { parseTpKey, sortedKeys, tpKey } from './partitions';
 import type { AcquiredShard } from './shard-ownership';
 import {
+  acquiredShard,
   appendFenced,
   mayWrite,
+  notOwnedError,
   ShardLoader,
   type FenceCheck,
   type OwnedShard,
@@ -184,15 +186,7 @@ export class Coordinator {
   /** Starts loading newly owned shards (grouped per offsets partition: one replay each). */
   acquire(acquired: AcquiredShard[]): void {
     for (const a of acquired)
-      this.shards.set(a.shard, {
-        shard: a.shard,
-        epoch: a.epoch,
-        status: 'loading',
-        groups: new Map(),
-        pendingTxn: new Map(),
-        fence: a.fence,
-        writable: true,
-      });
+      this.shards.set(a.shard, { ...acquiredShard(a), groups: new Map(), pendingTxn: new Map() });
     this.loader.load(acquired);
   }
 
@@ -226,17 +220,8 @@ export class Coordinator {
       throw new TideError('COORDINATOR_NOT_AVAILABLE', 'this coordinator is still starting');
     const shard = shardOf(groupId, shardCount);
     const state = this.shards.get(shard);
-    if (!state) {
-      const owner = this.options.ownerOf?.(shard);
-      const where =
-        owner && owner.id !== this.options.selfId
-          ? `; coordinator ${owner.id} at ${owner.host}:${owner.port} owns it`
-          : '; it is moving';
-      throw new TideError(
-        'NOT_COORDINATOR',
-        `coordinator ${this.options.selfId} does not own shard ${shard} of group ${groupId}${where}`,
-      );
-    }
+    if (!state)
+      throw notOwnedError(this.options.selfId, shard, `group ${groupId}`, this.options.ownerOf?.(shard));
     const fenced = this.fenceError(state, 'before');
     if (fenced) throw fenced;
     if (state.status === 'loading')

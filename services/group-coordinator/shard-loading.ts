@@ -15,7 +15,8 @@
  * says why).
  */
 import type { Clock } from '../common/clock';
-import type { TideError } from '../common/errors';
+import { TideError } from '../common/errors';
+import type { CoordinatorRecord } from '../common/cluster/coordinator-shards';
 import type { LeaseFence } from '../common/lease-fence';
 import type { Logger } from '../common/logger';
 import { markerKey, markerValue } from './offsets-codec';
@@ -35,6 +36,31 @@ export interface OwnedShard {
   fence: LeaseFence;
   /** False once the shard is dropped or handed over: nothing more of it may be written. */
   writable: boolean;
+}
+
+/** The state of a shard just acquired: loading, writable under the lease it was taken with. */
+export function acquiredShard(a: AcquiredShard): OwnedShard {
+  return { shard: a.shard, epoch: a.epoch, status: 'loading', fence: a.fence, writable: true };
+}
+
+/**
+ * NOT_COORDINATOR for a call about `what` ('group g', 'transactional id t') of a shard this
+ * instance (`selfId`) does not own; it names the owner when the metadata store knows another one.
+ */
+export function notOwnedError(
+  selfId: string,
+  shard: number,
+  what: string,
+  owner: CoordinatorRecord | undefined,
+): TideError {
+  const where =
+    owner && owner.id !== selfId
+      ? `; coordinator ${owner.id} at ${owner.host}:${owner.port} owns it`
+      : '; it is moving';
+  return new TideError(
+    'NOT_COORDINATOR',
+    `coordinator ${selfId} does not own shard ${shard} of ${what}${where}`,
+  );
 }
 
 /** When a fence is checked: before the append is sent, or after it completed. */

@@ -24,8 +24,10 @@ import { partitionOfShard, shardOf, type CoordinatorRecord } from '../../common/
 import type { OffsetsLog, OffsetsLogRecord } from '../offsets-log';
 import type { AcquiredShard } from '../shard-ownership';
 import {
+  acquiredShard,
   appendFenced,
   mayWrite,
+  notOwnedError,
   ShardLoader,
   type FenceCheck,
   type OwnedShard,
@@ -155,15 +157,7 @@ export class TransactionCoordinator {
   // ---------------------------------------------------------------- shard ownership
 
   acquire(acquired: AcquiredShard[]): void {
-    for (const a of acquired)
-      this.shards.set(a.shard, {
-        shard: a.shard,
-        epoch: a.epoch,
-        status: 'loading',
-        txns: new Map(),
-        fence: a.fence,
-        writable: true,
-      });
+    for (const a of acquired) this.shards.set(a.shard, { ...acquiredShard(a), txns: new Map() });
     if (this.statePartitions === undefined) this.deferred.push(...acquired);
     else this.loader.load(acquired);
   }
@@ -294,17 +288,13 @@ export class TransactionCoordinator {
       throw new TideError('COORDINATOR_NOT_AVAILABLE', 'this coordinator is still starting');
     const shard = shardOf(transactionalId, shardCount);
     const state = this.shards.get(shard);
-    if (!state) {
-      const owner = this.options.ownerOf?.(shard);
-      const where =
-        owner && owner.id !== this.options.selfId
-          ? `; coordinator ${owner.id} at ${owner.host}:${owner.port} owns it`
-          : '; it is moving';
-      throw new TideError(
-        'NOT_COORDINATOR',
-        `coordinator ${this.options.selfId} does not own shard ${shard} of transactional id ${transactionalId}${where}`,
+    if (!state)
+      throw notOwnedError(
+        this.options.selfId,
+        shard,
+        `transactional id ${transactionalId}`,
+        this.options.ownerOf?.(shard),
       );
-    }
     const fenced = this.fenceError(state, 'before');
     if (fenced) throw fenced;
     if (state.status === 'loading')
