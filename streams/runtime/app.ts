@@ -30,8 +30,7 @@ import { randomUUID } from 'node:crypto';
 import type { ConsumerRecord, TopicPartition } from '../../client/types';
 import { silentLogger, type Logger } from '../../services/common/logger';
 import { StreamsError } from '../errors';
-import { InMemoryKeyValueStore, InMemorySessionStore, InMemoryWindowStore } from '../state/memory';
-import { PersistentKeyValueStore, stampedSerde } from '../state/persistent';
+import { createStateStore, isPersistentStore } from '../state/factory';
 import type { StateStore, StoreChange } from '../state/stores';
 import type { StoreDef } from '../topology/nodes';
 import type { Subtopology, Topology } from '../topology/topology';
@@ -55,9 +54,10 @@ export interface StreamsAppOptions {
   /** How often tasks commit (outputs acknowledged, then input offsets). Default 30 s, as Kafka's at-least-once. */
   commitIntervalMs?: number;
   /**
-   * The instance's state directory. With it, key-value stores with key and value serdes are kept
-   * in LMDB under `<stateDir>/<task>/<store>` with a checkpoint file per task, so a restart
-   * restores only the changelog's tail. Without it every store is in memory and restores in full.
+   * The instance's state directory. With it, stores with key and value serdes (key-value, window
+   * and session) are kept in LMDB under `<stateDir>/<task>/<store>` with a checkpoint file per
+   * task, so a restart restores only the changelog's tail. Without it every store is in memory and
+   * restores in full.
    */
   stateDir?: string;
   /** Group session timeout (default the client's, 45 s): how long a dead instance keeps its tasks. */
@@ -478,7 +478,7 @@ export class StreamsApp {
     const checkpoint: Record<string, number> = {};
     for (const def of rt.subtopology.stores) {
       const store = rt.task.stores.get(def.name);
-      if (!def.logged || !(store instanceof PersistentKeyValueStore)) continue;
+      if (!def.logged || !store || !isPersistentStore(store)) continue;
       await store.flushed();
       const topic = changelogTopic(this.applicationId, def.name);
       const next = rt.changelogNext.get(topic);
@@ -681,9 +681,9 @@ export class StreamsApp {
         if (!def.logged) continue;
         const store = rt.task.stores.get(def.name)!;
         const topic = changelogTopic(this.applicationId, def.name);
-        const persistent = store instanceof PersistentKeyValueStore;
+        const persistent = isPersistentStore(store);
         const from = persistent ? (checkpoint[topic] ?? 0) : 0;
-        if (persistent && this.eos && checkpoint[topic] === undefined) wipe(store);
+        if (persistent && this.eos && checkpoint[topic] === undefined) store.clear();
         const codec = new ChangelogCodec(def);
         const result = await restoreStore({
           tide: this.tide,
@@ -772,34 +772,14 @@ export class StreamsApp {
   }
 }
 
-function wipe(store: PersistentKeyValueStore<unknown, unknown>): void {
-  for (const [key] of [...store.all()]) store.delete(key);
-}
-
 function createStore(
   def: StoreDef,
   taskId: string,
   stateDir: string | undefined,
   onChange?: (change: StoreChange) => void,
 ): StateStore {
-  switch (def.kind) {
-    case 'keyValue':
-      if (stateDir && def.key && def.value) {
-        const value = def.timestamped ? stampedSerde(def.value) : def.value;
-        return new PersistentKeyValueStore(
-          def.name,
-          join(stateDir, taskId, def.name),
-          def.key,
-          value as typeof def.value,
-          onChange,
-        );
-      }
-      return new InMemoryKeyValueStore(def.name, onChange);
-    case 'window':
-      return new InMemoryWindowStore(def.name, def.windowSizeMs ?? 0, def.retentionMs ?? 0, onChange);
-    case 'session':
-      return new InMemorySessionStore(def.name, onChange);
-  }
+  // With a state directory, stores with serdes are LMDB stores (state/factory.ts).
+  return createStateStore(def, stateDir ? join(stateDir, taskId, def.name) : undefined, onChange);
 }
 
 async function partitionCount(tide: Tide, topic: string): Promise<number | undefined> {
