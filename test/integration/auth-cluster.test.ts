@@ -51,6 +51,7 @@ function sample(method: ProtoMethod): object {
     ListOffsets: { topic: TOPIC, partition: 0, timestamp_ms: -1 },
     CreateTopic: { name: 'secret-new', partitions: 1 },
     DeleteTopic: { name: TOPIC },
+    DeleteRecords: { topic: TOPIC, partition: 0, offset: -1 },
     DescribeTopic: { name: TOPIC },
     DescribeConfigs: { topic: TOPIC },
     AlterConfigs: { topic: TOPIC, set: { 'retention.ms': '1000' } },
