@@ -206,7 +206,9 @@ export type {
   ClusterDescription,
   ConfigEntry,
   CreateTopicOptions,
+  DeletedRecords,
   PartitionStatus,
+  RecordsToDelete,
   TopicDescription,
   TopicDetails,
 } from './admin';

@@ -12,6 +12,8 @@
  *   every output and changelog record sent so far is awaited (acknowledged), and only then are the
  *   input offsets committed and the checkpoints written (at-least-once).
  * - Revoked tasks are committed and closed; lost ones (fenced) are closed without a commit.
+ * - After a commit, the internal repartition topics are purged up to the committed offsets
+ *   (purge.ts: Admin.DeleteRecords, at most once per repartitionPurgeIntervalMs).
  *
  * exactlyOnce: one transactional producer per instance; each commit interval is one transaction
  * holding the outputs, the changelog writes and the input offsets (sendOffsets with the member's
@@ -28,8 +30,7 @@ import { randomUUID } from 'node:crypto';
 import type { ConsumerRecord, TopicPartition } from '../../client/types';
 import { silentLogger, type Logger } from '../../services/common/logger';
 import { StreamsError } from '../errors';
-import { InMemoryKeyValueStore, InMemorySessionStore, InMemoryWindowStore } from '../state/memory';
-import { PersistentKeyValueStore, stampedSerde } from '../state/persistent';
+import { createStateStore, isPersistentStore } from '../state/factory';
 import type { StateStore, StoreChange } from '../state/stores';
 import type { StoreDef } from '../topology/nodes';
 import type { Subtopology, Topology } from '../topology/topology';
@@ -38,6 +39,7 @@ import { StreamTask, type TaskMetrics } from './task';
 import { changelogTopic, ChangelogCodec } from './changelog';
 import { readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint';
 import { applyChange, restoreStore, type RestoreProgress } from './restore';
+import { DEFAULT_REPARTITION_PURGE_INTERVAL_MS, RepartitionPurger } from './purge';
 import { join } from 'node:path';
 import type { QueryServerOptions } from './query/server';
 import { DEFAULT_ACCEPTABLE_RECOVERY_LAG, DEFAULT_MAX_WARMUP_REPLICAS, Replicas } from './replicas';
@@ -56,9 +58,10 @@ export interface StreamsAppOptions {
   /** How often tasks commit (outputs acknowledged, then input offsets). Default 30 s, as Kafka's at-least-once. */
   commitIntervalMs?: number;
   /**
-   * The instance's state directory. With it, key-value stores with key and value serdes are kept
-   * in LMDB under `<stateDir>/<task>/<store>` with a checkpoint file per task, so a restart
-   * restores only the changelog's tail. Without it every store is in memory and restores in full.
+   * The instance's state directory. With it, stores with key and value serdes (key-value, window
+   * and session) are kept in LMDB under `<stateDir>/<task>/<store>` with a checkpoint file per
+   * task, so a restart restores only the changelog's tail. Without it every store is in memory and
+   * restores in full.
    */
   stateDir?: string;
   /** Group session timeout (default the client's, 45 s): how long a dead instance keeps its tasks. */
@@ -69,6 +72,12 @@ export interface StreamsAppOptions {
   caching?: boolean;
   /** Replication factor of the internal topics (0: the cluster default). */
   replicationFactor?: number;
+  /**
+   * Records of the internal repartition topics are deleted up to the committed offsets after a
+   * commit (Admin.DeleteRecords), at most once per this interval (Kafka's
+   * repartition.purge.interval.ms). Default 30 s; 0 = after every commit.
+   */
+  repartitionPurgeIntervalMs?: number;
   /** Called as stores restore (after each fetched chunk, and once done). */
   onRestore?: (progress: RestoreProgress) => void;
   /** Called once when the app fails (a send or commit failed); it stops processing. */
@@ -153,6 +162,7 @@ export class StreamsApp {
   private readonly committed = new Map<string, number>();
   private lagUpdating = false;
   private offsetCommit: Promise<void> | undefined;
+  private purger?: RepartitionPurger;
   private _state: StreamsAppState = 'created';
   private failure: Error | undefined;
   private replicas?: Replicas;
@@ -228,6 +238,14 @@ export class StreamsApp {
     }
     try {
       await this.prepareTopics();
+      const admin = this.tide.admin();
+      this.purger = new RepartitionPurger({
+        deleteRecords: (partitions) => admin.deleteRecords(partitions),
+        topics: new Set(this.topology.internalTopics.keys()),
+        intervalMs: this.options.repartitionPurgeIntervalMs ?? DEFAULT_REPARTITION_PURGE_INTERVAL_MS,
+        nowMs: () => Date.now(),
+        logger: this.logger,
+      });
       if (this.eos) {
         this.txn = this.tide.producer({
           transactionalId: this.options.transactionalId ?? `${this.applicationId}-${randomUUID()}`,
@@ -277,6 +295,7 @@ export class StreamsApp {
       for (const rt of [...this.tasks.values()]) this.closeTask(rt);
     });
     if (this.inTransaction) await this.txn?.abortTransaction().catch(() => undefined);
+    await this.purger?.close();
     await this.replicas?.close();
     await this.producer?.close().catch(() => undefined);
     await this.txn?.close().catch(() => undefined);
@@ -469,12 +488,14 @@ export class StreamsApp {
     if (this.eos) {
       await this.commitTransaction(offsets);
       for (const o of offsets) this.committed.set(tpKey(o.topic, o.partition), o.offset);
+      this.purger?.committed(offsets);
     } else if (offsets.length > 0) {
       // The outputs are acknowledged: the offsets may be committed. Processing goes on meanwhile
       // (a group commit can wait out a rebalance); revocation and close wait for it.
       const commit = this.member!.commit(offsets).then(
         () => {
           for (const o of offsets) this.committed.set(tpKey(o.topic, o.partition), o.offset);
+          this.purger?.committed(offsets);
         },
         (err: unknown) => this.logger.warn({ err }, 'offset commit failed; the next one retries'),
       );
@@ -527,7 +548,7 @@ export class StreamsApp {
     const checkpoint: Record<string, number> = {};
     for (const def of rt.subtopology.stores) {
       const store = rt.task.stores.get(def.name);
-      if (!def.logged || !(store instanceof PersistentKeyValueStore)) continue;
+      if (!def.logged || !store || !isPersistentStore(store)) continue;
       await store.flushed();
       const topic = changelogTopic(this.applicationId, def.name);
       const next = rt.changelogNext.get(topic);
@@ -762,11 +783,11 @@ export class StreamsApp {
         if (!def.logged) continue;
         const store = rt.task.stores.get(def.name)!;
         const topic = changelogTopic(this.applicationId, def.name);
-        const persistent = store instanceof PersistentKeyValueStore;
+        const persistent = isPersistentStore(store);
         const handedFrom = rt.handedFrom.get(topic);
         const from = handedFrom ?? (persistent ? (checkpoint[topic] ?? 0) : 0);
         if (handedFrom === undefined && persistent && this.eos && checkpoint[topic] === undefined)
-          wipe(store);
+          store.clear();
         const codec = new ChangelogCodec(def);
         const result = await restoreStore({
           tide: this.tide,
@@ -855,34 +876,14 @@ export class StreamsApp {
   }
 }
 
-function wipe(store: PersistentKeyValueStore<unknown, unknown>): void {
-  for (const [key] of [...store.all()]) store.delete(key);
-}
-
 function createStore(
   def: StoreDef,
   taskId: string,
   stateDir: string | undefined,
   onChange?: (change: StoreChange) => void,
 ): StateStore {
-  switch (def.kind) {
-    case 'keyValue':
-      if (stateDir && def.key && def.value) {
-        const value = def.timestamped ? stampedSerde(def.value) : def.value;
-        return new PersistentKeyValueStore(
-          def.name,
-          join(stateDir, taskId, def.name),
-          def.key,
-          value as typeof def.value,
-          onChange,
-        );
-      }
-      return new InMemoryKeyValueStore(def.name, onChange);
-    case 'window':
-      return new InMemoryWindowStore(def.name, def.windowSizeMs ?? 0, def.retentionMs ?? 0, onChange);
-    case 'session':
-      return new InMemorySessionStore(def.name, onChange);
-  }
+  // With a state directory, stores with serdes are LMDB stores (state/factory.ts).
+  return createStateStore(def, stateDir ? join(stateDir, taskId, def.name) : undefined, onChange);
 }
 
 /** Store factory of the standby copies: the tasks' factory, with the copy's changelog relay. */

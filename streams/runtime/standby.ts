@@ -10,14 +10,14 @@
  * while the standby applies changelog records go nowhere; after a handover the relay points at the
  * active task's changelog writer.
  *
- * Persistent (LMDB) copies write a checkpoint (the changelog offset their files contain) when
+ * Persistent (LMDB) copies — key-value, window and session stores — write a checkpoint (the changelog offset their files contain) when
  * they are dropped or the app closes, so a restart resumes them from there; in-memory copies start
  * from the beginning. Under exactlyOnce the changelogs are read read_committed.
  */
 import type { Consumer, Tide } from '../../client/index';
 import type { ConsumerBatch, TopicPartition } from '../../client/types';
 import type { Logger } from '../../services/common/logger';
-import { PersistentKeyValueStore } from '../state/persistent';
+import { isPersistentStore } from '../state/factory';
 import type { ChangeListener, StateStore, StoreChange } from '../state/stores';
 import type { StoreDef } from '../topology/nodes';
 import { changelogTopic, ChangelogCodec } from './changelog';
@@ -168,10 +168,10 @@ export class StandbyTasks {
       // An LMDB copy resumes from its checkpoint; without one (or under exactlyOnce, where only a
       // clean close leaves one) its files cannot be trusted and it starts over, emptied.
       let from = 0;
-      if (store instanceof PersistentKeyValueStore) {
+      if (isPersistentStore(store)) {
         const at = checkpoint[topic];
         if (at !== undefined) from = at;
-        else for (const [key] of [...store.all()]) store.delete(key);
+        else store.clear();
       }
       stores.push(this.copyStore(def, store, relay, partition, from));
     }
@@ -227,7 +227,7 @@ export class StandbyTasks {
     const flushed: Promise<unknown>[] = [];
     const checkpoint: Record<string, number> = {};
     for (const s of copy.stores) {
-      if (s.store instanceof PersistentKeyValueStore && dir) {
+      if (isPersistentStore(s.store) && dir) {
         flushed.push(s.store.flushed());
         checkpoint[s.tp.topic] = s.position;
       }

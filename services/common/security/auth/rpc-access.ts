@@ -120,6 +120,8 @@ export const RPC_RULES: Record<string, RpcRule> = {
   '/tide.v1.Admin/DeleteAcls': { kind: 'client', needs: clusterOnly('alter') },
   '/tide.v1.Admin/AlterClientQuotas': { kind: 'client', needs: clusterOnly('alter') },
   '/tide.v1.Admin/DescribeClientQuotas': { kind: 'client', needs: clusterOnly('describe') },
+  // Kafka: DeleteRecords needs delete on the topic.
+  '/tide.v1.Admin/DeleteRecords': { kind: 'client', needs: (m) => [topic(m['topic'], 'delete')] },
 
   // tide.v1.GroupCoordinator
   '/tide.v1.GroupCoordinator/FindCoordinator': {
