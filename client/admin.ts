@@ -30,6 +30,7 @@ import type { PutApplicationMetadataResponse } from '../services/common/grpc/gen
 import type { GetApplicationMetadataResponse } from '../services/common/grpc/generated/tide/v1/GetApplicationMetadataResponse';
 import type { ListApplicationMetadataResponse } from '../services/common/grpc/generated/tide/v1/ListApplicationMetadataResponse';
 import type { DeleteApplicationMetadataResponse } from '../services/common/grpc/generated/tide/v1/DeleteApplicationMetadataResponse';
+import type { DeleteRecordsResponse } from '../services/common/grpc/generated/tide/v1/DeleteRecordsResponse';
 
 /**
  * An ACL binding (docs/security.md): the principal may (allow) or may not (deny) perform the
@@ -188,6 +189,22 @@ export interface PutApplicationMetadataOptions {
 
 export type PutApplicationMetadataResult =
   { applied: true; version: number } | { applied: false; current: ApplicationMetadataEntry | undefined };
+/** One partition of a deleteRecords call: delete its records below `offset` (-1: the high watermark). */
+export interface RecordsToDelete {
+  topic: string;
+  partition: number;
+  offset: number;
+}
+
+/** A partition after deleteRecords: the smallest log start offset over its in-sync replicas. */
+export interface DeletedRecords {
+  topic: string;
+  partition: number;
+  lowWatermark: number;
+}
+
+/** Default wait of deleteRecords for the in-sync followers (Kafka's). */
+export const DELETE_RECORDS_TIMEOUT_MS = 30_000;
 
 export interface AdminOptions {
   retry?: Partial<Omit<RetryOptions, 'signal'>>;
@@ -506,6 +523,37 @@ export class Admin {
       c.DeleteApplicationMetadata({ application, key }, o, cb),
     );
     return r.deleted;
+  }
+
+  /**
+   * Kafka's deleteRecords: moves each partition's log start offset up to its `offset` (-1: the
+   * high watermark), so the records below it are gone — reads there fail with
+   * OFFSET_OUT_OF_RANGE and whole segments below it are deleted, on the leader and then on its
+   * followers. Each partition's request goes to its leader, in parallel; resolves once every
+   * leader's in-sync followers followed (within `timeoutMs`, default 30 s). An offset above the
+   * high watermark fails with OFFSET_OUT_OF_RANGE; one at or below the log start changes
+   * nothing. Rejects with the first failure (the other partitions may be done: retrying is safe).
+   */
+  async deleteRecords(
+    partitions: RecordsToDelete[],
+    options: { timeoutMs?: number } = {},
+  ): Promise<DeletedRecords[]> {
+    const timeoutMs = options.timeoutMs ?? DELETE_RECORDS_TIMEOUT_MS;
+    return Promise.all(
+      partitions.map(async ({ topic, partition, offset }) => {
+        const r = await this.cluster.withLeader(
+          { topic, partition },
+          (address) =>
+            this.cluster.calls.admin<DeleteRecordsResponse>(
+              address,
+              (c, o, cb) => c.DeleteRecords({ topic, partition, offset, timeout_ms: timeoutMs }, o, cb),
+              this.cluster.calls.requestTimeoutMs + timeoutMs,
+            ),
+          this.retryOptions,
+        );
+        return { topic, partition, lowWatermark: r.low_watermark };
+      }),
+    );
   }
 
   /** Broker Metadata for the given topics (all when empty); also refreshes the client's cache. */

@@ -21,7 +21,12 @@ export type StreamsErrorKind =
    * The topology differs from the one the application last ran with in a way that would orphan
    * state (a store or internal topic renamed or removed): TopologyChangeError, with the diff.
    */
-  | 'TOPOLOGY_CHANGE';
+  | 'TOPOLOGY_CHANGE'
+  /**
+   * Retriable: an interactive query's store partition is restoring, moving between instances, or
+   * its owner is not known yet (code STORE_NOT_AVAILABLE).
+   */
+  | 'NOT_AVAILABLE';
 
 const CODE_OF: Record<StreamsErrorKind, ErrorCode> = {
   TOPOLOGY: 'INVALID_CONFIG',
@@ -31,13 +36,14 @@ const CODE_OF: Record<StreamsErrorKind, ErrorCode> = {
   STORE: 'INVALID_REQUEST',
   STATE: 'INVALID_REQUEST',
   TOPOLOGY_CHANGE: 'INVALID_CONFIG',
+  NOT_AVAILABLE: 'STORE_NOT_AVAILABLE',
 };
 
 export class StreamsError extends TideError {
   readonly kind: StreamsErrorKind;
 
   constructor(kind: StreamsErrorKind, message: string, options: { cause?: unknown } = {}) {
-    super(CODE_OF[kind], message, { cause: options.cause, retriable: false });
+    super(CODE_OF[kind], message, { cause: options.cause, retriable: kind === 'NOT_AVAILABLE' });
     this.name = 'StreamsError';
     this.kind = kind;
   }

@@ -67,6 +67,7 @@ const member = (memberId: string, owned: { topic: string; partition: number }[])
   revoking: [],
   target: owned,
   connected: true,
+  userData: Buffer.alloc(0),
 });
 
 it('lists applications that recorded a topology, with their group and instance counts', () => {

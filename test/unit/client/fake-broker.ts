@@ -169,6 +169,13 @@ export class FakeCluster {
     return list;
   }
 
+  /** Adds partitions to a topic (as CreatePartitions does); clients hear of them on their next refresh. */
+  growTopic(name: string, partitions: number, leader = 0): FakePartition[] {
+    const list = this.topics.get(name)!;
+    while (list.length < partitions) list.push(new FakePartition(name, list.length, leader));
+    return list;
+  }
+
   partition(topic: string, partition: number): FakePartition {
     const p = this.topics.get(topic)?.[partition];
     if (!p) throw new TideError('UNKNOWN_PARTITION', `no ${topic}/${partition}`);
@@ -573,6 +580,19 @@ export class FakeBroker {
       DecommissionBroker: unsupported,
       RecommissionBroker: unsupported,
       DescribeDecommission: unsupported,
+      DeleteRecords: (call, cb) => {
+        try {
+          const { topic, partition, offset } = call.request;
+          const p = this.leaderPartition(topic, partition);
+          const target = offset === -1 ? p.nextOffset : offset;
+          if (target < 0 || target > p.nextOffset)
+            throw new TideError('OFFSET_OUT_OF_RANGE', `offset ${offset} above ${p.nextOffset}`);
+          p.logStartOffset = Math.max(p.logStartOffset, target);
+          cb(null, { topic, partition, low_watermark: p.logStartOffset });
+        } catch (err) {
+          fail(cb, err);
+        }
+      },
     };
   }
 }

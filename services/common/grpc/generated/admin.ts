@@ -26,6 +26,8 @@ import type { DeleteAclsRequest__Input as _tide_v1_DeleteAclsRequest__Input, Del
 import type { DeleteAclsResponse__Input as _tide_v1_DeleteAclsResponse__Input, DeleteAclsResponse as _tide_v1_DeleteAclsResponse } from './tide/v1/DeleteAclsResponse';
 import type { DeleteApplicationMetadataRequest__Input as _tide_v1_DeleteApplicationMetadataRequest__Input, DeleteApplicationMetadataRequest as _tide_v1_DeleteApplicationMetadataRequest } from './tide/v1/DeleteApplicationMetadataRequest';
 import type { DeleteApplicationMetadataResponse__Input as _tide_v1_DeleteApplicationMetadataResponse__Input, DeleteApplicationMetadataResponse as _tide_v1_DeleteApplicationMetadataResponse } from './tide/v1/DeleteApplicationMetadataResponse';
+import type { DeleteRecordsRequest__Input as _tide_v1_DeleteRecordsRequest__Input, DeleteRecordsRequest as _tide_v1_DeleteRecordsRequest } from './tide/v1/DeleteRecordsRequest';
+import type { DeleteRecordsResponse__Input as _tide_v1_DeleteRecordsResponse__Input, DeleteRecordsResponse as _tide_v1_DeleteRecordsResponse } from './tide/v1/DeleteRecordsResponse';
 import type { DeleteTopicRequest__Input as _tide_v1_DeleteTopicRequest__Input, DeleteTopicRequest as _tide_v1_DeleteTopicRequest } from './tide/v1/DeleteTopicRequest';
 import type { DeleteTopicResponse__Input as _tide_v1_DeleteTopicResponse__Input, DeleteTopicResponse as _tide_v1_DeleteTopicResponse } from './tide/v1/DeleteTopicResponse';
 import type { DescribeAclsRequest__Input as _tide_v1_DescribeAclsRequest__Input, DescribeAclsRequest as _tide_v1_DescribeAclsRequest } from './tide/v1/DescribeAclsRequest';
@@ -93,6 +95,8 @@ export interface ProtoGrpcType {
       DeleteAclsResponse: MessageTypeDefinition<_tide_v1_DeleteAclsResponse__Input, _tide_v1_DeleteAclsResponse>
       DeleteApplicationMetadataRequest: MessageTypeDefinition<_tide_v1_DeleteApplicationMetadataRequest__Input, _tide_v1_DeleteApplicationMetadataRequest>
       DeleteApplicationMetadataResponse: MessageTypeDefinition<_tide_v1_DeleteApplicationMetadataResponse__Input, _tide_v1_DeleteApplicationMetadataResponse>
+      DeleteRecordsRequest: MessageTypeDefinition<_tide_v1_DeleteRecordsRequest__Input, _tide_v1_DeleteRecordsRequest>
+      DeleteRecordsResponse: MessageTypeDefinition<_tide_v1_DeleteRecordsResponse__Input, _tide_v1_DeleteRecordsResponse>
       DeleteTopicRequest: MessageTypeDefinition<_tide_v1_DeleteTopicRequest__Input, _tide_v1_DeleteTopicRequest>
       DeleteTopicResponse: MessageTypeDefinition<_tide_v1_DeleteTopicResponse__Input, _tide_v1_DeleteTopicResponse>
       DescribeAclsRequest: MessageTypeDefinition<_tide_v1_DescribeAclsRequest__Input, _tide_v1_DescribeAclsRequest>
