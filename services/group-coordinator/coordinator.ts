@@ -270,8 +270,26 @@ export class Coordinator {
     return out.sort((a, b) => (a.groupId < b.groupId ? -1 : 1));
   }
 
-  /** Committed offsets of `keys` (every committed partition when empty); -1 for none. */
-  fetchOffsets(groupId: string, keys: string[]): { key: string; committed?: CommittedOffset }[] {
+  /**
+   * Committed offsets of `keys` (every committed partition when empty); -1 for none. With
+   * `requireStable`, UNSTABLE_OFFSET_COMMIT (retriable) while one of those partitions has a
+   * pending transactional offset: its transaction may have committed already (the transaction
+   * coordinator answers EndTxn before it completes the groups), and a consumer starting from the
+   * older offset would process those records again (KIP-447).
+   */
+  fetchOffsets(
+    groupId: string,
+    keys: string[],
+    requireStable = false,
+  ): { key: string; committed?: CommittedOffset }[] {
+    if (requireStable) {
+      const pending = this.unstablePartition(groupId, keys);
+      if (pending)
+        throw new TideError(
+          'UNSTABLE_OFFSET_COMMIT',
+          `group ${groupId}: a transaction of producer ${pending.producerId} committed an offset for ${pending.key.replace('\u0000', '/')} and has not completed yet`,
+        );
+    }
     let rt: GroupRuntime;
     try {
       rt = this.runtime(groupId, false);
@@ -492,6 +510,17 @@ export class Coordinator {
       if (state.pendingTxn.get(groupId)?.size === 0) state.pendingTxn.delete(groupId);
       return resolved.length;
     });
+  }
+
+  /** A partition of `keys` (any when empty) with a pending transactional offset of the group. */
+  private unstablePartition(
+    groupId: string,
+    keys: string[],
+  ): { key: string; producerId: number } | undefined {
+    const wanted = keys.length > 0 ? new Set(keys) : undefined;
+    for (const [producerId, offsets] of this.pendingTxnOffsets(groupId))
+      for (const key of offsets.keys()) if (!wanted || wanted.has(key)) return { key, producerId };
+    return undefined;
   }
 
   /** The group's pending transactional offsets (DescribeGroup, tests). */

@@ -39,6 +39,7 @@ import {
 import { ReplicationTail } from './replication-tail';
 import type { ReplicationSettings } from './replication-settings';
 import { divergenceTruncationOffset } from './truncation';
+import { TxnJoins, transactionalProducerOf, type TxnPartitionJoiner } from './txn-join';
 
 export interface PartitionReadResult extends ReadResult {
   highWatermark: number;
@@ -75,6 +76,11 @@ export interface ProduceOptions {
   acks?: ProduceAcks;
   /** acks=all: how long to wait for the ISR; default settings.produceTimeoutDefaultMs. */
   timeoutMs?: number;
+  /**
+   * The transactional id of a transactional producer: its first batch here in a transaction joins
+   * the partition to the transaction at the coordinator first (txn-join.ts).
+   */
+  transactionalId?: string;
 }
 
 /** An ISR change a leader proposes to the controller (one type with the controller client's). */
@@ -98,6 +104,11 @@ export interface PartitionDeps {
   isrProposer?: IsrProposer;
   /** False while this broker must not act as a leader (registration lost or stale). */
   mayLead?: () => boolean;
+  /**
+   * The transaction coordinator, for transactional batches sent with their transactional id
+   * (txn-join.ts). Absent: such batches append without asking it (unit tests).
+   */
+  txnJoiner?: TxnPartitionJoiner;
 }
 
 /** A snapshot for `cluster describe` and tests. */
@@ -138,6 +149,8 @@ export class Partition {
   private isrIds: number[] = [];
   private minIsr = 1;
   private hw: number;
+  /** Transactional appends waiting for their partition to join the transaction (txn-join.ts). */
+  private txnJoins?: TxnJoins;
   /** As leader: the offset after the last local append that completed (written, and synced under 'sync'). */
   private localLeo: number;
   private leaderEpochStartOffset = 0;
@@ -390,7 +403,32 @@ export class Partition {
    * min.insync.replicas by then, NOT_LEADER when leadership moved. The log's append is called
    * synchronously, so offsets follow call order.
    */
-  async append(batches: Buffer, options: ProduceOptions = {}): Promise<AppendResult> {
+  append(batches: Buffer, options: ProduceOptions = {}): Promise<AppendResult> {
+    try {
+      const joiner = this.deps.txnJoiner;
+      const producer = joiner ? transactionalProducerOf(batches) : undefined;
+      if (!producer || !joiner) return this.appendAsLeader(batches, options);
+      this.ensureLeader(true);
+      if (!options.transactionalId)
+        throw new TideError(
+          'INVALID_REQUEST',
+          `transactional batches of producer ${producer.producerId} epoch ${producer.producerEpoch} need the producer's transactional_id in the produce request: the leader adds ${this.topic}/${this.partition} to that transaction first (docs/transactions.md)`,
+          { context: this.context() },
+        );
+      this.txnJoins ??= new TxnJoins(joiner, (id, epoch) => this.log.hasOpenTransaction(id, epoch), {
+        topic: this.topic,
+        partition: this.partition,
+      });
+      const timeoutMs = options.timeoutMs || this.deps.settings.produceTimeoutDefaultMs;
+      return this.txnJoins.run(producer, options.transactionalId!, timeoutMs, () =>
+        this.appendAsLeader(batches, options),
+      );
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private async appendAsLeader(batches: Buffer, options: ProduceOptions): Promise<AppendResult> {
     this.ensureLeader(true);
     const acks = options.acks ?? 'all';
     if (acks === 'all' && this.isrIds.length < this.minIsr) throw this.notEnoughReplicas(false);

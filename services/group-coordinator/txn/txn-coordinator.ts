@@ -35,6 +35,7 @@ import {
   end,
   init,
   isPrepare,
+  MAX_PRODUCER_EPOCH,
   prepare,
   rotateIfExhausted,
   timedOut,
@@ -66,7 +67,21 @@ export interface TxnCoordinatorOptions {
   newProducerId: () => Promise<number>;
   maxTimeoutMs: number;
   tickMs?: number;
+  /** Told of transaction ends (metrics); absent: nobody is. */
+  observer?: TxnObserver;
 }
+
+/** What the coordinator tells its metrics (metrics.ts). */
+export interface TxnObserver {
+  /** A transaction's end is decided: its Prepare state is durable. */
+  prepared(result: 'commit' | 'abort', reason: 'client' | 'timeout' | 'fenced'): void;
+  /** An EndTxn call was answered, `ms` after it arrived. */
+  endTxnAnswered(ms: number): void;
+  /** A transaction's markers and group outcomes are all written, `ms` after its completion started. */
+  completed(ms: number): void;
+}
+
+const NO_OBSERVER: TxnObserver = { prepared() {}, endTxnAnswered() {}, completed() {} };
 
 interface TxnShard {
   shard: number;
@@ -75,6 +90,11 @@ interface TxnShard {
   txns: Map<string, TxnMetadata>;
   fence: LeaseFence;
   writable: boolean;
+  /**
+   * Ids whose Complete state is applied but not written yet: `__transaction_state` still ends
+   * with their Prepare state (see completion()).
+   */
+  unwritten: Set<string>;
 }
 
 export interface Identity {
@@ -92,9 +112,11 @@ export class TransactionCoordinator {
   private statePartitions: number | undefined;
   /** Shards acquired before `__transaction_state` existed: loaded by setStatePartitions. */
   private deferred: AcquiredShard[] = [];
+  private readonly observer: TxnObserver;
 
   constructor(private readonly options: TxnCoordinatorOptions) {
     this.logger = options.logger.child({ component: 'txn-coordinator' });
+    this.observer = options.observer ?? NO_OBSERVER;
     this.statePartitions = options.statePartitions;
   }
 
@@ -146,6 +168,7 @@ export class TransactionCoordinator {
         txns: new Map(),
         fence: a.fence,
         writable: true,
+        unwritten: new Set(),
       });
     if (this.statePartitions === undefined) this.deferred.push(...acquired);
     else this.loadShards(acquired);
@@ -182,8 +205,9 @@ export class TransactionCoordinator {
         // The previous producer's transaction is aborted (fencing it), then this one starts.
         await this.serial(transactionalId, async (s) => {
           const current = s.txns.get(transactionalId);
-          if (current?.state === 'Ongoing')
-            await this.persist(s, prepare(current, 'PrepareAbort', this.options.clock.nowMs()));
+          if (current?.state !== 'Ongoing') return;
+          await this.persist(s, prepare(current, 'PrepareAbort', this.options.clock.nowMs()));
+          this.observer.prepared('abort', 'fenced');
         });
         await this.completion(transactionalId);
         continue;
@@ -233,22 +257,38 @@ export class TransactionCoordinator {
     return this.addToTxn(transactionalId, producerId, epoch, { groups: [groupId] });
   }
 
-  /** Ends the open transaction; resolves with the identity of the next one once every marker is written. */
+  /**
+   * Ends the open transaction. Resolves with the identity of the next transaction once the
+   * Prepare state is durable: from then on the outcome is decided, and this instance (or the next
+   * owner of the shard, on takeover) writes the markers and completes it in the background, as
+   * Kafka's coordinator does. Calls of the next transaction wait for that completion
+   * (whenCompleted). Only when the bumped epoch exhausts the producer id does it wait for the
+   * completion itself (the next identity is a new producer id, chosen at completion).
+   */
   async endTxn(
     transactionalId: string,
     producerId: number,
     epoch: number,
     commit: boolean,
   ): Promise<Identity> {
-    const decision = await this.serial(transactionalId, async (s) => {
-      const m = this.known(s, transactionalId);
-      const d = end(m, producerId, epoch, commit, this.options.clock.nowMs());
-      if (d.kind === 'prepare') await this.persist(s, d.next);
-      return d;
-    });
-    if (decision.kind !== 'done') await this.completion(transactionalId);
+    const startedMs = this.options.clock.nowMs();
+    const decision = await this.whenCompleted(transactionalId, producerId, epoch, () =>
+      this.serial(transactionalId, async (s) => {
+        const m = this.known(s, transactionalId);
+        const d = end(m, producerId, epoch, commit, this.options.clock.nowMs());
+        if (d.kind === 'prepare') await this.persist(s, d.next);
+        return d;
+      }),
+    );
+    if (decision.kind === 'prepare') this.observer.prepared(commit ? 'commit' : 'abort', 'client');
+    const completing = this.completion(transactionalId);
+    // Handed over (shard lost): the next owner completes it; the caller already has its answer.
+    completing.catch(() => undefined);
     const m = this.known(this.shardOf(transactionalId), transactionalId);
-    return { producerId: m.producerId, producerEpoch: m.producerEpoch };
+    if (m.producerEpoch >= MAX_PRODUCER_EPOCH && isPrepare(m.state)) await completing;
+    const next = this.known(this.shardOf(transactionalId), transactionalId);
+    this.observer.endTxnAnswered(this.options.clock.nowMs() - startedMs);
+    return { producerId: next.producerId, producerEpoch: next.producerEpoch };
   }
 
   describe(transactionalId: string): TxnMetadata {
@@ -272,13 +312,47 @@ export class TransactionCoordinator {
     epoch: number,
     what: { partitions?: string[]; groups?: string[] },
   ): Promise<void> {
-    await this.serial(transactionalId, async (s) => {
-      const m = this.known(s, transactionalId);
-      const next = add(m, producerId, epoch, what, this.options.clock.nowMs());
-      // A retried add changes nothing: answered without a write (the checks above still ran).
-      if (alreadyAdded(m, what)) return;
-      await this.persist(s, next);
-    });
+    await this.whenCompleted(transactionalId, producerId, epoch, () =>
+      this.serial(transactionalId, async (s) => {
+        const m = this.known(s, transactionalId);
+        const next = add(m, producerId, epoch, what, this.options.clock.nowMs());
+        // A retried add changes nothing: answered without a write (the checks above still ran).
+        if (alreadyAdded(m, what)) return;
+        await this.persist(s, next);
+      }),
+    );
+  }
+
+  /**
+   * Runs `call`; while it fails with CONCURRENT_TRANSACTIONS because the previous transaction of
+   * this producer (the one whose end bumped the epoch to `epoch`) is still writing its markers,
+   * waits for that completion and runs it again. So the next transaction's first call is answered
+   * as soon as the previous one is complete, instead of the caller polling (KIP-890's producer
+   * retries CONCURRENT_TRANSACTIONS the same way, only from afar). Every partition and group of
+   * the previous transaction has its marker or outcome before the next can add anything: a
+   * partition never sees the next transaction's records before the previous one's marker.
+   */
+  private async whenCompleted<T>(
+    transactionalId: string,
+    producerId: number,
+    epoch: number,
+    call: () => Promise<T>,
+  ): Promise<T> {
+    for (;;) {
+      try {
+        return await call();
+      } catch (err) {
+        const m = this.shardOf(transactionalId).txns.get(transactionalId);
+        const waiting =
+          (err as TideError).code === 'CONCURRENT_TRANSACTIONS' &&
+          m !== undefined &&
+          isPrepare(m.state) &&
+          m.producerId === producerId &&
+          m.producerEpoch === epoch;
+        if (!waiting) throw err;
+        await this.completion(transactionalId);
+      }
+    }
   }
 
   /** The shard of an id, if this instance serves it now (else the retriable error saying why). */
@@ -339,6 +413,7 @@ export class TransactionCoordinator {
       { key: txnKey(next.transactionalId), value: txnValue(s.epoch, next) },
     ]);
     s.txns.set(next.transactionalId, next);
+    s.unwritten.delete(next.transactionalId);
   }
 
   /** The running completion of the id's Prepare state (started when none runs); resolved when not in one. */
@@ -358,6 +433,7 @@ export class TransactionCoordinator {
       groups: m.groups,
     };
     const cancelled = () => this.stopped || this.shards.get(s.shard) !== s || !s.writable;
+    const startedMs = this.options.clock.nowMs();
     const done = this.options.completion
       .complete(ending, cancelled)
       .then(() =>
@@ -365,7 +441,15 @@ export class TransactionCoordinator {
           const now = current.txns.get(transactionalId);
           if (!now || now.state !== m.state || now.producerEpoch !== m.producerEpoch) return;
           const completed = complete(now, this.options.clock.nowMs());
-          await this.persist(current, await rotateIfExhausted(completed, this.options.newProducerId));
+          const next = await rotateIfExhausted(completed, this.options.newProducerId);
+          // A new producer id must be durable before anyone is told it.
+          if (next !== completed) await this.persist(current, next);
+          else {
+            current.txns.set(transactionalId, next);
+            current.unwritten.add(transactionalId);
+            this.writeCompleteSoon(transactionalId);
+          }
+          this.observer.completed(this.options.clock.nowMs() - startedMs);
           this.logger.debug(
             { transactionalId, state: m.state, partitions: m.partitions.length, groups: m.groups.length },
             'transaction completed',
@@ -377,11 +461,35 @@ export class TransactionCoordinator {
     return done;
   }
 
+  /**
+   * Writes an applied Complete state unless a newer state of the id is written first. Deferred a
+   * turn of the event loop so that the next transaction's first call, waiting for this completion,
+   * goes first: its own record (Ongoing, Empty) then stands for the completion, and the next
+   * transaction waits for one `__transaction_state` write instead of two.
+   *
+   * Why a completion may go unwritten: the log holding the Prepare state instead only means that
+   * a new owner of the shard writes the markers again and completes it. Markers are idempotent,
+   * and they cannot touch the next transaction: its records reach a partition only once its own
+   * state is durable after this Prepare (txn-join.ts), and then replay finds that state, not
+   * the Prepare.
+   */
+  private writeCompleteSoon(transactionalId: string): void {
+    setImmediate(() => {
+      void this.serial(transactionalId, async (s) => {
+        const m = s.txns.get(transactionalId);
+        if (m && s.unwritten.has(transactionalId)) await this.persist(s, m);
+      }).catch((err: unknown) =>
+        this.logger.debug({ err, transactionalId }, 'writing a completed state failed; the tick retries'),
+      );
+    });
+  }
+
   private tick(): void {
     const nowMs = this.options.clock.nowMs();
     for (const s of this.shards.values()) {
       // A paused instance waking past its lease aborts nobody: the transactions are not its to judge.
       if (s.status !== 'active' || !s.fence.mayAct()) continue;
+      for (const id of s.unwritten) this.writeCompleteSoon(id);
       for (const m of s.txns.values()) {
         if (!timedOut(m, nowMs)) continue;
         const id = m.transactionalId;
@@ -398,6 +506,7 @@ export class TransactionCoordinator {
             'aborting a transaction open past its timeout',
           );
           await this.persist(current, prepare(now, 'PrepareAbort', this.options.clock.nowMs()));
+          this.observer.prepared('abort', 'timeout');
         })
           .then(() => this.completion(id))
           .catch((err: unknown) =>

@@ -150,6 +150,8 @@ it('commit: markers carry the bumped epoch; each state is durable; the next tran
       groups: ['billing'],
     },
   ]);
+  // Answered once PrepareCommit is durable; the completion writes CompleteCommit after the markers.
+  await flush();
   expect(log.states(TX)).toEqual(['Empty', 'Ongoing', 'Ongoing', 'PrepareCommit', 'CompleteCommit']);
   // A retried EndTxn of the finished transaction gets the same answer; the old epoch cannot add.
   expect(await c.endTxn(TX, id.producerId, 0, true)).toEqual(next);
@@ -159,8 +161,38 @@ it('commit: markers carry the bumped epoch; each state is durable; the next tran
     producerId: id.producerId,
     producerEpoch: 2,
   });
+  await flush();
   expect(c.describe(TX).state).toBe('CompleteAbort');
   expect(completion.endings[1]).toMatchObject({ commit: false, producerEpoch: 2 });
+});
+
+it('EndTxn is answered once Prepare is durable; the next transaction waits for the markers before it adds', async () => {
+  const c = await loaded('a');
+  const id = await c.initTransactions(TX, 0);
+  await c.addPartitions(TX, id.producerId, 0, [tpKey('out', 0)]);
+  completion.hold();
+  const next = await c.endTxn(TX, id.producerId, 0, true);
+  expect(next).toEqual({ producerId: id.producerId, producerEpoch: 1 });
+  expect(c.describe(TX).state).toBe('PrepareCommit');
+  // A retried EndTxn (its answer lost) is answered at once too.
+  expect(await c.endTxn(TX, id.producerId, 0, true)).toEqual(next);
+  // The next transaction's first add waits for the completion instead of failing.
+  let added = false;
+  const adding = c.addPartitions(TX, id.producerId, 1, [tpKey('out', 0)]).then(() => (added = true));
+  await flush();
+  expect(added).toBe(false);
+  expect(log.states(TX)).toEqual(['Empty', 'Ongoing', 'PrepareCommit']);
+  completion.release();
+  await adding;
+  // The next transaction's Ongoing record stands for the completion: no CompleteCommit write first.
+  expect(log.states(TX)).toEqual(['Empty', 'Ongoing', 'PrepareCommit', 'Ongoing']);
+  expect(c.describe(TX)).toMatchObject({ state: 'Ongoing', producerEpoch: 1, partitions: [tpKey('out', 0)] });
+  // A fenced caller is not made to wait: the older epoch is refused at once.
+  completion.hold();
+  await c.endTxn(TX, id.producerId, 1, false);
+  expect(await codeOf(c.addPartitions(TX, id.producerId, 0, [tpKey('out', 1)]))).toBe('PRODUCER_FENCED');
+  completion.release();
+  await flush();
 });
 
 it('an end that reaches the largest epoch moves the id to a new producer id at epoch 0', async () => {
@@ -243,7 +275,8 @@ it('a new owner rebuilds the state and completes a PrepareCommit the old owner l
   a.release(SHARD);
   await a.stop();
   completion.release();
-  expect(await codeOf(ending)).not.toBe('none');
+  // The client had its answer at PrepareCommit: the commit is decided, the next owner completes it.
+  expect(await ending).toEqual({ producerId: id.producerId, producerEpoch: 1 });
   const b = await loaded('b', 9);
   await flush();
   expect(completion.endings).toHaveLength(2);
