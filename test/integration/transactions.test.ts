@@ -40,7 +40,22 @@ let tide: Tide;
 const producers: TransactionalProducer[] = [];
 
 function coordinatorArgs(): string[] {
-  return ['--shards', '4', '--offsets-partitions', '2'];
+  return ['--shards', '4', '--offsets-partitions', '2', '--metrics-port', '0'];
+}
+
+/** The sum over both coordinators of one Prometheus series (GET /metrics; ports in their ready lines). */
+async function metricSum(series: RegExp): Promise<number> {
+  let sum = 0;
+  for (const id of ['c1', 'c2']) {
+    const port = /metrics on port (\d+)/.exec(cluster.coordinator(id).output())?.[1];
+    if (!port) continue;
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    for (const line of text.split('\n')) {
+      const m = series.exec(line);
+      if (m) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+    }
+  }
+  return sum;
 }
 
 beforeAll(async () => {
@@ -188,6 +203,13 @@ it('commit: transactional batches, a COMMIT marker on every partition, read_comm
   expect(await readCommitted(TOPIC, 0)).toContain('c-0');
   const offsets = await tide.groups().fetchOffsets('g-commit');
   expect(offsets.find((o) => o.topic === INPUT && o.partition === 0)?.offset).toBe(17);
+  // The coordinators' metrics counted the end, its EndTxn and its completion.
+  expect(
+    await metricSum(/^tide_transactions_ended_total\{(?=[^}]*result="commit")(?=[^}]*reason="client")/),
+  ).toBeGreaterThanOrEqual(1);
+  expect(await metricSum(/^tide_transaction_end_txn_duration_seconds_count/)).toBeGreaterThanOrEqual(1);
+  expect(await metricSum(/^tide_transaction_completion_duration_seconds_count/)).toBeGreaterThanOrEqual(1);
+  expect(await metricSum(/^tide_transactions\{[^}]*state="CompleteCommit"/)).toBeGreaterThanOrEqual(1);
   // The CLI shows it, through any broker.
   const bootstrap = cluster.broker(1).address;
   const described = await runCli(['transactions', 'describe', 'tx-commit', '--bootstrap', bootstrap]);

@@ -33,8 +33,10 @@ import {
   alreadyAdded,
   complete,
   end,
+  expired,
   init,
   isPrepare,
+  DEFAULT_TRANSACTIONAL_ID_EXPIRATION_MS,
   MAX_PRODUCER_EPOCH,
   prepare,
   rotateIfExhausted,
@@ -66,6 +68,8 @@ export interface TxnCoordinatorOptions {
   completion: TxnCompletion;
   newProducerId: () => Promise<number>;
   maxTimeoutMs: number;
+  /** Idle ids are forgotten after this long (default DEFAULT_TRANSACTIONAL_ID_EXPIRATION_MS). */
+  idExpirationMs?: number;
   tickMs?: number;
   /** Told of transaction ends (metrics); absent: nobody is. */
   observer?: TxnObserver;
@@ -73,6 +77,8 @@ export interface TxnCoordinatorOptions {
 
 /** What the coordinator tells its metrics (metrics.ts). */
 export interface TxnObserver {
+  /** An idle transactional id was forgotten (transactionalIdExpirationMs). */
+  expired(): void;
   /** A transaction's end is decided: its Prepare state is durable. */
   prepared(result: 'commit' | 'abort', reason: 'client' | 'timeout' | 'fenced'): void;
   /** An EndTxn call was answered, `ms` after it arrived. */
@@ -81,7 +87,7 @@ export interface TxnObserver {
   completed(ms: number): void;
 }
 
-const NO_OBSERVER: TxnObserver = { prepared() {}, endTxnAnswered() {}, completed() {} };
+const NO_OBSERVER: TxnObserver = { expired() {}, prepared() {}, endTxnAnswered() {}, completed() {} };
 
 interface TxnShard {
   shard: number;
@@ -106,6 +112,8 @@ export class TransactionCoordinator {
   private readonly shards = new Map<number, TxnShard>();
   private readonly chains = new Map<string, Promise<unknown>>();
   private readonly completing = new Map<string, Promise<void>>();
+  /** Ids whose expiry tombstone is being written. */
+  private readonly expiring = new Set<string>();
   private readonly logger: Logger;
   private timer?: Timer;
   private stopped = false;
@@ -490,6 +498,7 @@ export class TransactionCoordinator {
       // A paused instance waking past its lease aborts nobody: the transactions are not its to judge.
       if (s.status !== 'active' || !s.fence.mayAct()) continue;
       for (const id of s.unwritten) this.writeCompleteSoon(id);
+      this.expireIdle(s, nowMs);
       for (const m of s.txns.values()) {
         if (!timedOut(m, nowMs)) continue;
         const id = m.transactionalId;
@@ -513,6 +522,43 @@ export class TransactionCoordinator {
             this.logger.warn({ err, transactionalId: id }, 'timeout abort failed; retrying'),
           );
       }
+    }
+  }
+
+  /**
+   * Forgets the shard's ids idle past transactionalIdExpirationMs: a tombstone in
+   * `__transaction_state` (replay then drops the id; compaction drops both), then the memory. A
+   * producer that uses the id again gets a new producer id; one still using the old identity is
+   * refused (TRANSACTIONAL_ID_NOT_FOUND, or fenced by the new producer id).
+   */
+  private expireIdle(s: TxnShard, nowMs: number): void {
+    const expirationMs = this.options.idExpirationMs ?? DEFAULT_TRANSACTIONAL_ID_EXPIRATION_MS;
+    for (const m of s.txns.values()) {
+      if (!expired(m, nowMs, expirationMs) || this.expiring.has(m.transactionalId)) continue;
+      const id = m.transactionalId;
+      this.expiring.add(id);
+      void this.serial(id, async (current) => {
+        const now = current.txns.get(id);
+        if (!now || !expired(now, this.options.clock.nowMs(), expirationMs)) return;
+        await this.appendFenced([current], partitionOfShard(current.shard, this.partitions()), [
+          { key: txnKey(id), value: null },
+        ]);
+        current.txns.delete(id);
+        current.unwritten.delete(id);
+        this.observer.expired();
+        this.logger.info(
+          {
+            transactionalId: id,
+            producerId: now.producerId,
+            idleMs: this.options.clock.nowMs() - now.lastUpdateMs,
+          },
+          'transactional id expired',
+        );
+      })
+        .catch((err: unknown) =>
+          this.logger.warn({ err, transactionalId: id }, 'expiring a transactional id failed; retrying'),
+        )
+        .finally(() => this.expiring.delete(id));
     }
   }
 

@@ -15,7 +15,10 @@ import { tpKey } from '../../../services/group-coordinator/partitions';
 import type { AcquiredShard } from '../../../services/group-coordinator/shard-ownership';
 import { decodeTxnStateRecord } from '../../../services/group-coordinator/txn/txn-codec';
 import type { TxnCompletion, TxnEnding } from '../../../services/group-coordinator/txn/txn-completion';
-import { TransactionCoordinator } from '../../../services/group-coordinator/txn/txn-coordinator';
+import {
+  TransactionCoordinator,
+  type TxnObserver,
+} from '../../../services/group-coordinator/txn/txn-coordinator';
 import { MAX_PRODUCER_EPOCH } from '../../../services/group-coordinator/txn/txn-state';
 import { TestLease } from '../group/test-lease';
 
@@ -90,7 +93,11 @@ function held(shard: number, epoch: number): AcquiredShard {
   return { shard, epoch, fence: new TestLease(clock, 60_000).fence };
 }
 
-function coordinator(selfId: string, statePartitions: number | 'missing' = 2): TransactionCoordinator {
+function coordinator(
+  selfId: string,
+  statePartitions: number | 'missing' = 2,
+  observer?: TxnObserver,
+): TransactionCoordinator {
   const c = new TransactionCoordinator({
     selfId,
     clock,
@@ -102,7 +109,9 @@ function coordinator(selfId: string, statePartitions: number | 'missing' = 2): T
     completion,
     newProducerId: async () => producerIds++,
     maxTimeoutMs: 900_000,
+    idExpirationMs: 5_000,
     tickMs: 100,
+    observer,
   });
   c.start();
   return c;
@@ -123,8 +132,8 @@ beforeEach(() => {
   completion = new RecordingCompletion();
 });
 
-async function loaded(selfId: string, epoch = 5): Promise<TransactionCoordinator> {
-  const c = coordinator(selfId);
+async function loaded(selfId: string, epoch = 5, observer?: TxnObserver): Promise<TransactionCoordinator> {
+  const c = coordinator(selfId, 2, observer);
   c.acquire([held(SHARD, epoch)]);
   await flush();
   return c;
@@ -193,6 +202,40 @@ it('EndTxn is answered once Prepare is durable; the next transaction waits for t
   expect(await codeOf(c.addPartitions(TX, id.producerId, 0, [tpKey('out', 1)]))).toBe('PRODUCER_FENCED');
   completion.release();
   await flush();
+});
+
+it('an id idle past transactionalIdExpirationMs is forgotten (a tombstone); an open transaction is not', async () => {
+  const events: string[] = [];
+  const observer: TxnObserver = {
+    expired: () => events.push('expired'),
+    prepared: (result, reason) => events.push(`${result}/${reason}`),
+    endTxnAnswered: () => events.push('answered'),
+    completed: () => events.push('completed'),
+  };
+  const c = await loaded('a', 5, observer);
+  const id = await c.initTransactions(TX, 900_000);
+  await c.addPartitions(TX, id.producerId, 0, [tpKey('out', 0)]);
+  clock.advance(5_001);
+  await flush();
+  expect(c.describe(TX).state).toBe('Ongoing'); // open: never expired (its timeout ends it)
+  await c.endTxn(TX, id.producerId, 0, true);
+  await flush();
+  expect(events).toEqual(['commit/client', 'answered', 'completed']);
+  clock.advance(4_900);
+  await flush();
+  expect(c.describe(TX).state).toBe('CompleteCommit');
+  clock.advance(200);
+  await flush();
+  expect(() => c.describe(TX)).toThrow(expect.objectContaining({ code: 'TRANSACTIONAL_ID_NOT_FOUND' }));
+  expect(events).toContain('expired');
+  // The log ends with a tombstone: a new owner does not know the id either.
+  const records = [...log.partitions.values()].flat().map((r) => decodeTxnStateRecord(r.key, r.value));
+  expect(records[records.length - 1]).toMatchObject({ type: 'txn', transactionalId: TX, value: null });
+  // The old producer is refused; a new one starts with a new producer id.
+  expect(await codeOf(c.endTxn(TX, id.producerId, 1, true))).toBe('TRANSACTIONAL_ID_NOT_FOUND');
+  const again = await c.initTransactions(TX, 0);
+  expect(again.producerId).not.toBe(id.producerId);
+  expect(again.producerEpoch).toBe(0);
 });
 
 it('an end that reaches the largest epoch moves the id to a new producer id at epoch 0', async () => {
