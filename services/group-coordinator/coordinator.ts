@@ -66,11 +66,19 @@ import {
 /** A group's pending transactional offsets: producer id → partition key → offset. */
 export type PendingTxnOffsets = Map<number, Map<string, PendingTxnOffset>>;
 
+/**
+ * Per group, per producer id: the marker epoch of the producer's last completed transaction with
+ * offsets in the group. A TxnOffsetCommit of an older epoch is a fenced zombie's (its transaction
+ * ended): refused, as the producer state of `__consumer_offsets` refuses it in Kafka.
+ */
+export type TxnOffsetFences = Map<number, number>;
+
 interface LoadedGroup {
   shard: number;
   snapshot?: GroupSnapshot;
   offsets: Map<string, CommittedOffset>;
   pending: PendingTxnOffsets;
+  fences: TxnOffsetFences;
 }
 
 export const DEFAULT_TICK_MS = 100;
@@ -103,6 +111,8 @@ interface ShardState {
    * runtimes: a group may have nothing else, and its pending offsets must outlive an idle runtime).
    */
   pendingTxn: Map<string, PendingTxnOffsets>;
+  /** Per group: the epochs below which producers' TxnOffsetCommits are refused. */
+  txnFences: Map<string, TxnOffsetFences>;
   /** The fence of the lease the shard was taken under. */
   fence: LeaseFence;
   /**
@@ -179,6 +189,7 @@ export class Coordinator {
         status: 'loading',
         groups: new Map(),
         pendingTxn: new Map(),
+        txnFences: new Map(),
         fence: a.fence,
         writable: true,
       });
@@ -436,6 +447,12 @@ export class Coordinator {
           'PRODUCER_FENCED',
           `producer ${producer.producerId} epoch ${producer.producerEpoch} is fenced: group ${groupId} holds its offsets of epoch ${newer.producerEpoch}`,
         );
+      const fence = state.txnFences.get(groupId)?.get(producer.producerId);
+      if (fence !== undefined && producer.producerEpoch < fence)
+        throw new TideError(
+          'PRODUCER_FENCED',
+          `producer ${producer.producerId} epoch ${producer.producerEpoch} is fenced: its transaction ended (group ${groupId} completed one of epoch ${fence - 1})`,
+        );
       const partition = partitionOfShard(state.shard, this.options.offsetsPartitions);
       const written = entries.map((e): [string, PendingTxnOffset] => [
         e.key,
@@ -477,6 +494,9 @@ export class Coordinator {
     const rt = this.runtime(groupId, true);
     const state = this.shards.get(shardOf(groupId, this.options.shardCount()))!;
     return rt.serialized(async () => {
+      let fences = state.txnFences.get(groupId);
+      if (!fences) state.txnFences.set(groupId, (fences = new Map()));
+      fences.set(producerId, Math.max(fences.get(producerId) ?? 0, producerEpoch));
       const offsets = state.pendingTxn.get(groupId)?.get(producerId);
       const resolved = [...(offsets ?? [])].filter(([, p]) => p.producerEpoch < producerEpoch);
       if (resolved.length === 0) return 0;
@@ -698,7 +718,7 @@ export class Coordinator {
     const groups = new Map<string, LoadedGroup>();
     const entry = (group: string, shard: number) => {
       let e = groups.get(group);
-      if (!e) groups.set(group, (e = { shard, offsets: new Map(), pending: new Map() }));
+      if (!e) groups.set(group, (e = { shard, offsets: new Map(), pending: new Map(), fences: new Map() }));
       return e;
     };
     let skipped = 0;
@@ -713,12 +733,22 @@ export class Coordinator {
             skipped++;
             return;
           }
-          const byProducer = entry(pending.group, shard).pending;
+          const loaded = entry(pending.group, shard);
+          const byProducer = loaded.pending;
           let offsets = byProducer.get(pending.producerId);
           if (!offsets) byProducer.set(pending.producerId, (offsets = new Map()));
           const k = tpKey(pending.topic, pending.partition);
+          const before = offsets.get(k);
           if (pending.value) offsets.set(k, pending.value);
-          else offsets.delete(k);
+          else {
+            offsets.delete(k);
+            // Tombstoned: a completion of at least the next epoch ran (see TxnOffsetFences).
+            if (before)
+              loaded.fences.set(
+                pending.producerId,
+                Math.max(loaded.fences.get(pending.producerId) ?? 0, before.producerEpoch + 1),
+              );
+          }
           if (offsets.size === 0) byProducer.delete(pending.producerId);
           return;
         }
@@ -772,6 +802,7 @@ export class Coordinator {
       for (const [groupId, loaded] of groups) {
         if (loaded.shard !== a.shard) continue;
         if (loaded.pending.size > 0) state.pendingTxn.set(groupId, loaded.pending);
+        if (loaded.fences.size > 0) state.txnFences.set(groupId, loaded.fences);
         const group = new ConsumerGroup(groupId, this.groupOptions());
         if (loaded.snapshot) group.restore(loaded.snapshot, nowMs);
         group.applyCommit([...loaded.offsets].map(([key, offset]) => ({ key, offset })));

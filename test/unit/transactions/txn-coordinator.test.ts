@@ -431,15 +431,23 @@ describe('transactional offsets in the group coordinator', () => {
     expect(await b.completeTxnOffsets(GROUP, 7, 2, false)).toBe(1);
     expect(offsetOf(b, 0)).toBe(10);
 
-    // A zombie of epoch 0 writes after its successor (epoch 2) began: the successor's commit
-    // (marker epoch 3) commits its own offsets only and drops the zombie's.
-    await b.txnOffsetCommit(GROUP, { producerId: 7, producerEpoch: 0 }, { memberId: '', memberEpoch: -1 }, [
-      { key: tpKey('in', 1), offset: 999, metadata: '' },
-    ]);
+    // A zombie of epoch 0 writing after its transactions ended (the last completion was of marker
+    // epoch 2) is fenced, also with nothing pending.
+    await expect(
+      b.txnOffsetCommit(GROUP, { producerId: 7, producerEpoch: 0 }, { memberId: '', memberEpoch: -1 }, [
+        { key: tpKey('in', 1), offset: 999, metadata: '' },
+      ]),
+    ).rejects.toMatchObject({ code: 'PRODUCER_FENCED' });
     await b.txnOffsetCommit(GROUP, { producerId: 7, producerEpoch: 2 }, { memberId: '', memberEpoch: -1 }, [
       { key: tpKey('in', 0), offset: 30, metadata: '' },
     ]);
-    expect(await b.completeTxnOffsets(GROUP, 7, 3, true)).toBe(2);
+    // While pending, a require_stable fetch (read_committed consumers) waits rather than read 10.
+    expect(() => b.fetchOffsets(GROUP, [tpKey('in', 0)], true)).toThrow(
+      expect.objectContaining({ code: 'UNSTABLE_OFFSET_COMMIT', retriable: true }),
+    );
+    expect(b.fetchOffsets(GROUP, [tpKey('in', 1)], true)[0].committed).toBeUndefined();
+    expect(await b.completeTxnOffsets(GROUP, 7, 3, true)).toBe(1);
+    expect(b.fetchOffsets(GROUP, [tpKey('in', 0)], true)[0].committed?.offset).toBe(30);
     expect(offsetOf(b, 0)).toBe(30);
     expect(offsetOf(b, 1)).toBe(-1);
 
@@ -448,6 +456,12 @@ describe('transactional offsets in the group coordinator', () => {
     expect(offsetOf(c, 0)).toBe(30);
     expect(offsetOf(c, 1)).toBe(-1);
     expect(c.pendingTxnOffsets(GROUP).size).toBe(0);
+    // The replay fences the ended epochs too.
+    await expect(
+      c.txnOffsetCommit(GROUP, { producerId: 7, producerEpoch: 2 }, { memberId: '', memberEpoch: -1 }, [
+        { key: tpKey('in', 1), offset: 999, metadata: '' },
+      ]),
+    ).rejects.toMatchObject({ code: 'PRODUCER_FENCED' });
   });
 
   it('refuses a member that is not in the group (KIP-447 fencing through group metadata)', async () => {
