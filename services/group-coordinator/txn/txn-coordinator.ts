@@ -7,6 +7,13 @@
  * (acks=all, idempotent producer) before it is applied in memory and answered, behind the same
  * lease-time fence as group writes (coordinator.ts's header): nothing is sent unless the shard is
  * certainly still held, and nothing is acknowledged if that stopped holding while the append ran.
+ * The one state applied before it is written is Complete* (writeCompleteSoon says why that is
+ * safe): the next state of the id usually stands for it.
+ *
+ * Ends. EndTxn is answered once the Prepare state is durable (the outcome is decided); the markers
+ * and group offsets are written after it (completion()), as Kafka's coordinator does. A call of
+ * the id's next transaction waits for that completion (whenCompleted), so no partition gets the
+ * next transaction's records before the previous one's marker.
  *
  * Takeover. Loading a shard writes a shard marker (keyed by shard and epoch) and replays the
  * partition through it; records older than the newest marker of their shard are a deposed
@@ -15,7 +22,7 @@
  * still applies. Until a shard is loaded its ids answer COORDINATOR_NOT_AVAILABLE (retriable).
  *
  * Calls of one transactional id run one at a time (a promise chain per id). Writing markers runs
- * outside that chain (it can take long), and ends with the Complete state written through it.
+ * outside that chain (it can take long), and ends with the Complete state applied through it.
  */
 import type { Clock, Timer } from '../../common/clock';
 import { TideError } from '../../common/errors';
