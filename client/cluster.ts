@@ -12,7 +12,10 @@
  * The cache is refreshed on demand: when a topic is first used, when it is older than
  * `metadataMaxAgeMs`, and when a caller reports a retriable routing error (NOT_LEADER,
  * LEADER_NOT_AVAILABLE, FENCED_EPOCH, BROKER_NOT_AVAILABLE) through `invalidate()`. A topic that is
- * not (yet) known is retried for `unknownTopicWaitMs`, which covers a topic created a moment ago.
+ * not (yet) known is retried for `unknownTopicWaitMs`, which covers a topic created a moment ago;
+ * so is a partition the cached topic lacks (`topicWithPartition`): partitions may have been added
+ * since the cache was filled, and a group assignment or a send can name one before the metadata
+ * watch brings it.
  */
 import type * as grpc from '@grpc/grpc-js';
 import type { Clock } from '../services/common/clock';
@@ -219,20 +222,19 @@ export class Cluster {
    */
   async topicMetadata(topic: string, refresh = false): Promise<TopicMetadata> {
     const cached = this.topics.get(topic);
-    if (cached && !refresh && this.clock.nowMs() - cached.fetchedAtMs < this.metadataMaxAgeMs) return cached;
-    const deadline = this.clock.nowMs() + this.unknownTopicWaitMs;
-    for (let delayMs = 25; ; delayMs = Math.min(delayMs * 2, 500)) {
-      try {
-        await this.refresh([topic]);
-        const found = this.topics.get(topic);
-        if (found) return found;
-        throw new TideError('UNKNOWN_TOPIC', `topic ${topic} does not exist`, { context: { topic } });
-      } catch (err) {
-        const e = toTideError(err);
-        if (e.code !== 'UNKNOWN_TOPIC' || this.clock.nowMs() + delayMs > deadline) throw e;
-        await sleep(delayMs, this.clock);
-      }
-    }
+    if (cached && !refresh && this.isFresh(cached)) return cached;
+    return this.awaitTopic(topic);
+  }
+
+  /**
+   * Metadata of a topic that has `partition`: from the cache when it names the partition, else
+   * fetched. A cached topic without it may be stale (partitions added since), so the partition is
+   * retried for `unknownTopicWaitMs`, as an unknown topic is, before UNKNOWN_PARTITION is thrown.
+   */
+  async topicWithPartition(topic: string, partition: number): Promise<TopicMetadata> {
+    const cached = this.topics.get(topic);
+    if (cached && this.isFresh(cached) && cached.partitions[partition]) return cached;
+    return this.awaitTopic(topic, partition);
   }
 
   /** Partition count of a topic (fetching metadata when needed). */
@@ -273,9 +275,9 @@ export class Cluster {
     return broker.address;
   }
 
-  /** Like leaderFor, fetching metadata first when the topic is not cached. */
+  /** Like leaderFor, fetching metadata first when the topic or the partition is not cached. */
   async leaderAddress(topic: string, partition: number): Promise<string> {
-    await this.topicMetadata(topic);
+    await this.topicWithPartition(topic, partition);
     return this.leaderFor(topic, partition);
   }
 
@@ -353,10 +355,21 @@ export class Cluster {
   ): Promise<T> {
     return retry(
       async () => {
+        let address: string | undefined;
         try {
-          return await fn(await this.leaderAddress(tp.topic, tp.partition));
+          address = await this.leaderAddress(tp.topic, tp.partition);
+          return await fn(address);
         } catch (err) {
-          if (ROUTING_ERRORS.has((err as TideError).code)) this.invalidate(tp.topic);
+          const code = (err as TideError).code;
+          if (ROUTING_ERRORS.has(code)) this.invalidate(tp.topic);
+          // The leader does not know a partition the metadata names: its view lags (the partition
+          // was just added). Retried; the next try's metadata decides whether it exists.
+          if (address !== undefined && (code === 'UNKNOWN_PARTITION' || code === 'UNKNOWN_TOPIC'))
+            throw new TideError(code, (err as TideError).message, {
+              cause: err,
+              retriable: true,
+              context: (err as TideError).context,
+            });
           throw err;
         }
       },
@@ -429,6 +442,37 @@ export class Cluster {
       { bootstrap: bootstrapAddress, unreachable },
       'advertised broker addresses are unreachable from here; routing every request through the bootstrap broker (proxy routing)',
     );
+  }
+
+  private isFresh(meta: TopicMetadata): boolean {
+    return this.clock.nowMs() - meta.fetchedAtMs < this.metadataMaxAgeMs;
+  }
+
+  /**
+   * Refetches the topic until it exists (and has `partition`, when given), for up to
+   * `unknownTopicWaitMs`; then UNKNOWN_TOPIC / UNKNOWN_PARTITION.
+   */
+  private async awaitTopic(topic: string, partition?: number): Promise<TopicMetadata> {
+    const deadline = this.clock.nowMs() + this.unknownTopicWaitMs;
+    for (let delayMs = 25; ; delayMs = Math.min(delayMs * 2, 500)) {
+      try {
+        await this.refresh([topic]);
+        const found = this.topics.get(topic);
+        if (!found)
+          throw new TideError('UNKNOWN_TOPIC', `topic ${topic} does not exist`, { context: { topic } });
+        if (partition === undefined || found.partitions[partition]) return found;
+        throw new TideError(
+          'UNKNOWN_PARTITION',
+          `topic ${topic} has ${found.partitions.length} partitions; partition ${partition} does not exist`,
+          { context: { topic, partition } },
+        );
+      } catch (err) {
+        const e = toTideError(err);
+        const unknown = e.code === 'UNKNOWN_TOPIC' || e.code === 'UNKNOWN_PARTITION';
+        if (!unknown || this.clock.nowMs() + delayMs > deadline) throw e;
+        await sleep(delayMs, this.clock);
+      }
+    }
   }
 
   private async bootstrap(): Promise<void> {

@@ -14,6 +14,12 @@
  * Per-partition errors: OFFSET_OUT_OF_RANGE follows the reset policy, retriable ones refresh
  * metadata and reopen with backoff, a batch failing its CRC is refetched a few times, anything
  * else is surfaced (thrown from the iterator) and the partition waits for a seek.
+ *
+ * A partition the metadata does not name yet is not an error at once: partitions added to a topic
+ * reach the group coordinator (which assigns them) and the brokers before this client's metadata
+ * watch, so the metadata is refetched (Cluster.topicWithPartition) and the partition surfaces
+ * UNKNOWN_PARTITION only when fresh metadata still lacks it. Likewise a leader that answers
+ * UNKNOWN_PARTITION / UNKNOWN_TOPIC for a partition the metadata names (its own view lags).
  */
 import type { Clock } from '../../services/common/clock';
 import type { TideError } from '../../services/common/errors';
@@ -79,6 +85,8 @@ export class FetchManager {
   private reconcileScheduled = false;
   private reconcileTimer: { cancel(): void } | undefined;
   private reconcileAtMs = Infinity;
+  /** Partitions waiting for metadata that names them (one lookup each at a time). */
+  private readonly awaitingMetadata = new Set<AssignedPartition>();
   private closed = false;
 
   constructor(
@@ -247,7 +255,7 @@ export class FetchManager {
         if (state.reset) void this.offsets.resolve(state);
         continue;
       }
-      if (!this.cluster.cachedTopic(state.topic)) {
+      if (!this.cluster.cachedTopic(state.topic)?.partitions[state.partition]) {
         this.loadMetadata(state);
         continue;
       }
@@ -373,21 +381,30 @@ export class FetchManager {
     this.scheduleReconcile();
   }
 
-  /** Fetches metadata of a topic not in the cache, then reconciles (or surfaces UNKNOWN_TOPIC). */
+  /**
+   * Fetches metadata naming the partition (its topic or the partition itself is not cached, or its
+   * leader did not know it), then reconciles; surfaces UNKNOWN_TOPIC / UNKNOWN_PARTITION when the
+   * fresh metadata lacks it too.
+   */
   private loadMetadata(state: AssignedPartition): void {
-    void this.cluster.topicMetadata(state.topic).then(
-      () => this.scheduleReconcile(),
-      (err: unknown) => {
-        if (!this.isAssigned(state)) return;
-        const e = err as TideError;
-        if (e.retriable) {
-          this.backOff(state, e);
-          this.scheduleReconcile(state.retryAtMs - this.clock.nowMs());
-        } else {
-          this.surface(state, e);
-        }
-      },
-    );
+    if (this.awaitingMetadata.has(state)) return;
+    this.awaitingMetadata.add(state);
+    void this.cluster
+      .topicWithPartition(state.topic, state.partition)
+      .finally(() => this.awaitingMetadata.delete(state))
+      .then(
+        () => this.scheduleReconcile(),
+        (err: unknown) => {
+          if (!this.isAssigned(state)) return;
+          const e = err as TideError;
+          if (e.retriable) {
+            this.backOff(state, e);
+            this.scheduleReconcile(state.retryAtMs - this.clock.nowMs());
+          } else {
+            this.surface(state, e);
+          }
+        },
+      );
   }
 
   private onPartitionError(state: AssignedPartition, error: TideError): void {
@@ -407,6 +424,13 @@ export class FetchManager {
       else state.failures++;
       this.offsets.resetTo(state, autoOffsetReset);
       this.scheduleReconcile();
+      return;
+    }
+    if (error.code === 'UNKNOWN_PARTITION' || error.code === 'UNKNOWN_TOPIC') {
+      // The leader's view may lag the metadata that named it (a partition just added).
+      this.cluster.invalidate(state.topic);
+      this.backOff(state, error);
+      this.loadMetadata(state);
       return;
     }
     if (error.retriable) {

@@ -27,10 +27,18 @@ import { BufferPool } from '../net/buffer-pool';
 import type { ProducerRecord } from '../types';
 import { ProducerBatch, type SendSink } from './batch';
 import { partitionForKey } from './partitioner';
-import { checkPartition, toBuffer, toHeaders } from './record-input';
+import { checkPartition, isPartitionNumber, toBuffer, toHeaders } from './record-input';
 import { NO_IDENTITY, PartitionState, TopicState, type Identity, type Job } from './state';
 
 const MIN_BATCH_CAPACITY_BYTES = 16 * 1024;
+
+/**
+ * What `append` did with a job: 'done', every record went in (or the job failed: its sink is
+ * settled); 'full', the buffer is full; 'unknownPartition', a record names a partition the
+ * metadata lacks (`job.awaitedPartition`), which may have been added since the metadata was
+ * fetched. For the last two, `job.next` says where to go on.
+ */
+export type AppendOutcome = 'done' | 'full' | 'unknownPartition';
 
 export interface AccumulatorSettings {
   batchBytes: number;
@@ -95,12 +103,12 @@ export class RecordAccumulator {
     return this.buffered < this.maxBufferedBytes;
   }
 
-  /**
-   * Appends as much of the job as the buffer allows. True when the job is done (or failed:
-   * its sink is settled); false when the buffer is full (`job.next` says where to go on).
-   */
-  append(job: Job, meta: TopicMetadata): boolean {
+  /** Appends as much of the job as the buffer and the metadata allow (see AppendOutcome). */
+  append(job: Job, meta: TopicMetadata): AppendOutcome {
     const partitionCount = meta.partitions.length;
+    // A partition beyond the metadata's count is waited for once before it is an error.
+    const notYetKnown = (partition: number) =>
+      isPartitionNumber(partition) && partition >= partitionCount && partition !== job.awaitedPartition;
     let topic = this.topics.get(job.topic);
     if (!topic) {
       topic = new TopicState(job.topic);
@@ -115,11 +123,17 @@ export class RecordAccumulator {
     let lastPartition = -1;
     let state: PartitionState | undefined;
     try {
-      if (job.partition !== undefined) checkPartition(job.topic, job.partition, partitionCount);
+      if (job.partition !== undefined) {
+        if (notYetKnown(job.partition)) {
+          job.awaitedPartition = job.partition;
+          return 'unknownPartition';
+        }
+        checkPartition(job.topic, job.partition, partitionCount);
+      }
       for (; i < count; i++) {
         if (this.buffered >= this.maxBufferedBytes) {
           job.next = i;
-          return false;
+          return 'full';
         }
         const item = record ?? (records as readonly (ProducerRecord | Buffer)[])[i];
         let partition = job.partition;
@@ -133,8 +147,14 @@ export class RecordAccumulator {
           scratch.value = item.value === null ? null : toBuffer(item.value);
           scratch.headers = item.headers === undefined ? undefined : toHeaders(item.headers);
           scratch.timestampMs = item.timestampMs;
-          if (item.partition !== undefined)
+          if (item.partition !== undefined) {
+            if (notYetKnown(item.partition)) {
+              job.next = i;
+              job.awaitedPartition = item.partition;
+              return 'unknownPartition';
+            }
             partition = checkPartition(job.topic, item.partition, partitionCount);
+          }
         }
         if (partition === undefined) {
           partition =
@@ -156,7 +176,7 @@ export class RecordAccumulator {
       );
     }
     job.next = count;
-    return true;
+    return 'done';
   }
 
   /** Makes every open batch eligible and offers every partition to the sender (a flush begins). */

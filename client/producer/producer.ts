@@ -221,6 +221,7 @@ export class Producer {
       partition: options.partition,
       key: options.key === undefined ? null : toBuffer(options.key),
       sink,
+      awaitedPartition: undefined,
     };
   }
 
@@ -273,8 +274,16 @@ export class Producer {
     if (this.idempotent && !this.identity.current) return this.identity.ensure();
     const meta = this.cluster.cachedTopic(job.topic);
     if (!meta) return this.cluster.topicMetadata(job.topic);
-    if (this.accumulator.append(job, meta)) return null;
-    return this.waitForSpace();
+    switch (this.accumulator.append(job, meta)) {
+      case 'done':
+        return null;
+      case 'full':
+        return this.waitForSpace();
+      case 'unknownPartition':
+        // Partitions added to the topic reach the cache through the metadata watch, perhaps not
+        // yet: refetch before failing (the job fails if the partition still does not exist).
+        return this.cluster.topicWithPartition(job.topic, job.awaitedPartition!);
+    }
   }
 
   private waitForSpace(): Promise<void> {

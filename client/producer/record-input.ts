@@ -25,6 +25,11 @@ export function toHeaders(headers: HeadersInput): RecordHeader[] {
   }));
 }
 
+/** Whether `partition` is a partition number at all (whether the topic has it is another matter). */
+export function isPartitionNumber(partition: number): boolean {
+  return Number.isInteger(partition) && partition >= 0;
+}
+
 export function checkPartition(topic: string, partition: number, partitionCount: number): number {
   if (!Number.isInteger(partition) || partition < 0 || partition >= partitionCount) {
     throw new TideError(

@@ -57,6 +57,11 @@ export interface Job {
   partition: number | undefined;
   key: Buffer | null;
   sink: SendSink;
+  /**
+   * A partition the cached metadata lacked, which the producer then refetched metadata for: if the
+   * refetched metadata lacks it too, the job fails with UNKNOWN_PARTITION.
+   */
+  awaitedPartition: number | undefined;
 }
 
 export const NO_IDENTITY: Identity = { producerId: NO_PRODUCER_ID, producerEpoch: NO_PRODUCER_EPOCH };

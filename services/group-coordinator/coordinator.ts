@@ -38,23 +38,24 @@ import { randomUUID } from 'crypto';
 import type { Clock, Timer } from '../common/clock';
 import { TideError } from '../common/errors';
 import { echo } from '../common/echo';
-import type { LeaseFence } from '../common/lease-fence';
 import type { Logger } from '../common/logger';
 import type { ResetTarget } from '../common/reset-target';
 import { ConsumerGroup, type CommittedOffset, type GroupSnapshot } from './group';
 import { GroupRuntime, type GroupStorage, type ResetEntry } from './group-runtime';
-import {
-  decodeOffsetsRecord,
-  groupKey,
-  groupValue,
-  markerKey,
-  markerValue,
-  offsetKey,
-  offsetValue,
-} from './offsets-codec';
+import { decodeOffsetsRecord, groupKey, groupValue, offsetKey, offsetValue } from './offsets-codec';
 import type { OffsetsLog, OffsetsLogRecord, PartitionOffsets } from './offsets-log';
 import { parseTpKey, sortedKeys, tpKey } from './partitions';
 import type { AcquiredShard } from './shard-ownership';
+import {
+  acquiredShard,
+  appendFenced,
+  mayWrite,
+  notOwnedError,
+  ShardLoader,
+  type FenceCheck,
+  type OwnedShard,
+  type ReplayFence,
+} from './shard-loading';
 import { partitionOfShard, shardOf, type CoordinatorRecord } from '../common/cluster/coordinator-shards';
 import {
   decodePendingOffset,
@@ -82,7 +83,6 @@ interface LoadedGroup {
 }
 
 export const DEFAULT_TICK_MS = 100;
-const LOAD_RETRY_MAX_MS = 5_000;
 
 export interface CoordinatorOptions {
   selfId: string;
@@ -101,10 +101,7 @@ export interface CoordinatorOptions {
   tickMs?: number;
 }
 
-interface ShardState {
-  shard: number;
-  epoch: number;
-  status: 'loading' | 'active';
+interface ShardState extends OwnedShard {
   groups: Map<string, GroupRuntime>;
   /**
    * Transactional offsets written but not committed yet, per group (kept apart from the
@@ -113,13 +110,8 @@ interface ShardState {
   pendingTxn: Map<string, PendingTxnOffsets>;
   /** Per group: the epochs below which producers' TxnOffsetCommits are refused. */
   txnFences: Map<string, TxnOffsetFences>;
-  /** The fence of the lease the shard was taken under. */
-  fence: LeaseFence;
-  /**
-   * False once the shard is dropped, or handed over after its queued writes drained: its key may
-   * be someone else's by then, so nothing more of it may be written or acknowledged.
-   */
-  writable: boolean;
+  // writable (OwnedShard) turns false once the shard is dropped, or handed over after its queued
+  // writes drained: its key may be someone else's by then, so nothing more of it may be written.
 }
 
 export interface PartitionLagView {
@@ -149,12 +141,34 @@ export class Coordinator {
   private readonly shards = new Map<number, ShardState>();
   private readonly logger: Logger;
   private readonly newMemberId: () => string;
+  private readonly loader: ShardLoader<Map<string, LoadedGroup>>;
   private timer?: Timer;
   private stopped = false;
 
   constructor(private readonly options: CoordinatorOptions) {
     this.logger = options.logger.child({ component: 'coordinator', coordinator: options.selfId });
     this.newMemberId = options.newMemberId ?? randomUUID;
+    this.loader = new ShardLoader({
+      clock: options.clock,
+      logger: this.logger,
+      what: 'shards',
+      partitionOf: (shard) => partitionOfShard(shard, options.offsetsPartitions),
+      stillOwned: (a) => this.stillOwned(a),
+      append: (shards, partition, records) =>
+        this.appendFenced(
+          shards.map((a) => this.shards.get(a.shard)!),
+          partition,
+          records,
+        ),
+      replay: (partition, through, fence) => this.replay(partition, through, fence),
+      activate: (shards, groups, { partition, ms }) => {
+        this.activate(shards, groups);
+        this.logger.info(
+          { partition, shards: shards.map((a) => a.shard), groups: groups.size, ms },
+          'shards loaded',
+        );
+      },
+    });
   }
 
   start(): void {
@@ -181,24 +195,14 @@ export class Coordinator {
 
   /** Starts loading newly owned shards (grouped per offsets partition: one replay each). */
   acquire(acquired: AcquiredShard[]): void {
-    const byPartition = new Map<number, AcquiredShard[]>();
-    for (const a of acquired) {
+    for (const a of acquired)
       this.shards.set(a.shard, {
-        shard: a.shard,
-        epoch: a.epoch,
-        status: 'loading',
+        ...acquiredShard(a),
         groups: new Map(),
         pendingTxn: new Map(),
         txnFences: new Map(),
-        fence: a.fence,
-        writable: true,
       });
-      const partition = partitionOfShard(a.shard, this.options.offsetsPartitions);
-      let list = byPartition.get(partition);
-      if (!list) byPartition.set(partition, (list = []));
-      list.push(a);
-    }
-    for (const [partition, list] of byPartition) void this.loadWithRetry(partition, list);
+    this.loader.load(acquired);
   }
 
   /** Stops serving a shard: its members are told NOT_COORDINATOR; graceful waits for queued writes. */
@@ -231,17 +235,8 @@ export class Coordinator {
       throw new TideError('COORDINATOR_NOT_AVAILABLE', 'this coordinator is still starting');
     const shard = shardOf(groupId, shardCount);
     const state = this.shards.get(shard);
-    if (!state) {
-      const owner = this.options.ownerOf?.(shard);
-      const where =
-        owner && owner.id !== this.options.selfId
-          ? `; coordinator ${owner.id} at ${owner.host}:${owner.port} owns it`
-          : '; it is moving';
-      throw new TideError(
-        'NOT_COORDINATOR',
-        `coordinator ${this.options.selfId} does not own shard ${shard} of group ${groupId}${where}`,
-      );
-    }
+    if (!state)
+      throw notOwnedError(this.options.selfId, shard, `group ${groupId}`, this.options.ownerOf?.(shard));
     const fenced = this.fenceError(state, 'before');
     if (fenced) throw fenced;
     if (state.status === 'loading')
@@ -592,26 +587,19 @@ export class Coordinator {
    * the file header): NOT_COORDINATOR and nothing sent unless every shard may still be written;
    * NOT_COORDINATOR (not acknowledged) when that no longer holds once the append completes.
    */
-  private async appendFenced(
+  private appendFenced(
     states: readonly ShardState[],
     partition: number,
     records: OffsetsLogRecord[],
   ): Promise<number> {
-    for (const state of states) {
-      const fenced = this.fenceError(state, 'before');
-      if (fenced) throw fenced;
-    }
-    const offset = await this.options.log.append(partition, records);
-    for (const state of states) {
-      const fenced = this.fenceError(state, 'after');
-      if (fenced) throw fenced;
-    }
-    return offset;
+    return appendFenced(this.options.log, states, partition, records, (state, when) =>
+      this.fenceError(state, when),
+    );
   }
 
   /** Why `state`'s shard may not be written now (undefined: it may). */
-  private fenceError(state: ShardState, when: 'before' | 'after'): TideError | undefined {
-    if (state.writable && state.fence.mayAct()) return undefined;
+  private fenceError(state: ShardState, when: FenceCheck): TideError | undefined {
+    if (mayWrite(state)) return undefined;
     const until = state.fence.validUntilMs();
     const deadline =
       until !== undefined && Number.isFinite(until) && until < this.options.clock.nowMs()
@@ -678,61 +666,30 @@ export class Coordinator {
     return state !== undefined && state.epoch === a.epoch && !this.stopped;
   }
 
-  private async loadWithRetry(partition: number, shards: AcquiredShard[]): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      const pending = shards.filter((a) => this.stillOwned(a));
-      if (pending.length === 0) return;
-      const startedMs = this.options.clock.nowMs();
-      try {
-        const groups = await this.load(partition, pending);
-        this.activate(pending, groups);
-        this.logger.info(
-          {
-            partition,
-            shards: pending.map((a) => a.shard),
-            groups: groups.size,
-            ms: this.options.clock.nowMs() - startedMs,
-          },
-          'shards loaded',
-        );
-        return;
-      } catch (err) {
-        const delayMs = Math.min(LOAD_RETRY_MAX_MS, 100 * 2 ** attempt);
-        this.logger.warn({ err, partition, attempt, delayMs }, 'loading shards failed; retrying');
-        await new Promise<void>((resolve) => this.options.clock.setTimeout(resolve, delayMs));
-      }
-    }
-  }
-
-  /** Writes the shard markers, then replays the partition through them. */
-  private async load(partition: number, shards: AcquiredShard[]): Promise<Map<string, LoadedGroup>> {
-    const nowMs = this.options.clock.nowMs();
-    const through = await this.appendFenced(
-      shards.map((a) => this.shards.get(a.shard)!),
-      partition,
-      shards.map((a) => ({ key: markerKey(a.shard, a.epoch), value: markerValue(a.epoch, nowMs) })),
-    );
-    const wanted = new Set(shards.map((a) => a.shard));
+  /**
+   * The groups of the fence's shards in `partition` of `__consumer_offsets`, through `through`:
+   * each group's last snapshot, committed offsets and pending transactional offsets.
+   */
+  private async replay(
+    partition: number,
+    through: number,
+    fence: ReplayFence,
+  ): Promise<Map<string, LoadedGroup>> {
     const shardCount = this.options.shardCount();
-    const newestMarker = new Map<number, number>();
     const groups = new Map<string, LoadedGroup>();
     const entry = (group: string, shard: number) => {
       let e = groups.get(group);
       if (!e) groups.set(group, (e = { shard, offsets: new Map(), pending: new Map(), fences: new Map() }));
       return e;
     };
-    let skipped = 0;
     await this.options.log.replay(partition, through, (key, value, offset) => {
       let record;
       try {
         const pending = decodePendingOffset(key, value);
         if (pending) {
           const shard = shardOf(pending.group, shardCount);
-          if (!wanted.has(shard)) return;
-          if (pending.value && pending.value.coordinatorEpoch < (newestMarker.get(shard) ?? 0)) {
-            skipped++;
-            return;
-          }
+          if (!fence.wants(shard)) return;
+          if (pending.value && fence.stale(shard, pending.value.coordinatorEpoch)) return;
           const loaded = entry(pending.group, shard);
           const byProducer = loaded.pending;
           let offsets = byProducer.get(pending.producerId);
@@ -759,19 +716,12 @@ export class Coordinator {
       }
       if (record.type === 'unknown') return;
       if (record.type === 'marker') {
-        if (record.value && wanted.has(record.shard))
-          newestMarker.set(
-            record.shard,
-            Math.max(newestMarker.get(record.shard) ?? 0, record.value.coordinatorEpoch),
-          );
+        if (record.value) fence.marker(record.shard, record.value.coordinatorEpoch);
         return;
       }
       const shard = shardOf(record.group, shardCount);
-      if (!wanted.has(shard)) return;
-      if (record.value && record.value.coordinatorEpoch < (newestMarker.get(shard) ?? 0)) {
-        skipped++;
-        return;
-      }
+      if (!fence.wants(shard)) return;
+      if (record.value && fence.stale(shard, record.value.coordinatorEpoch)) return;
       const e = entry(record.group, shard);
       if (record.type === 'group') {
         e.snapshot = record.value?.snapshot;
@@ -786,11 +736,11 @@ export class Coordinator {
         else e.offsets.delete(k);
       }
     });
-    if (skipped > 0)
-      this.logger.warn(
-        { partition, skipped },
-        "ignored records of a deposed coordinator (written after its successor's marker)",
-      );
+    fence.reportSkipped(
+      this.logger,
+      partition,
+      "ignored records of a deposed coordinator (written after its successor's marker)",
+    );
     return groups;
   }
 

@@ -24,8 +24,13 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
+interface LoadResult {
+  acked: string[];
+  failed: unknown[];
+}
+
 /** Writes acks=all batches until stopped; returns every acknowledged value and the failures. */
-function produceSteadily(topic: string): { stop: () => Promise<{ acked: string[]; failed: unknown[] }> } {
+function produceSteadily(topic: string): { stop: () => Promise<LoadResult> } {
   const producer = tide.producer({ acks: 'all' });
   const acked: string[] = [];
   const failed: unknown[] = [];
@@ -42,7 +47,8 @@ function produceSteadily(topic: string): { stop: () => Promise<{ acked: string[]
       } catch (err) {
         failed.push(err);
         // A send that fails at once must not spin: the loop would starve the timers that stop it
-        // (a CI run's worker ran out of heap here); the failures are then reported by the test.
+        // (a CI run's worker ran out of heap here: a failed step had left the loop running, and
+        // afterAll's tide.close() closed its producer, whose sends then all failed at once).
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     }
@@ -55,6 +61,21 @@ function produceSteadily(topic: string): { stop: () => Promise<{ acked: string[]
       return { acked, failed };
     },
   };
+}
+
+/**
+ * Runs `steps` while a steady acks=all load writes `topic`, and answers what the load wrote. The
+ * load stops however the steps end: one that fails must not leave it writing into later tests.
+ */
+async function underLoad(topic: string, steps: () => Promise<void>): Promise<LoadResult> {
+  const load = produceSteadily(topic);
+  let result: LoadResult | undefined;
+  try {
+    await steps();
+  } finally {
+    result = await load.stop();
+  }
+  return result;
 }
 
 async function readAll(topic: string, expected: Set<string>): Promise<Set<string>> {
@@ -104,32 +125,38 @@ test('setup: topics on brokers 0,1,2, then broker 3 joins', async () => {
 });
 
 test('SIGKILL the active controller mid-move: the standby resumes it, no acks=all write fails', async () => {
-  const load = produceSteadily('mv-controller');
-  await new Promise((r) => setTimeout(r, 500));
-  const active = (await tide.admin().describeCluster()).controllerId;
-  await tide.admin().alterPartitionReassignments(plan('mv-controller'));
-  await cluster.controllers.get(active)!.stop('SIGKILL');
-  await moveToFinish('mv-controller');
-  await new Promise((r) => setTimeout(r, 500));
-  const { acked, failed } = await load.stop();
-  expect(failed).toEqual([]);
-  expect(acked.length).toBeGreaterThan(0);
-  await readAll('mv-controller', new Set(acked));
-  await cluster.startController(active);
+  let killed: number | undefined;
+  try {
+    const { acked, failed } = await underLoad('mv-controller', async () => {
+      await new Promise((r) => setTimeout(r, 500));
+      const active = (await tide.admin().describeCluster()).controllerId;
+      await tide.admin().alterPartitionReassignments(plan('mv-controller'));
+      killed = active;
+      await cluster.controllers.get(active)!.stop('SIGKILL');
+      await moveToFinish('mv-controller');
+      await new Promise((r) => setTimeout(r, 500));
+    });
+    expect(failed).toEqual([]);
+    expect(acked.length).toBeGreaterThan(0);
+    await readAll('mv-controller', new Set(acked));
+  } finally {
+    // Back for the next test, even when this one failed.
+    if (killed !== undefined) await cluster.startController(killed);
+  }
 });
 
 test('SIGKILL the target broker mid-move: the move waits and completes after it returns', async () => {
-  const load = produceSteadily('mv-target');
-  await new Promise((r) => setTimeout(r, 500));
-  await tide.admin().alterPartitionReassignments(plan('mv-target'));
-  await cluster.broker(3).stop('SIGKILL');
-  await new Promise((r) => setTimeout(r, 3_000));
-  // Still safe while it is down: the move has not dropped the old replicas.
-  const meta = await tide.admin().metadata(['mv-target']);
-  for (const p of meta.topics[0].partitions) expect(p.replicas).toContain(0);
-  await cluster.startBroker(3);
-  await moveToFinish('mv-target');
-  const { acked, failed } = await load.stop();
+  const { acked, failed } = await underLoad('mv-target', async () => {
+    await new Promise((r) => setTimeout(r, 500));
+    await tide.admin().alterPartitionReassignments(plan('mv-target'));
+    await cluster.broker(3).stop('SIGKILL');
+    await new Promise((r) => setTimeout(r, 3_000));
+    // Still safe while it is down: the move has not dropped the old replicas.
+    const meta = await tide.admin().metadata(['mv-target']);
+    for (const p of meta.topics[0].partitions) expect(p.replicas).toContain(0);
+    await cluster.startBroker(3);
+    await moveToFinish('mv-target');
+  });
   expect(failed).toEqual([]);
   await readAll('mv-target', new Set(acked));
 });

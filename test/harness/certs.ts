@@ -9,8 +9,8 @@ import * as path from 'path';
 const openssl = (dir: string, args: string[]) =>
   execFileSync('/usr/bin/openssl', args, { cwd: dir, stdio: 'pipe' });
 
-/** Writes `<name>.crt` and `<name>.key`: a self-signed CA. */
-export function makeCa(dir: string, name: string): void {
+/** Writes `<name>.crt` and `<name>.key`: a self-signed CA whose subject is `CN=<cn>`. */
+export function makeCa(dir: string, name: string, cn = name): void {
   openssl(dir, [
     'req',
     '-x509',
@@ -20,7 +20,7 @@ export function makeCa(dir: string, name: string): void {
     '-days',
     '2',
     '-subj',
-    `/CN=${name}`,
+    `/CN=${cn}`,
     '-keyout',
     `${name}.key`,
     '-out',

@@ -8,12 +8,12 @@
  * certificates. An allowed caller works through the normal client; a fetch stream ends when its
  * token expires, and another when its ACL is removed.
  */
-import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as grpc from '@grpc/grpc-js';
 import { Tide, TideError } from '../../client';
+import { makeCa, makeLeaf } from '../harness/certs';
 import { TestCluster } from '../harness/cluster';
 import { runCli } from '../harness/cli';
 import { TestIssuer, serviceAccountClaims } from '../harness/jwt';
@@ -40,42 +40,6 @@ const FILTER_ONLY = new Set([
   '/tide.v1.GroupCoordinator/ListGroups',
   '/tide.v1.TransactionCoordinator/ListTransactions',
 ]);
-
-const openssl = (dir: string, args: string[]) =>
-  execFileSync('/usr/bin/openssl', args, { cwd: dir, stdio: 'pipe' });
-
-function makeLeaf(dir: string, name: string): void {
-  fs.writeFileSync(path.join(dir, `${name}.ext`), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  openssl(dir, [
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-subj',
-    `/CN=${name}`,
-    '-keyout',
-    `${name}.key`,
-    '-out',
-    `${name}.csr`,
-  ]);
-  openssl(dir, [
-    'x509',
-    '-req',
-    '-in',
-    `${name}.csr`,
-    '-CA',
-    'ca.crt',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-days',
-    '2',
-    '-extfile',
-    `${name}.ext`,
-    '-out',
-    `${name}.crt`,
-  ]);
-}
 
 /** A request naming real resources, so a wrongly allowed call would act on them. */
 function sample(method: ProtoMethod): object {
@@ -168,23 +132,9 @@ const tideAs = (token: string) =>
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tide-auth-cluster-'));
-  openssl(dir, [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=tide-test-ca',
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.crt',
-  ]);
-  makeLeaf(dir, 'tide-service');
-  makeLeaf(dir, 'client-app');
+  makeCa(dir, 'ca', 'tide-test-ca');
+  makeLeaf(dir, 'ca', 'tide-service', 'tide-service');
+  makeLeaf(dir, 'ca', 'client-app', 'client-app');
   issuer = new TestIssuer('ES256');
   fs.writeFileSync(path.join(dir, 'jwks.json'), JSON.stringify(issuer.jwks()));
   fs.writeFileSync(

@@ -58,9 +58,12 @@ test('grow a topic 3 -> 6 while a keyed producer runs; growing never shrinks', a
   const group = tide.consumer({ groupId: 'g-grow', autoOffsetReset: 'earliest', sessionTimeoutMs: 6_000 });
   group.subscribe(['grow']);
   const consumed = new Set<string>();
+  // An error that ends the group's iteration fails the test at once, naming it (it used to end
+  // the loop silently, and the test then timed out waiting for records nobody was reading).
+  let stopped: unknown;
   void (async () => {
     for await (const r of group) consumed.add(r.value!.toString());
-  })().catch(() => undefined);
+  })().catch((err: unknown) => (stopped = err));
   const producer = tide.producer({ acks: 'all' });
   const before = await producer.send(
     'grow',
@@ -99,10 +102,11 @@ test('grow a topic 3 -> 6 while a keyed producer runs; growing never shrinks', a
   const records = await readAll('grow', 6, total);
   for (let i = 0; i < 300; i++) expect(records).toContain(`a${i}`);
   // The group covers all 6 partitions and has consumed every record, old and new partitions alike.
-  await waitFor(() => group.assignment().length === 6 && records.every((v) => consumed.has(v)), {
-    what: 'the group to cover 6 partitions and read every record',
-    timeoutMs: 60_000,
-  });
+  await waitFor(
+    () => stopped !== undefined || (group.assignment().length === 6 && records.every((v) => consumed.has(v))),
+    { what: 'the group to cover 6 partitions and read every record', timeoutMs: 60_000 },
+  );
+  expect(stopped).toBeUndefined();
   await group.close();
 });
 

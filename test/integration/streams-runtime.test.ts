@@ -10,76 +10,29 @@
  * 3. The survivor closes (commit + checkpoint) and starts again on its state directory: its LMDB
  *    stores restore from the checkpoint, reading (almost) nothing of the changelogs.
  */
-import * as path from 'path';
-import { Tide, type Consumer } from '../../client';
-import { Serdes } from '../../streams';
-import { TestCluster } from '../harness/cluster';
-import { makeTempDir, waitFor } from '../harness/processes';
-import { killAllApps, startApp, type AppProcess } from './streams-harness';
+import { waitFor } from '../harness/processes';
+import { type AppProcess } from './streams-harness';
+import { WordCountFixture } from './streams-word-count';
 
 jest.setTimeout(150_000);
 
 const APP = 'wc';
-const SESSION_MS = 6_000;
 const WORDS = Array.from({ length: 40 }, (_, i) => `w${i}`);
-
-let cluster: TestCluster;
-let tide: Tide;
-let reader: Consumer;
-const latest = new Map<string, number>();
-const expected = new Map<string, number>();
-let line = 0;
-const stateRoot = makeTempDir('tide-streams-');
-
-beforeAll(async () => {
-  cluster = await TestCluster.start({ brokers: 1, controllers: 1 });
-  await cluster.startCoordinator('c1');
-  tide = new Tide({ bootstrap: cluster.bootstrap() });
-  await tide.admin().createTopic('text', { partitions: 4, replicationFactor: 1 });
-  await tide.admin().createTopic('word-counts', { partitions: 4, replicationFactor: 1 });
-  reader = tide.consumer({ autoOffsetReset: 'earliest' });
-  reader.assign([0, 1, 2, 3].map((partition) => ({ topic: 'word-counts', partition, offset: 0 })));
-  void (async () => {
-    for await (const r of reader) {
-      latest.set(Serdes.string.deserialize(r.key!), Serdes.number.deserialize(r.value!));
-    }
-  })();
+const wc = new WordCountFixture({
+  appId: APP,
+  stateDirPrefix: 'tide-streams-',
+  // Lines of 5 words each, cycling through WORDS.
+  wordsOfLine: (line) => Array.from({ length: 5 }, (_, j) => WORDS[(line * 7 + j * 3) % WORDS.length]!),
+  sessionTimeoutMs: 6_000,
 });
 
-afterAll(async () => {
-  await killAllApps();
-  await tide?.close();
-  await cluster?.stop();
-});
+beforeAll(() => wc.start());
+afterAll(() => wc.stop());
 
-/** Produces `n` lines of 5 words each (cycling through WORDS), keyed by line number. */
-async function produce(n: number): Promise<void> {
-  const producer = tide.producer();
-  const records = [];
-  for (let i = 0; i < n; i++, line++) {
-    const words = Array.from({ length: 5 }, (_, j) => WORDS[(line * 7 + j * 3) % WORDS.length]);
-    for (const w of words) expected.set(w, (expected.get(w) ?? 0) + 1);
-    records.push({ key: `line-${line}`, value: words.join(' ') });
-  }
-  await producer.send('text', records);
-}
-
-function exact(): boolean {
-  return [...expected].every(([w, n]) => latest.get(w) === n);
-}
-
-function start(tag: string): AppProcess {
-  return startApp({
-    bootstrap: cluster.bootstrap(),
-    appId: APP,
-    stateDir: path.join(stateRoot, tag),
-    tag,
-    sessionTimeoutMs: SESSION_MS,
-  });
-}
+const start = (tag: string) => wc.startApp(tag);
 
 async function changelogRecords(): Promise<number> {
-  const d = await tide.admin().describeTopic(`${APP}-counts-changelog`);
+  const d = await wc.tide.admin().describeTopic(`${APP}-counts-changelog`);
   return d.status.reduce((n, s) => n + s.highWatermark, 0);
 }
 
@@ -92,8 +45,8 @@ it('two instances share the tasks and count every word exactly', async () => {
     timeoutMs: 30_000,
     what: `tasks on both instances (a: ${apps.a.tasks()}, b: ${apps.b.tasks()})`,
   });
-  await produce(1_000);
-  await waitFor(exact, { timeoutMs: 40_000, what: 'exact counts after 1000 lines' });
+  await wc.produce(1_000);
+  await waitFor(() => wc.exact(), { timeoutMs: 40_000, what: 'exact counts after 1000 lines' });
   // 2 subtopologies x 4 partitions, each task on exactly one instance.
   const all = [...apps.a.tasks(), ...apps.b.tasks()].sort();
   expect(all).toEqual(['0_0', '0_1', '0_2', '0_3', '1_0', '1_1', '1_2', '1_3']);
@@ -105,7 +58,7 @@ it('SIGKILL of one instance mid-stream: the survivor restores its tasks and no c
   expect(bTasks.length).toBeGreaterThan(0);
   const sending = (async () => {
     for (let i = 0; i < 10; i++) {
-      await produce(100);
+      await wc.produce(100);
       await new Promise((r) => setTimeout(r, 100));
     }
   })();
@@ -116,7 +69,7 @@ it('SIGKILL of one instance mid-stream: the survivor restores its tasks and no c
     timeoutMs: 40_000,
     what: `a takes over every task (has ${apps.a.tasks()})`,
   });
-  await waitFor(() => [...expected].every(([w, n]) => (latest.get(w) ?? 0) >= n), {
+  await waitFor(() => wc.atLeastExact(), {
     timeoutMs: 40_000,
     what: 'every count at least exact',
   });
@@ -126,7 +79,7 @@ it('SIGKILL of one instance mid-stream: the survivor restores its tasks and no c
     .filter((e) => e.store === 'counts' && bTasks.includes(e.task!) && (e.total ?? 0) > 0);
   expect(restoredMoved.length).toBeGreaterThan(0);
   expect(restoredMoved.every((e) => e.restored === e.total)).toBe(true);
-  for (const [w, n] of expected) expect(latest.get(w)).toBeGreaterThanOrEqual(n);
+  for (const [w, n] of wc.expected) expect(wc.latest.get(w)).toBeGreaterThanOrEqual(n);
   expect(apps.a.errors()).toEqual([]);
 });
 
@@ -143,12 +96,12 @@ it('a restart on the same state directory restores from the checkpoint, not from
   // Closed cleanly: the checkpoints are at the changelogs' ends.
   expect(restored).toBeLessThan(inChangelog / 100);
   // And it still counts on from the restored state.
-  const before = new Map(latest);
-  await produce(200);
-  await waitFor(() => [...expected].every(([w, n]) => (latest.get(w) ?? 0) >= n), {
+  const before = new Map(wc.latest);
+  await wc.produce(200);
+  await waitFor(() => wc.atLeastExact(), {
     timeoutMs: 30_000,
     what: 'counts after the restart',
   });
-  for (const [w, n] of before) expect(latest.get(w)).toBeGreaterThanOrEqual(n);
+  for (const [w, n] of before) expect(wc.latest.get(w)).toBeGreaterThanOrEqual(n);
   expect(apps.a2.errors()).toEqual([]);
 });

@@ -4,55 +4,19 @@
  * consumer work over TLS while the services' certificate files are rotated twice; no request
  * fails and every acknowledged record is read back. A plain-text client is refused.
  */
-import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Tide, TideError } from '../../client';
+import { makeCa, makeLeaf } from '../harness/certs';
 import { TestCluster } from '../harness/cluster';
 import { runCli } from '../harness/cli';
 
 jest.setTimeout(180_000);
 
-const openssl = (dir: string, args: string[]) =>
-  execFileSync('/usr/bin/openssl', args, { cwd: dir, stdio: 'pipe' });
-
-function makeLeaf(dir: string, name: string): void {
-  fs.writeFileSync(path.join(dir, `${name}.ext`), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  openssl(dir, [
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-subj',
-    `/CN=${name}`,
-    '-keyout',
-    `${name}.key`,
-    '-out',
-    `${name}.csr`,
-  ]);
-  openssl(dir, [
-    'x509',
-    '-req',
-    '-in',
-    `${name}.csr`,
-    '-CA',
-    'ca.crt',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-days',
-    '2',
-    '-extfile',
-    `${name}.ext`,
-    '-out',
-    `${name}.crt`,
-  ]);
-}
-
 /** Replaces the services' pair the way a Secret volume update does: each file by an atomic rename. */
 function rotate(dir: string, round: number): void {
-  makeLeaf(dir, `next-${round}`);
+  makeLeaf(dir, 'ca', `next-${round}`, `next-${round}`);
   fs.copyFileSync(path.join(dir, `next-${round}.key`), path.join(dir, 'tmp.key'));
   fs.copyFileSync(path.join(dir, `next-${round}.crt`), path.join(dir, 'tmp.crt'));
   fs.renameSync(path.join(dir, 'tmp.key'), path.join(dir, 'service.key'));
@@ -64,23 +28,9 @@ let cluster: TestCluster | undefined;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tide-tls-cluster-'));
-  openssl(dir, [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=tide-test-ca',
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.crt',
-  ]);
-  makeLeaf(dir, 'service');
-  makeLeaf(dir, 'client');
+  makeCa(dir, 'ca', 'tide-test-ca');
+  makeLeaf(dir, 'ca', 'service', 'service');
+  makeLeaf(dir, 'ca', 'client', 'client');
   cluster = await TestCluster.start({
     brokers: 2,
     env: {
@@ -151,21 +101,7 @@ it('a plain-text client is refused, and a client trusting another CA gets TLS_FA
   });
   await expect(plain.admin().metadata()).rejects.toBeInstanceOf(TideError);
   await plain.close();
-  openssl(dir, [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=other',
-    '-keyout',
-    'other.key',
-    '-out',
-    'other.crt',
-  ]);
+  makeCa(dir, 'other');
   const wrong = new Tide({
     bootstrap: cluster!.bootstrap(),
     connectTimeoutMs: 3_000,

@@ -15,9 +15,9 @@
  * the id's next transaction waits for that completion (whenCompleted), so no partition gets the
  * next transaction's records before the previous one's marker.
  *
- * Takeover. Loading a shard writes a shard marker (keyed by shard and epoch) and replays the
- * partition through it; records older than the newest marker of their shard are a deposed
- * owner's and are skipped. A transaction found in PrepareCommit/PrepareAbort is completed again
+ * Takeover (shard-loading.ts, as for groups). Loading a shard writes a shard marker (keyed by
+ * shard and epoch) and replays the partition through it; records older than the newest marker of
+ * their shard are a deposed owner's and are skipped. A transaction found in PrepareCommit/PrepareAbort is completed again
  * (markers are idempotent at the leaders); an Ongoing one keeps its start time, so its timeout
  * still applies. Until a shard is loaded its ids answer COORDINATOR_NOT_AVAILABLE (retriable).
  *
@@ -26,12 +26,20 @@
  */
 import type { Clock, Timer } from '../../common/clock';
 import { TideError } from '../../common/errors';
-import type { LeaseFence } from '../../common/lease-fence';
 import type { Logger } from '../../common/logger';
 import { partitionOfShard, shardOf, type CoordinatorRecord } from '../../common/cluster/coordinator-shards';
-import { markerKey, markerValue } from '../offsets-codec';
 import type { OffsetsLog, OffsetsLogRecord } from '../offsets-log';
 import type { AcquiredShard } from '../shard-ownership';
+import {
+  acquiredShard,
+  appendFenced,
+  mayWrite,
+  notOwnedError,
+  ShardLoader,
+  type FenceCheck,
+  type OwnedShard,
+  type ReplayFence,
+} from '../shard-loading';
 import { parseTpKey } from '../partitions';
 import { TRANSACTION_STATE_TOPIC, decodeTxnStateRecord, txnKey, txnValue } from './txn-codec';
 import type { TxnCompletion, TxnEnding } from './txn-completion';
@@ -53,7 +61,6 @@ import {
 } from './txn-state';
 
 export const DEFAULT_TXN_TICK_MS = 1_000;
-const LOAD_RETRY_MAX_MS = 5_000;
 /** Marker coordinator epochs are int32 on the wire; shard epochs are etcd revisions. */
 const MAX_INT32 = 0x7fff_ffff;
 
@@ -96,13 +103,8 @@ export interface TxnObserver {
 
 const NO_OBSERVER: TxnObserver = { expired() {}, prepared() {}, endTxnAnswered() {}, completed() {} };
 
-interface TxnShard {
-  shard: number;
-  epoch: number;
-  status: 'loading' | 'active';
+interface TxnShard extends OwnedShard {
   txns: Map<string, TxnMetadata>;
-  fence: LeaseFence;
-  writable: boolean;
   /**
    * Ids whose Complete state is applied but not written yet: `__transaction_state` still ends
    * with their Prepare state (see completion()).
@@ -122,6 +124,7 @@ export class TransactionCoordinator {
   /** Ids whose expiry tombstone is being written. */
   private readonly expiring = new Set<string>();
   private readonly logger: Logger;
+  private readonly loader: ShardLoader<Map<string, TxnMetadata>>;
   private timer?: Timer;
   private stopped = false;
   private statePartitions: number | undefined;
@@ -133,6 +136,22 @@ export class TransactionCoordinator {
     this.logger = options.logger.child({ component: 'txn-coordinator' });
     this.observer = options.observer ?? NO_OBSERVER;
     this.statePartitions = options.statePartitions;
+    this.loader = new ShardLoader({
+      clock: options.clock,
+      logger: this.logger,
+      what: 'transaction shards',
+      partitionOf: (shard) => partitionOfShard(shard, this.partitions()),
+      stillOwned: (a) => this.stillOwned(a),
+      append: (shards, partition, records) =>
+        this.appendFenced(
+          shards.map((a) => this.shards.get(a.shard)!),
+          partition,
+          records,
+        ),
+      replay: (partition, through, fence) =>
+        replayTxnState(this.options.log, partition, through, fence, this.options.shardCount(), this.logger),
+      activate: (shards, txns) => this.activate(shards, txns),
+    });
   }
 
   get isStopped(): boolean {
@@ -145,7 +164,7 @@ export class TransactionCoordinator {
     this.statePartitions = partitions;
     const deferred = this.deferred.filter((a) => this.stillOwned(a));
     this.deferred = [];
-    this.loadShards(deferred);
+    this.loader.load(deferred);
   }
 
   start(): void {
@@ -176,28 +195,9 @@ export class TransactionCoordinator {
 
   acquire(acquired: AcquiredShard[]): void {
     for (const a of acquired)
-      this.shards.set(a.shard, {
-        shard: a.shard,
-        epoch: a.epoch,
-        status: 'loading',
-        txns: new Map(),
-        fence: a.fence,
-        writable: true,
-        unwritten: new Set(),
-      });
+      this.shards.set(a.shard, { ...acquiredShard(a), txns: new Map(), unwritten: new Set() });
     if (this.statePartitions === undefined) this.deferred.push(...acquired);
-    else this.loadShards(acquired);
-  }
-
-  private loadShards(acquired: AcquiredShard[]): void {
-    const byPartition = new Map<number, AcquiredShard[]>();
-    for (const a of acquired) {
-      const partition = partitionOfShard(a.shard, this.partitions());
-      let list = byPartition.get(partition);
-      if (!list) byPartition.set(partition, (list = []));
-      list.push(a);
-    }
-    for (const [partition, list] of byPartition) void this.loadWithRetry(partition, list);
+    else this.loader.load(acquired);
   }
 
   /** Stops serving a shard; completions in flight stop at their next retry (the new owner resumes). */
@@ -377,17 +377,13 @@ export class TransactionCoordinator {
       throw new TideError('COORDINATOR_NOT_AVAILABLE', 'this coordinator is still starting');
     const shard = shardOf(transactionalId, shardCount);
     const state = this.shards.get(shard);
-    if (!state) {
-      const owner = this.options.ownerOf?.(shard);
-      const where =
-        owner && owner.id !== this.options.selfId
-          ? `; coordinator ${owner.id} at ${owner.host}:${owner.port} owns it`
-          : '; it is moving';
-      throw new TideError(
-        'NOT_COORDINATOR',
-        `coordinator ${this.options.selfId} does not own shard ${shard} of transactional id ${transactionalId}${where}`,
+    if (!state)
+      throw notOwnedError(
+        this.options.selfId,
+        shard,
+        `transactional id ${transactionalId}`,
+        this.options.ownerOf?.(shard),
       );
-    }
     const fenced = this.fenceError(state, 'before');
     if (fenced) throw fenced;
     if (state.status === 'loading')
@@ -569,25 +565,16 @@ export class TransactionCoordinator {
     }
   }
 
-  private async appendFenced(
+  private appendFenced(
     states: readonly TxnShard[],
     partition: number,
     records: OffsetsLogRecord[],
   ): Promise<number> {
-    for (const s of states) {
-      const fenced = this.fenceError(s, 'before');
-      if (fenced) throw fenced;
-    }
-    const offset = await this.options.log.append(partition, records);
-    for (const s of states) {
-      const fenced = this.fenceError(s, 'after');
-      if (fenced) throw fenced;
-    }
-    return offset;
+    return appendFenced(this.options.log, states, partition, records, (s, when) => this.fenceError(s, when));
   }
 
-  private fenceError(s: TxnShard, when: 'before' | 'after'): TideError | undefined {
-    if (s.writable && s.fence.mayAct()) return undefined;
+  private fenceError(s: TxnShard, when: FenceCheck): TideError | undefined {
+    if (mayWrite(s)) return undefined;
     const what =
       when === 'before'
         ? `shard ${s.shard} may already belong to another coordinator`
@@ -607,40 +594,6 @@ export class TransactionCoordinator {
   private stillOwned(a: AcquiredShard): boolean {
     const s = this.shards.get(a.shard);
     return s !== undefined && s.epoch === a.epoch && !this.stopped;
-  }
-
-  private async loadWithRetry(partition: number, shards: AcquiredShard[]): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      const pending = shards.filter((a) => this.stillOwned(a));
-      if (pending.length === 0) return;
-      try {
-        const txns = await this.load(partition, pending);
-        this.activate(pending, txns);
-        return;
-      } catch (err) {
-        const delayMs = Math.min(LOAD_RETRY_MAX_MS, 100 * 2 ** attempt);
-        this.logger.warn({ err, partition, attempt, delayMs }, 'loading transaction shards failed; retrying');
-        await new Promise<void>((resolve) => this.options.clock.setTimeout(resolve, delayMs));
-      }
-    }
-  }
-
-  /** Writes the shard markers, then replays the partition through them (see the file header). */
-  async load(partition: number, shards: AcquiredShard[]): Promise<Map<string, TxnMetadata>> {
-    const nowMs = this.options.clock.nowMs();
-    const through = await this.appendFenced(
-      shards.map((a) => this.shards.get(a.shard)!),
-      partition,
-      shards.map((a) => ({ key: markerKey(a.shard, a.epoch), value: markerValue(a.epoch, nowMs) })),
-    );
-    return replayTxnState(
-      this.options.log,
-      partition,
-      through,
-      new Set(shards.map((a) => a.shard)),
-      this.options.shardCount(),
-      this.logger,
-    );
   }
 
   private activate(shards: AcquiredShard[], txns: Map<string, TxnMetadata>): void {
@@ -668,20 +621,18 @@ export class TransactionCoordinator {
 }
 
 /**
- * The transactions of `shards` in `partition` of `__transaction_state`, through `through`: the
+ * The transactions of the fence's shards in `partition` of `__transaction_state`, through `through`: the
  * last record per id, skipping records of a deposed owner (older than its shard's newest marker).
  */
 export async function replayTxnState(
   log: OffsetsLog,
   partition: number,
   through: number,
-  shards: ReadonlySet<number>,
+  fence: ReplayFence,
   shardCount: number,
   logger: Logger,
 ): Promise<Map<string, TxnMetadata>> {
-  const newestMarker = new Map<number, number>();
   const txns = new Map<string, TxnMetadata>();
-  let skipped = 0;
   await log.replay(partition, through, (key, value, offset) => {
     let record;
     try {
@@ -692,29 +643,22 @@ export async function replayTxnState(
     }
     if (record.type === 'unknown') return;
     if (record.type === 'marker') {
-      if (record.value && shards.has(record.shard))
-        newestMarker.set(
-          record.shard,
-          Math.max(newestMarker.get(record.shard) ?? 0, record.value.coordinatorEpoch),
-        );
+      if (record.value) fence.marker(record.shard, record.value.coordinatorEpoch);
       return;
     }
     const shard = shardOf(record.transactionalId, shardCount);
-    if (!shards.has(shard)) return;
+    if (!fence.wants(shard)) return;
     if (!record.value) {
       txns.delete(record.transactionalId);
       return;
     }
-    if (record.value.coordinatorEpoch < (newestMarker.get(shard) ?? 0)) {
-      skipped++;
-      return;
-    }
+    if (fence.stale(shard, record.value.coordinatorEpoch)) return;
     txns.set(record.transactionalId, record.value.metadata);
   });
-  if (skipped > 0)
-    logger.warn(
-      { partition, skipped },
-      "ignored transaction records of a deposed coordinator (after its successor's marker)",
-    );
+  fence.reportSkipped(
+    logger,
+    partition,
+    "ignored transaction records of a deposed coordinator (after its successor's marker)",
+  );
   return txns;
 }

@@ -122,6 +122,20 @@ describe('Cluster', () => {
     });
   });
 
+  test('a partition the cached topic lacks is fetched again (added since), then UNKNOWN_PARTITION', async () => {
+    const c = cluster({ unknownTopicWaitMs: 1_000 });
+    const before = (await c.topicMetadata('a')).partitions.length;
+    setTimeout(() => fake.growTopic('a', before + 1), 100);
+    // The cache is fresh and names `before` partitions; the new one is waited for, not refused.
+    await expect(c.topicWithPartition('a', before)).resolves.toMatchObject({ name: 'a' });
+    expect(c.leaderFor('a', before)).toBe(fake.brokers[0].address);
+    await expect(c.leaderAddress('a', before)).resolves.toBe(fake.brokers[0].address);
+    await expect(cluster().topicWithPartition('a', 99)).rejects.toMatchObject({
+      code: 'UNKNOWN_PARTITION',
+      retriable: false,
+    });
+  });
+
   test('a partition without a leader is LEADER_NOT_AVAILABLE (retriable); a missing one UNKNOWN_PARTITION', async () => {
     const c = cluster();
     fake.partition('a', 1).leader = -1;

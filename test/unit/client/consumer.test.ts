@@ -93,6 +93,22 @@ describe('Consumer', () => {
     expect(c.position({ topic: TOPIC, partition: 0 })).toBe(20);
   });
 
+  test('a partition added after the metadata was cached is read, not refused (a group assigns new partitions before the watch brings them)', async () => {
+    const c = consumer({ autoOffsetReset: 'earliest' });
+    c.assign([{ topic: TOPIC, partition: 0, offset: 19 }]);
+    await take(c, 1); // the topic's metadata (2 partitions) is cached now
+    const [, , p2, p3] = fake.growTopic(TOPIC, 4);
+    fill(p2, 1, 3);
+    fill(p3, 1, 2);
+    c.assign([
+      { topic: TOPIC, partition: 0 },
+      { topic: TOPIC, partition: 2 }, // from autoOffsetReset: a ListOffsets to its leader
+      { topic: TOPIC, partition: 3, offset: 0 }, // a committed offset: straight to the stream
+    ]);
+    const { batches } = await take(c, 5);
+    expect(batches.map((b) => b.partition).sort()).toEqual([2, 3]);
+  });
+
   test('the record iterator yields full records and keeps delivering new data', async () => {
     const c = consumer();
     c.assign([{ topic: TOPIC, partition: 1, offset: 8 }]);

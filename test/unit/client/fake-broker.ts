@@ -169,6 +169,13 @@ export class FakeCluster {
     return list;
   }
 
+  /** Adds partitions to a topic (as CreatePartitions does); clients hear of them on their next refresh. */
+  growTopic(name: string, partitions: number, leader = 0): FakePartition[] {
+    const list = this.topics.get(name)!;
+    while (list.length < partitions) list.push(new FakePartition(name, list.length, leader));
+    return list;
+  }
+
   partition(topic: string, partition: number): FakePartition {
     const p = this.topics.get(topic)?.[partition];
     if (!p) throw new TideError('UNKNOWN_PARTITION', `no ${topic}/${partition}`);

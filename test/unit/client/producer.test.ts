@@ -228,6 +228,27 @@ describe('Producer', () => {
     });
   });
 
+  test('a partition added after the metadata was cached is sent to, not refused at once', async () => {
+    const p = producer({ lingerMs: 0 });
+    await p.send(TOPIC, { value: 'v', partition: 0 }); // caches the topic with 3 partitions
+    fake.growTopic(TOPIC, 5);
+    await expect(p.send(TOPIC, { value: 'new', partition: 4 })).resolves.toMatchObject({ partition: 4 });
+    const batch = await p.sendBatch(TOPIC, [
+      { value: 'x', partition: 3 },
+      { value: 'y', partition: 4 },
+    ]);
+    expect([...batch.partitions]).toEqual([3, 4]);
+    expect(
+      fake
+        .partition(TOPIC, 4)
+        .records()
+        .map((r) => r.value!.toString()),
+    ).toEqual(['new', 'y']);
+    await expect(p.send(TOPIC, { value: 'v', partition: 5 })).rejects.toMatchObject({
+      code: 'UNKNOWN_PARTITION',
+    });
+  });
+
   test('acks none resolves once written, with offset -1, and the broker still gets the records', async () => {
     const p = producer({ acks: 'none', lingerMs: 0 });
     const r = await p.send(TOPIC, { value: 'fire', partition: 0 });
