@@ -462,8 +462,10 @@ export class Partition {
   /**
    * Ends producer `producerId`'s transaction here with a COMMIT or ABORT marker, for the
    * transaction coordinator (WriteTxnMarkers); resolves once the marker is below the HW.
-   * Idempotent: with no transaction of the producer open, nothing is written and it resolves once
-   * everything already in the log is below the HW (so a retried marker is committed too).
+   * Idempotent: with no transaction of the producer open, or only one whose batches carry the
+   * marker's epoch or a newer one (the marker is an earlier transaction's, sent again), nothing is
+   * written and it resolves once everything already in the log is below the HW (so a retried
+   * marker is committed too).
    * Fencing: a producer epoch older than the partition's, or a coordinator epoch older than the
    * last marker's, fails with PRODUCER_FENCED.
    */
@@ -481,7 +483,13 @@ export class Partition {
     const lastCoordinatorEpoch = this.coordinatorEpochs.get(marker.producerId);
     if (lastCoordinatorEpoch !== undefined && marker.coordinatorEpoch < lastCoordinatorEpoch)
       throw fenced(`a marker of coordinator epoch ${lastCoordinatorEpoch} was written already`);
-    const open = this.log.openTransactions().some((t) => t.producerId === marker.producerId);
+    // Every end bumps the epoch (KIP-890): a marker closes the open transaction whose batches
+    // carry an older epoch. One no newer than them is an earlier transaction's, sent again (a new
+    // coordinator resuming it): that transaction is closed here already, and the open one is not
+    // its to end.
+    const open = this.log
+      .openTransactions()
+      .some((t) => t.producerId === marker.producerId && t.epoch < marker.producerEpoch);
     if (!open) {
       await this.awaitHighWatermark(this.localLeo, marker.timeoutMs);
       return 'no-open-transaction';

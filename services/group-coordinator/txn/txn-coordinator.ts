@@ -7,7 +7,7 @@
  * (acks=all, idempotent producer) before it is applied in memory and answered, behind the same
  * lease-time fence as group writes (coordinator.ts's header): nothing is sent unless the shard is
  * certainly still held, and nothing is acknowledged if that stopped holding while the append ran.
- * The one state applied before it is written is Complete* (writeCompleteSoon says why that is
+ * The one state applied before it is written is Complete* (writeCompleteLater says why that is
  * safe): the next state of the id usually stands for it.
  *
  * Ends. EndTxn is answered once the Prepare state is durable (the outcome is decided); the markers
@@ -61,6 +61,8 @@ import {
 } from './txn-state';
 
 export const DEFAULT_TXN_TICK_MS = 1_000;
+/** How long an applied Complete state waits for the next transaction's record to stand for it. */
+export const COMPLETE_WRITE_DELAY_MS = 500;
 /** Marker coordinator epochs are int32 on the wire; shard epochs are etcd revisions. */
 const MAX_INT32 = 0x7fff_ffff;
 
@@ -109,7 +111,7 @@ interface TxnShard extends OwnedShard {
    * Ids whose Complete state is applied but not written yet: `__transaction_state` still ends
    * with their Prepare state (see completion()).
    */
-  unwritten: Set<string>;
+  unwritten: Map<string, number>;
 }
 
 export interface Identity {
@@ -121,6 +123,8 @@ export class TransactionCoordinator {
   private readonly shards = new Map<number, TxnShard>();
   private readonly chains = new Map<string, Promise<unknown>>();
   private readonly completing = new Map<string, Promise<void>>();
+  /** Ids whose Complete state is being written (writeCompleteLater). */
+  private readonly writingComplete = new Set<string>();
   /** Ids whose expiry tombstone is being written. */
   private readonly expiring = new Set<string>();
   private readonly logger: Logger;
@@ -195,7 +199,7 @@ export class TransactionCoordinator {
 
   acquire(acquired: AcquiredShard[]): void {
     for (const a of acquired)
-      this.shards.set(a.shard, { ...acquiredShard(a), txns: new Map(), unwritten: new Set() });
+      this.shards.set(a.shard, { ...acquiredShard(a), txns: new Map(), unwritten: new Map() });
     if (this.statePartitions === undefined) this.deferred.push(...acquired);
     else this.loader.load(acquired);
   }
@@ -457,8 +461,7 @@ export class TransactionCoordinator {
           if (next !== completed) await this.persist(current, next);
           else {
             current.txns.set(transactionalId, next);
-            current.unwritten.add(transactionalId);
-            this.writeCompleteSoon(transactionalId);
+            current.unwritten.set(transactionalId, this.options.clock.nowMs());
           }
           this.observer.completed(this.options.clock.nowMs() - startedMs);
           this.logger.debug(
@@ -473,10 +476,12 @@ export class TransactionCoordinator {
   }
 
   /**
-   * Writes an applied Complete state unless a newer state of the id is written first. Deferred a
-   * turn of the event loop so that the next transaction's first call, waiting for this completion,
-   * goes first: its own record (Ongoing, Empty) then stands for the completion, and the next
-   * transaction waits for one `__transaction_state` write instead of two.
+   * Writes an applied Complete state unless a newer state of the id is written first. Left to the
+   * tick, and only once the completion is at least COMPLETE_WRITE_DELAY_MS old, so that the next
+   * transaction's first call (a producer running transactions back to back makes it within
+   * milliseconds) writes its own state first: that record (Ongoing, Empty) then stands for the
+   * completion, and the next transaction pays one `__transaction_state` write, not two, with none
+   * of them queued behind a Complete write.
    *
    * Why a completion may go unwritten: the log holding the Prepare state instead only means that
    * a new owner of the shard writes the markers again and completes it. Markers are idempotent,
@@ -484,15 +489,23 @@ export class TransactionCoordinator {
    * state is durable after this Prepare (txn-join.ts), and then replay finds that state, not
    * the Prepare.
    */
-  private writeCompleteSoon(transactionalId: string): void {
-    setImmediate(() => {
-      void this.serial(transactionalId, async (s) => {
-        const m = s.txns.get(transactionalId);
-        if (m && s.unwritten.has(transactionalId)) await this.persist(s, m);
-      }).catch((err: unknown) =>
-        this.logger.debug({ err, transactionalId }, 'writing a completed state failed; the tick retries'),
-      );
-    });
+  private writeCompleteLater(s: TxnShard, nowMs: number): void {
+    for (const [transactionalId, completedMs] of s.unwritten) {
+      if (nowMs - completedMs < COMPLETE_WRITE_DELAY_MS || this.writingComplete.has(transactionalId))
+        continue;
+      this.writingComplete.add(transactionalId);
+      void this.serial(transactionalId, async (current) => {
+        const m = current.txns.get(transactionalId);
+        if (m && current.unwritten.has(transactionalId)) await this.persist(current, m);
+      })
+        .catch((err: unknown) =>
+          this.logger.debug(
+            { err, transactionalId },
+            'writing a completed state failed; the next tick retries',
+          ),
+        )
+        .finally(() => this.writingComplete.delete(transactionalId));
+    }
   }
 
   private tick(): void {
@@ -500,7 +513,7 @@ export class TransactionCoordinator {
     for (const s of this.shards.values()) {
       // A paused instance waking past its lease aborts nobody: the transactions are not its to judge.
       if (s.status !== 'active' || !s.fence.mayAct()) continue;
-      for (const id of s.unwritten) this.writeCompleteSoon(id);
+      this.writeCompleteLater(s, nowMs);
       this.expireIdle(s, nowMs);
       for (const m of s.txns.values()) {
         if (!timedOut(m, nowMs)) continue;

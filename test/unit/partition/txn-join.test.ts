@@ -163,3 +163,25 @@ it('transactionalProducerOf names the producer of the transactional batches of a
   );
   expect(transactionalProducerOf(Buffer.alloc(10))).toBeUndefined();
 });
+
+it('a marker sent again after the next transaction started here does not end that transaction', async () => {
+  const { partition } = await leader();
+  const marker = (type: 'COMMIT' | 'ABORT', producerEpoch: number) => ({
+    type,
+    producerId: 7,
+    producerEpoch,
+    coordinatorEpoch: 0,
+    timeoutMs: 5000,
+  });
+  await partition.append(txn(7, 0, 0, 'first'), { acks: 'leader' });
+  expect(await partition.writeTxnMarker(marker('COMMIT', 1))).toBe('written');
+  await partition.append(txn(7, 1, 0, 'second'), { acks: 'leader' });
+  // The first transaction's COMMIT again (epoch 1, as the second one's batches): a no-op.
+  expect(await partition.writeTxnMarker(marker('COMMIT', 1))).toBe('no-open-transaction');
+  expect(partition.lastStableOffset).toBe(2);
+  expect(await partition.writeTxnMarker(marker('ABORT', 2))).toBe('written');
+  const read = await partition.read(0, 1 << 20, 'read_committed');
+  expect(decodeRecords(read.batches, 0, read.abortedTransactions).map((r) => r.value?.toString())).toEqual([
+    'first',
+  ]);
+});

@@ -16,6 +16,7 @@ import type { AcquiredShard } from '../../../services/group-coordinator/shard-ow
 import { decodeTxnStateRecord } from '../../../services/group-coordinator/txn/txn-codec';
 import type { TxnCompletion, TxnEnding } from '../../../services/group-coordinator/txn/txn-completion';
 import {
+  COMPLETE_WRITE_DELAY_MS,
   TransactionCoordinator,
   type TxnObserver,
 } from '../../../services/group-coordinator/txn/txn-coordinator';
@@ -159,7 +160,12 @@ it('commit: markers carry the bumped epoch; each state is durable; the next tran
       groups: ['billing'],
     },
   ]);
-  // Answered once PrepareCommit is durable; the completion writes CompleteCommit after the markers.
+  // Answered once PrepareCommit is durable; the completion applies CompleteCommit after the
+  // markers, and writes it when no newer state of the id came first (COMPLETE_WRITE_DELAY_MS).
+  await flush();
+  expect(c.describe(TX).state).toBe('CompleteCommit');
+  expect(log.states(TX)).toEqual(['Empty', 'Ongoing', 'Ongoing', 'PrepareCommit']);
+  clock.advance(COMPLETE_WRITE_DELAY_MS + 100);
   await flush();
   expect(log.states(TX)).toEqual(['Empty', 'Ongoing', 'Ongoing', 'PrepareCommit', 'CompleteCommit']);
   // A retried EndTxn of the finished transaction gets the same answer; the old epoch cannot add.
