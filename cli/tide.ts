@@ -15,6 +15,7 @@ import { devCommand } from './commands/dev';
 import { produceCommand } from './commands/produce';
 import { topicsCommand } from './commands/topics';
 import { partitionsCommand } from './commands/partitions';
+import { recordsCommand } from './commands/records';
 import { brokersCommand } from './commands/brokers';
 import { aclsCommand } from './commands/acls';
 import { quotasCommand } from './commands/quotas';
@@ -49,6 +50,7 @@ function program(): Command {
   tide.addCommand(coordinatorCommand());
   tide.addCommand(topicsCommand());
   tide.addCommand(partitionsCommand());
+  tide.addCommand(recordsCommand());
   tide.addCommand(brokersCommand());
   tide.addCommand(aclsCommand());
   tide.addCommand(quotasCommand());

@@ -25,6 +25,7 @@ import type { DeleteAclsResponse } from '../services/common/grpc/generated/tide/
 import type { ClientQuota as WireClientQuota } from '../services/common/grpc/generated/tide/v1/ClientQuota';
 import type { AlterClientQuotasResponse } from '../services/common/grpc/generated/tide/v1/AlterClientQuotasResponse';
 import type { DescribeClientQuotasResponse } from '../services/common/grpc/generated/tide/v1/DescribeClientQuotasResponse';
+import type { DeleteRecordsResponse } from '../services/common/grpc/generated/tide/v1/DeleteRecordsResponse';
 
 /**
  * An ACL binding (docs/security.md): the principal may (allow) or may not (deny) perform the
@@ -159,6 +160,23 @@ export interface AlterConfigsOptions {
   delete?: string[];
   validateOnly?: boolean;
 }
+
+/** One partition of a deleteRecords call: delete its records below `offset` (-1: the high watermark). */
+export interface RecordsToDelete {
+  topic: string;
+  partition: number;
+  offset: number;
+}
+
+/** A partition after deleteRecords: the smallest log start offset over its in-sync replicas. */
+export interface DeletedRecords {
+  topic: string;
+  partition: number;
+  lowWatermark: number;
+}
+
+/** Default wait of deleteRecords for the in-sync followers (Kafka's). */
+export const DELETE_RECORDS_TIMEOUT_MS = 30_000;
 
 export interface AdminOptions {
   retry?: Partial<Omit<RetryOptions, 'signal'>>;
@@ -406,6 +424,37 @@ export class Admin {
       ),
     );
     return r.quotas.map(fromWireQuota);
+  }
+
+  /**
+   * Kafka's deleteRecords: moves each partition's log start offset up to its `offset` (-1: the
+   * high watermark), so the records below it are gone — reads there fail with
+   * OFFSET_OUT_OF_RANGE and whole segments below it are deleted, on the leader and then on its
+   * followers. Each partition's request goes to its leader, in parallel; resolves once every
+   * leader's in-sync followers followed (within `timeoutMs`, default 30 s). An offset above the
+   * high watermark fails with OFFSET_OUT_OF_RANGE; one at or below the log start changes
+   * nothing. Rejects with the first failure (the other partitions may be done: retrying is safe).
+   */
+  async deleteRecords(
+    partitions: RecordsToDelete[],
+    options: { timeoutMs?: number } = {},
+  ): Promise<DeletedRecords[]> {
+    const timeoutMs = options.timeoutMs ?? DELETE_RECORDS_TIMEOUT_MS;
+    return Promise.all(
+      partitions.map(async ({ topic, partition, offset }) => {
+        const r = await this.cluster.withLeader(
+          { topic, partition },
+          (address) =>
+            this.cluster.calls.admin<DeleteRecordsResponse>(
+              address,
+              (c, o, cb) => c.DeleteRecords({ topic, partition, offset, timeout_ms: timeoutMs }, o, cb),
+              this.cluster.calls.requestTimeoutMs + timeoutMs,
+            ),
+          this.retryOptions,
+        );
+        return { topic, partition, lowWatermark: r.low_watermark };
+      }),
+    );
   }
 
   /** Broker Metadata for the given topics (all when empty); also refreshes the client's cache. */

@@ -180,6 +180,7 @@ export type { ClientSecurityOptions, TlsOptions } from './net/security';
 export { Consumer } from './consumer';
 export { GroupConsumer } from './group/group-consumer';
 export type { GroupConsumerOptions, GroupMetadata, RebalanceListener } from './group/group-consumer';
+export type { ClientAssignment, ClientAssignorInput } from './group/membership';
 export { GroupAdmin } from './group/group-admin';
 export type {
   CommittedOffset,
@@ -205,7 +206,9 @@ export type {
   ClusterDescription,
   ConfigEntry,
   CreateTopicOptions,
+  DeletedRecords,
   PartitionStatus,
+  RecordsToDelete,
   TopicDescription,
   TopicDetails,
 } from './admin';

@@ -16,7 +16,12 @@ export type StreamsErrorKind =
   /** A store was asked for that does not exist, or is not (yet) queryable. */
   | 'STORE'
   /** The test driver or the runtime was used out of order (piping after close...). */
-  | 'STATE';
+  | 'STATE'
+  /**
+   * Retriable: an interactive query's store partition is restoring, moving between instances, or
+   * its owner is not known yet (code STORE_NOT_AVAILABLE).
+   */
+  | 'NOT_AVAILABLE';
 
 const CODE_OF: Record<StreamsErrorKind, ErrorCode> = {
   TOPOLOGY: 'INVALID_CONFIG',
@@ -25,13 +30,14 @@ const CODE_OF: Record<StreamsErrorKind, ErrorCode> = {
   SERDE: 'INVALID_RECORD',
   STORE: 'INVALID_REQUEST',
   STATE: 'INVALID_REQUEST',
+  NOT_AVAILABLE: 'STORE_NOT_AVAILABLE',
 };
 
 export class StreamsError extends TideError {
   readonly kind: StreamsErrorKind;
 
   constructor(kind: StreamsErrorKind, message: string, options: { cause?: unknown } = {}) {
-    super(CODE_OF[kind], message, { cause: options.cause, retriable: false });
+    super(CODE_OF[kind], message, { cause: options.cause, retriable: kind === 'NOT_AVAILABLE' });
     this.name = 'StreamsError';
     this.kind = kind;
   }

@@ -53,6 +53,8 @@ export type {
 } from './processor';
 export type { KeyValueStore, WindowStore, SessionStore, WindowEntry, StateStore } from './state/stores';
 export { PersistentKeyValueStore } from './state/persistent';
+export { PersistentWindowStore } from './state/persistent-window';
+export { PersistentSessionStore } from './state/persistent-session';
 export { KStream, BranchedKStream } from './dsl/kstream';
 export type {
   StreamSerdes,

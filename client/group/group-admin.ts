@@ -39,6 +39,8 @@ export interface GroupMemberDescription {
   revoking: TopicPartition[];
   target: TopicPartition[];
   connected: boolean;
+  /** The member's user data (GroupConsumerOptions.userData); empty when it sent none. */
+  userData: Buffer;
 }
 
 export interface GroupPartitionLag {
@@ -171,6 +173,7 @@ export class GroupAdmin {
         revoking: flatten(m.revoking),
         target: flatten(m.target),
         connected: m.connected,
+        userData: Buffer.from(m.user_data ?? []),
       })),
       partitions: r.partitions.map((p) => ({
         topic: p.topic,

@@ -36,7 +36,12 @@ import { Consumer, type ConsumerOptions } from '../consumer';
 import { tpKey, type ConsumerRecord, type TopicPartition } from '../types';
 import type { CoordinatorClient } from './coordinator-client';
 import { GroupAdmin, type CommittedOffset } from './group-admin';
-import { MemberSession, type MemberAssignment } from './membership';
+import {
+  MemberSession,
+  type ClientAssignment,
+  type ClientAssignorInput,
+  type MemberAssignment,
+} from './membership';
 import { within } from './within';
 
 export const DEFAULT_SESSION_TIMEOUT_MS = 45_000;
@@ -68,8 +73,18 @@ export interface GroupConsumerOptions extends ConsumerOptions {
   sessionTimeoutMs?: number;
   /** Holding one record (or confirming a revocation) longer than this leaves the group. Default 5 min. */
   maxProcessingIntervalMs?: number;
-  /** Server-side assignor of the group: 'uniform' (default, sticky), 'range', 'roundrobin'. */
+  /**
+   * Assignor of the group: server-side 'uniform' (default, sticky), 'range', 'roundrobin'; or
+   * 'client': the group's leader member computes the target with `clientAssignor` (every member of
+   * such a group should give one, as any may lead).
+   */
   assignor?: AssignorName;
+  /** With assignor 'client': computes each member's partitions (and data) from all members' user data. */
+  clientAssignor?: (input: ClientAssignorInput) => ClientAssignment | Promise<ClientAssignment>;
+  /** Data about this member for the client-side assignor and DescribeGroup (at most 64 KiB); setUserData() changes it. */
+  userData?: Buffer;
+  /** The client-side assignor's data for this member changed (delivered after onAssigned of the same assignment). */
+  onAssignmentData?: (data: Buffer) => void | Promise<void>;
   /** Commit processed offsets every autoCommitIntervalMs, on revocation and on close. Default true. */
   autoCommit?: boolean;
   autoCommitIntervalMs?: number;
@@ -122,6 +137,14 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
   private closing?: Promise<void>;
   /** Start positions being decided while onAssigned runs (seek() there changes them). */
   private pendingStart?: Map<string, number | undefined>;
+  private lastAssignmentData: Buffer = Buffer.alloc(0);
+  /**
+   * Partitions this member gave up, with its member epoch when it confirmed: an Assignment sent
+   * before the coordinator saw the confirmation still lists them (it lists revoking partitions)
+   * and must not bring them back; only a later grant (a higher epoch) does.
+   */
+  private readonly revokedAt = new Map<string, number>();
+  private userData: Buffer | undefined;
 
   constructor(
     cluster: Cluster,
@@ -142,6 +165,8 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
     this.autoOffsetReset = options.autoOffsetReset ?? 'latest';
     this.sessionTimeoutMs = options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
     this.maxProcessingIntervalMs = options.maxProcessingIntervalMs ?? DEFAULT_MAX_PROCESSING_INTERVAL_MS;
+    if (options.assignor === 'client' && !options.clientAssignor)
+      throw new TideError('INVALID_REQUEST', "assignor 'client' needs a clientAssignor function");
     this.failureSignal = new Promise<never>((_, reject) => (this.signalFailure = reject));
     this.failureSignal.catch(() => undefined);
   }
@@ -180,6 +205,7 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
       sessionTimeoutMs: this.sessionTimeoutMs,
       rebalanceTimeoutMs: this.maxProcessingIntervalMs,
       assignor: o.assignor ?? '',
+      userData: this.userData ?? o.userData,
       clock: this.clock,
       logger: this.logger,
       handler: {
@@ -188,6 +214,9 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
         onRevoke: (partitions) => this.enqueue(() => this.onRevoke(partitions)),
         onLost: (error) => this.onLost(error),
         onFatal: (error) => this.fail(error),
+        computeAssignment: o.clientAssignor
+          ? async (input) => (this.closed ? undefined : o.clientAssignor!(input))
+          : undefined,
       },
     });
     this.session.start();
@@ -204,6 +233,19 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
         Math.max(10, Math.min(1_000, this.maxProcessingIntervalMs / 4)),
       ),
     );
+  }
+
+  /** Replaces this member's user data (sent to the coordinator at once when joined). */
+  setUserData(data: Buffer): void {
+    if (data.length > 65_536)
+      throw new TideError('INVALID_REQUEST', `user data has ${data.length} bytes; at most 65536 are allowed`);
+    this.userData = Buffer.from(data);
+    this.session?.updateUserData(this.userData);
+  }
+
+  /** The client-side assignor's data for this member in its latest assignment. */
+  assignmentData(): Buffer {
+    return this.lastAssignmentData;
   }
 
   /** Partitions this member reads now. */
@@ -323,6 +365,10 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
   private async onAssignment(a: MemberAssignment): Promise<void> {
     if (this.closed) return;
     const next = new Map(a.partitions.map((tp) => [tpKey(tp.topic, tp.partition), tp]));
+    for (const [key, epoch] of [...this.revokedAt]) {
+      if (!next.has(key) || a.memberEpoch > epoch) this.revokedAt.delete(key);
+      else next.delete(key);
+    }
     const lost = [...this.owned.entries()].filter(([key]) => !next.has(key));
     if (lost.length > 0) {
       for (const [key] of lost) this.owned.delete(key);
@@ -343,6 +389,17 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
       this.logger.info({ partitions: refetch.length }, 'group offsets were reset: fetching them again');
     if (added.length > 0 || refetch.length > 0) await this.initialize(added, refetch);
     this.session?.setHoldsPartitions(this.owned.size > 0);
+    if (!a.userData.equals(this.lastAssignmentData)) {
+      this.lastAssignmentData = a.userData;
+      const listener = this.options.onAssignmentData;
+      if (listener) {
+        try {
+          await listener(a.userData);
+        } catch (err) {
+          this.logger.error({ err }, 'onAssignmentData listener failed');
+        }
+      }
+    }
   }
 
   /**
@@ -422,7 +479,10 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
           ),
         );
       }
-      for (const key of keys) this.owned.delete(key);
+      for (const key of keys) {
+        this.owned.delete(key);
+        this.revokedAt.set(key, this.session?.memberEpoch ?? 0);
+      }
       this.assignInner();
     }
     this.session?.ackRevoked(partitions);

@@ -27,6 +27,7 @@ import { toTideError } from '../net/broker-calls';
 import type { Logger } from '../../services/common/logger';
 import type { MemberRequest__Input } from '../../services/common/grpc/generated/tide/v1/MemberRequest';
 import type { MemberResponse } from '../../services/common/grpc/generated/tide/v1/MemberResponse';
+import type { ComputeAssignment } from '../../services/common/grpc/generated/tide/v1/ComputeAssignment';
 import { backoffMs } from '../retry';
 import type { TopicPartition } from '../types';
 import { COORDINATOR_ERRORS, type CoordinatorClient } from './coordinator-client';
@@ -61,7 +62,27 @@ export interface MemberAssignment {
   memberEpoch: number;
   partitions: TopicPartition[];
   refetchOffsets: boolean;
+  /** The client-side assignor's data for this member (empty under server-side assignors). */
+  userData: Buffer;
 }
+
+/** What the group's leader is asked to assign under the `client` assignor. */
+export interface ClientAssignorInput {
+  generation: number;
+  members: {
+    memberId: string;
+    instanceId: string;
+    topics: string[];
+    userData: Buffer;
+    /** What it owns now (revoking included), and its target before this generation. */
+    owned: TopicPartition[];
+    previousTarget: TopicPartition[];
+  }[];
+  partitionCounts: Map<string, number>;
+}
+
+/** Per member: its target partitions and the data delivered with its assignment. */
+export type ClientAssignment = Map<string, { partitions: TopicPartition[]; userData?: Buffer }>;
 
 export interface MemberHandler {
   /** Partitions the member holds now (reported on every (re)join). */
@@ -73,6 +94,8 @@ export interface MemberHandler {
   onLost(error: TideError): void;
   /** A non-retriable failure of the session (e.g. a malformed join): the application should see it. */
   onFatal(error: TideError): void;
+  /** This member leads a `client` assignor group: compute the target (undefined: cannot). */
+  computeAssignment?(input: ClientAssignorInput): Promise<ClientAssignment | undefined>;
 }
 
 export interface MemberSessionOptions {
@@ -84,6 +107,8 @@ export interface MemberSessionOptions {
   sessionTimeoutMs: number;
   rebalanceTimeoutMs: number;
   assignor: string;
+  /** Sent with every join; updateUserData() changes it. */
+  userData?: Buffer;
   clock: Clock;
   logger: Logger;
   handler: MemberHandler;
@@ -105,10 +130,12 @@ export class MemberSession {
   private retryTimer?: Timer;
   private leftWaiters: (() => void)[] = [];
   private holdsPartitions = false;
+  private userData: Buffer;
   private readonly logger: Logger;
 
   constructor(private readonly options: MemberSessionOptions) {
     this.heartbeatIntervalMs = Math.max(50, Math.min(5_000, Math.floor(options.sessionTimeoutMs / 3)));
+    this.userData = options.userData ?? Buffer.alloc(0);
     this.logger = options.logger.child({ component: 'group-member', group: options.groupId });
   }
 
@@ -135,6 +162,13 @@ export class MemberSession {
   /** Confirms a revocation (after the member stopped the partitions and committed). */
   ackRevoked(partitions: TopicPartition[]): void {
     if (this.current === 'joined') this.send({ revoked: { partitions: grouped(partitions) } });
+  }
+
+  /** New user data: sent now when joined, and with every later join. */
+  updateUserData(userData: Buffer): void {
+    if (this.userData.equals(userData)) return;
+    this.userData = Buffer.from(userData);
+    if (this.current === 'joined') this.send({ user_data: { user_data: this.userData } });
   }
 
   /** The member now holds partitions (or none): enables the session-timeout safety net. */
@@ -215,6 +249,7 @@ export class MemberSession {
         member_id: this.id,
         member_epoch: this.id ? this.epoch : 0,
         owned: grouped(o.handler.owned()),
+        user_data: this.userData,
       },
     });
   }
@@ -242,9 +277,13 @@ export class MemberSession {
           memberEpoch: a.member_epoch,
           partitions: flatten(a.partitions),
           refetchOffsets: a.refetch_offsets,
+          userData: Buffer.from(a.user_data ?? []),
         });
         break;
       }
+      case 'compute_assignment':
+        void this.compute(call, message.compute_assignment!);
+        break;
       case 'revoke':
         this.options.handler.onRevoke(flatten(message.revoke!.partitions));
         break;
@@ -254,6 +293,44 @@ export class MemberSession {
         this.logger.warn({ error: message.error }, 'the coordinator reported a problem');
         break;
     }
+  }
+
+  /** Leader of a `client` assignor group: computes the target and answers on the same stream. */
+  private async compute(call: unknown, request: ComputeAssignment): Promise<void> {
+    const compute = this.options.handler.computeAssignment;
+    if (!compute) {
+      this.logger.warn('asked to compute the assignment, but no client-side assignor is set; ignoring');
+      return;
+    }
+    let result: ClientAssignment | undefined;
+    try {
+      result = await compute({
+        generation: request.generation,
+        members: request.members.map((m) => ({
+          memberId: m.member_id,
+          instanceId: m.instance_id,
+          topics: m.topics,
+          userData: Buffer.from(m.user_data ?? []),
+          owned: flatten(m.owned),
+          previousTarget: flatten(m.previous_target),
+        })),
+        partitionCounts: new Map(request.partition_counts.map((c) => [c.topic, c.partitions])),
+      });
+    } catch (err) {
+      this.logger.error({ err }, 'the client-side assignor failed; the coordinator asks again later');
+      return;
+    }
+    if (!result || call !== this.call) return;
+    this.send({
+      assignment_result: {
+        generation: request.generation,
+        targets: [...result].map(([memberId, t]) => ({
+          member_id: memberId,
+          partitions: grouped(t.partitions),
+          user_data: t.userData ?? Buffer.alloc(0),
+        })),
+      },
+    });
   }
 
   private onFailure(call: unknown, error: TideError): void {

@@ -93,9 +93,9 @@ export class BrokerCalls {
     return this.call(this.pool.broker(address), invoke, timeoutMs);
   }
 
-  /** A unary Admin call to `address`. */
-  admin<T>(address: string, invoke: Invoke<AdminClient, T>): Promise<T> {
-    return this.call(this.pool.admin(address), invoke);
+  /** A unary Admin call to `address` (deadline `timeoutMs`, default `requestTimeoutMs`). */
+  admin<T>(address: string, invoke: Invoke<AdminClient, T>, timeoutMs?: number): Promise<T> {
+    return this.call(this.pool.admin(address), invoke, timeoutMs);
   }
 
   /** Cluster metadata (all topics when `topics` is empty). */

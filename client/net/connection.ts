@@ -107,7 +107,10 @@ export class ConnectionPool {
     return this.member(address, lane).broker;
   }
 
-  /** The Admin client of `address`, sharing the channel of its first pool member. */
+  /**
+   * The Admin client of `address`, sharing the channel of its first pool member and its headers
+   * (DeleteRecords is served by a partition's leader, so it is proxy-routed like the data plane).
+   */
   admin(address: string): AdminClient {
     const member = this.member(address, 0);
     if (!member.admin) {
@@ -115,6 +118,7 @@ export class ConnectionPool {
       member.admin = new Admin(address, this.credentials, {
         ...this.channelOptions,
         channelOverride: member.broker.getChannel(),
+        interceptors: this.interceptors,
       });
     }
     return member.admin;

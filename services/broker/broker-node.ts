@@ -302,6 +302,8 @@ export class BrokerNode {
               metadata,
               logger,
               edge: metrics.edge(logger),
+              forwarder,
+              isInternalTopic: (topic) => replicas.currentTopics().get(topic)?.internal === true,
             }),
             ...aclAdminHandlers({
               store: deps.store,

@@ -172,6 +172,10 @@ export const ERROR_CODES = {
     retriable: false,
     hint: 'no such consumer group (no members and no committed offsets); check the name with `tide groups list`',
   },
+  STORE_NOT_AVAILABLE: {
+    retriable: true,
+    hint: "a streams application's store partition is restoring or moving between instances, or its instance is not known yet; retry shortly (any instance routes the query to the owner)",
+  },
   TLS_FAILED: {
     retriable: false,
     hint: 'the TLS handshake failed: check --tls-ca trusts the broker certificate, that the certificate names the host you dial (or set --tls-server-name), and that the broker asks for a client certificate you have (--tls-cert/--tls-key); see docs/security.md',

@@ -22,6 +22,7 @@ import {
   ConsumerGroup,
   type CommittedOffset,
   type GroupEffect,
+  type ComputeResult,
   type GroupSnapshot,
   type JoinRequest,
 } from './group';
@@ -105,6 +106,19 @@ export class GroupRuntime {
   revoked(memberId: string, partitions: string[]): void {
     this.ensureOpen();
     this.afterChange(this.group.revoked(memberId, partitions, this.clock.nowMs()));
+  }
+
+  /** The member's user data changed (a client-side assignor computes the target again). */
+  userData(memberId: string, userData: Buffer): void {
+    this.ensureOpen();
+    this.afterChange(this.group.updateUserData(memberId, userData, this.clock.nowMs()));
+  }
+
+  /** The leader's client-side assignment. Throws INVALID_REQUEST for a malformed one. */
+  assignmentComputed(memberId: string, result: ComputeResult): void {
+    this.ensureOpen();
+    const effects = this.group.assignmentComputed(memberId, result, this.clock.nowMs());
+    if (effects.length > 0) this.afterChange(effects);
   }
 
   leave(memberId: string, temporary: boolean): void {
@@ -265,9 +279,28 @@ export class GroupRuntime {
               member_epoch: effect.memberEpoch,
               partitions: toWire(effect.partitions),
               refetch_offsets: effect.refetchOffsets,
+              user_data: effect.userData,
             },
           });
           break;
+        case 'compute': {
+          const r = effect.request;
+          channel.send({
+            compute_assignment: {
+              generation: r.generation,
+              members: r.members.map((m) => ({
+                member_id: m.memberId,
+                instance_id: m.instanceId,
+                topics: m.topics,
+                user_data: m.userData,
+                owned: toWire(m.owned),
+                previous_target: toWire(m.previousTarget),
+              })),
+              partition_counts: [...r.partitionCounts].map(([topic, partitions]) => ({ topic, partitions })),
+            },
+          });
+          break;
+        }
         case 'revoke':
           channel.send({ revoke: { partitions: toWire(effect.partitions), timeout_ms: effect.timeoutMs } });
           break;

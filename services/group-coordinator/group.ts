@@ -21,7 +21,7 @@ import { TideError } from '../common/errors';
 import { assignorFor } from './assignors';
 import { DEFAULT_ASSIGNOR } from '../common/assignor-names';
 import { nextGroupState, type GroupEvent, type GroupProtocol, type GroupState } from './group-state';
-import { describeKeys, sortedKeys } from './partitions';
+import { describeKeys, parseTpKey, sortedKeys } from './partitions';
 
 export const DEFAULT_SESSION_TIMEOUT_MS = 45_000;
 export const DEFAULT_REBALANCE_TIMEOUT_MS = 300_000;
@@ -46,6 +46,8 @@ export interface JoinRequest {
   assignor: string;
   /** Partition keys the member holds now (a rejoin). */
   owned: string[];
+  /** Opaque data for a client-side assignor and DescribeGroup (not persisted: sent with every join). */
+  userData?: Buffer;
 }
 
 export type GroupEffect =
@@ -57,10 +59,34 @@ export type GroupEffect =
       /** Every partition the member owns, revoking ones included. */
       partitions: string[];
       refetchOffsets: boolean;
+      /** The client-side assignor's data for this member (empty otherwise). */
+      userData: Buffer;
     }
   | { kind: 'revoke'; memberId: string; partitions: string[]; timeoutMs: number }
+  /** Client-side assignment: ask the leader for this generation's target. */
+  | { kind: 'compute'; memberId: string; request: ComputeRequest }
   /** The member is out of the group: end its stream with this error. */
   | { kind: 'fence'; memberId: string; error: TideError };
+
+/** What a client-side assignor's leader is asked to assign. */
+export interface ComputeRequest {
+  generation: number;
+  members: {
+    memberId: string;
+    instanceId: string;
+    topics: string[];
+    userData: Buffer;
+    owned: string[];
+    previousTarget: string[];
+  }[];
+  partitionCounts: Map<string, number>;
+}
+
+/** The leader's answer: per member, its target partitions and its assignment data. */
+export interface ComputeResult {
+  generation: number;
+  targets: { memberId: string; partitions: string[]; userData: Buffer }[];
+}
 
 export interface CommittedOffset {
   offset: number;
@@ -94,6 +120,7 @@ export interface GroupSnapshot {
 export interface MemberDescription extends MemberSnapshot {
   target: string[];
   connected: boolean;
+  userData: Buffer;
 }
 
 export interface GroupOptions {
@@ -109,6 +136,7 @@ class Member {
   revokeDeadlineMs: number | undefined;
   readonly owned = new Set<string>();
   readonly revoking = new Set<string>();
+  userData: Buffer = EMPTY;
 
   constructor(
     public memberId: string,
@@ -151,6 +179,11 @@ export function heartbeatIntervalFor(sessionTimeoutMs: number): number {
   return Math.max(50, Math.min(MAX_HEARTBEAT_INTERVAL_MS, Math.floor(sessionTimeoutMs / 3)));
 }
 
+const EMPTY = Buffer.alloc(0);
+/** The assignor name under which the leader member computes the target (ComputeAssignment). */
+export const CLIENT_ASSIGNOR = 'client';
+export const MAX_USER_DATA_BYTES = 65_536;
+
 function sameTopics(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && [...a].sort().join('\u0000') === [...b].sort().join('\u0000');
 }
@@ -166,6 +199,10 @@ export class ConsumerGroup {
   private targetGeneration = -1;
   /** Partition counts the current target was computed with. */
   private targetCounts = new Map<string, number>();
+  /** Client-side assignor: each member's assignment data, from the leader's last accepted result. */
+  private targetData = new Map<string, Buffer>();
+  /** Client-side assignor: the request the leader has not answered yet. */
+  private pending: { generation: number; leader: string; deadlineMs: number } | undefined;
   readonly offsets = new Map<string, CommittedOffset>();
 
   constructor(
@@ -225,7 +262,8 @@ export class ConsumerGroup {
     request: JoinRequest,
     nowMs: number,
   ): { memberId: string; memberEpoch: number; heartbeatIntervalMs: number; effects: GroupEffect[] } {
-    if (request.assignor) assignorFor(request.assignor); // INVALID_REQUEST for an unknown name
+    // INVALID_REQUEST for an unknown name
+    if (request.assignor && request.assignor !== CLIENT_ASSIGNOR) assignorFor(request.assignor);
     if (this.members.size === 0) this.assignorName = request.assignor || this.assignorName;
 
     let member: Member | undefined;
@@ -233,6 +271,7 @@ export class ConsumerGroup {
     if (request.memberId && this.members.has(request.memberId)) {
       member = this.members.get(request.memberId)!;
       effects = this.rejoin(member, request, nowMs);
+      effects.push(...this.setUserData(member, request.userData ?? EMPTY, nowMs));
     } else if (request.instanceId && this.instances.has(request.instanceId)) {
       ({ member, effects } = this.replaceStatic(request, nowMs));
     } else if (request.memberId) {
@@ -242,8 +281,10 @@ export class ConsumerGroup {
       );
     } else {
       member = this.addMember(request, nowMs);
+      member.userData = request.userData ?? EMPTY;
       effects = this.reconcile(nowMs, 'MEMBERSHIP_CHANGED');
     }
+    effects.push(...this.askAgainIfLeaderGone(nowMs));
     return {
       memberId: member.memberId,
       memberEpoch: member.epoch,
@@ -318,9 +359,68 @@ export class ConsumerGroup {
         ),
       });
     }
-    if (fenced.length === 0) return [];
+    if (fenced.length === 0) return this.askAgainIfOverdue(nowMs);
     this.gen++;
     return [...fenced, ...this.reconcile(nowMs, 'MEMBERSHIP_CHANGED')];
+  }
+
+  /**
+   * A member's user data changed. Under the client assignor the target is computed again (a new
+   * generation), as the data is what the leader's assignor decides on.
+   */
+  updateUserData(memberId: string, userData: Buffer, nowMs: number): GroupEffect[] {
+    const member = this.requireMember(memberId);
+    member.touch(nowMs);
+    return this.setUserData(member, userData, nowMs);
+  }
+
+  /**
+   * The leader's answer to a ComputeAssignment. An answer for another generation, or from a member
+   * that is not the one asked, is ignored (a newer request is out). Throws INVALID_REQUEST for a
+   * result that names an unknown member, a partition twice, or a partition the member may not own.
+   */
+  assignmentComputed(memberId: string, result: ComputeResult, nowMs: number): GroupEffect[] {
+    const pending = this.pending;
+    if (!pending || pending.generation !== result.generation || pending.generation !== this.gen) return [];
+    if (pending.leader !== memberId) return [];
+    const target = new Map<string, Set<string>>();
+    const data = new Map<string, Buffer>();
+    for (const m of this.members.values()) target.set(m.memberId, new Set());
+    const taken = new Set<string>();
+    for (const t of result.targets) {
+      const m = this.members.get(t.memberId);
+      if (!m)
+        throw new TideError(
+          'INVALID_REQUEST',
+          `assignment_result names member ${t.memberId}, which is not in group ${this.groupId}`,
+        );
+      for (const key of t.partitions) {
+        const { topic, partition } = parseTpKey(key);
+        if (taken.has(key))
+          throw new TideError('INVALID_REQUEST', `assignment_result gives ${describeKeys([key])} twice`);
+        if (!m.topics.includes(topic) || partition >= (this.targetCounts.get(topic) ?? 0)) {
+          throw new TideError(
+            'INVALID_REQUEST',
+            `assignment_result gives ${describeKeys([key])} to member ${t.memberId}, which does not subscribe to it or it does not exist`,
+          );
+        }
+        taken.add(key);
+        target.get(t.memberId)!.add(key);
+      }
+      if (t.userData.length > 0) data.set(t.memberId, t.userData);
+    }
+    this.pending = undefined;
+    const before = this.targetData;
+    this.target = target;
+    this.targetData = data;
+    const effects = this.reconcile(nowMs, 'RECONCILED');
+    const told = new Set(effects.filter((e) => e.kind === 'assignment').map((e) => e.memberId));
+    for (const m of this.members.values()) {
+      if (told.has(m.memberId) || !m.connected) continue;
+      if (!(before.get(m.memberId) ?? EMPTY).equals(data.get(m.memberId) ?? EMPTY))
+        effects.push(this.assignmentOf(m, false));
+    }
+    return effects;
   }
 
   /** Topic metadata changed: when a subscribed topic's partition count changed, the target moves. */
@@ -445,6 +545,7 @@ export class ConsumerGroup {
       ...m.snapshot(),
       target: sortedKeys(this.target.get(m.memberId) ?? []),
       connected: m.connected,
+      userData: m.userData,
     }));
   }
 
@@ -509,6 +610,7 @@ export class ConsumerGroup {
       old.fenceEpoch,
       nowMs,
     );
+    member.userData = request.userData ?? EMPTY;
     for (const key of old.owned) member.owned.add(key);
     for (const key of old.revoking) member.revoking.add(key);
     member.revokeDeadlineMs = member.revoking.size > 0 ? nowMs + member.rebalanceTimeoutMs : undefined;
@@ -518,6 +620,10 @@ export class ConsumerGroup {
     const oldTarget = this.target.get(old.memberId);
     this.target.delete(old.memberId);
     if (oldTarget) this.target.set(member.memberId, oldTarget);
+    const oldData = this.targetData.get(old.memberId);
+    this.targetData.delete(old.memberId);
+    if (oldData) this.targetData.set(member.memberId, oldData);
+    if (this.pending?.leader === old.memberId) this.pending.leader = member.memberId;
     const effects: GroupEffect[] = [
       {
         kind: 'fence',
@@ -561,6 +667,7 @@ export class ConsumerGroup {
   private remove(member: Member): void {
     this.members.delete(member.memberId);
     this.target.delete(member.memberId);
+    this.targetData.delete(member.memberId);
     if (member.instanceId && this.instances.get(member.instanceId) === member.memberId)
       this.instances.delete(member.instanceId);
   }
@@ -576,12 +683,13 @@ export class ConsumerGroup {
     return member;
   }
 
-  private computeTarget(): void {
+  private computeTarget(nowMs: number): GroupEffect[] {
     const counts = new Map<string, number>();
     for (const topic of this.subscribedTopics()) {
       const count = this.options.partitionCount(topic);
       if (count !== undefined) counts.set(topic, count);
     }
+    if (this.assignorName === CLIENT_ASSIGNOR) return this.askLeader(counts, nowMs);
     // Sticky basis: the previous target, else what members own (after a takeover).
     const previous = new Map<string, Set<string>>();
     for (const m of this.members.values())
@@ -597,12 +705,101 @@ export class ConsumerGroup {
     });
     this.targetCounts = counts;
     this.targetGeneration = this.gen;
+    return [];
+  }
+
+  /**
+   * Client-side assignment: until the leader answers, the target is the previous one kept to the
+   * members and partitions that still exist (a new member gets nothing yet, a gone member's
+   * partitions wait), so nothing moves that the leader may want to keep.
+   */
+  private askLeader(counts: Map<string, number>, nowMs: number): GroupEffect[] {
+    const interim = new Map<string, Set<string>>();
+    for (const m of this.members.values()) {
+      const kept = [...(this.target.get(m.memberId) ?? m.owned)].filter((key) => {
+        const { topic, partition } = parseTpKey(key);
+        return m.topics.includes(topic) && partition < (counts.get(topic) ?? 0);
+      });
+      interim.set(m.memberId, new Set(kept));
+    }
+    const previous = this.target;
+    this.target = interim;
+    this.targetCounts = counts;
+    this.targetGeneration = this.gen;
+    const leader = this.leaderCandidates()[0];
+    if (!leader) {
+      this.pending = { generation: this.gen, leader: '', deadlineMs: nowMs };
+      return [];
+    }
+    return [this.computeEffect(leader, previous, nowMs)];
+  }
+
+  /** Connected members in assignor order (instance id, else member id): the first one leads. */
+  private leaderCandidates(): Member[] {
+    const key = (m: Member) => (m.instanceId ? `0${m.instanceId}` : `1${m.memberId}`);
+    return [...this.members.values()]
+      .filter((m) => m.connected)
+      .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  }
+
+  private computeEffect(leader: Member, previous: Map<string, Set<string>>, nowMs: number): GroupEffect {
+    this.pending = {
+      generation: this.gen,
+      leader: leader.memberId,
+      deadlineMs: nowMs + leader.sessionTimeoutMs,
+    };
+    return {
+      kind: 'compute',
+      memberId: leader.memberId,
+      request: {
+        generation: this.gen,
+        members: [...this.members.values()].map((m) => ({
+          memberId: m.memberId,
+          instanceId: m.instanceId,
+          topics: [...m.topics],
+          userData: m.userData,
+          owned: sortedKeys(m.owned),
+          previousTarget: sortedKeys(previous.get(m.memberId) ?? []),
+        })),
+        partitionCounts: new Map(this.targetCounts),
+      },
+    };
+  }
+
+  /** The leader asked is gone or disconnected: ask the first connected member instead. */
+  private askAgainIfLeaderGone(nowMs: number): GroupEffect[] {
+    const pending = this.pending;
+    if (!pending || pending.generation !== this.gen) return [];
+    const leader = this.members.get(pending.leader);
+    if (leader?.connected) return [];
+    const next = this.leaderCandidates()[0];
+    return next ? [this.computeEffect(next, this.target, nowMs)] : [];
+  }
+
+  /** The leader did not answer within its session timeout: ask the next connected member. */
+  private askAgainIfOverdue(nowMs: number): GroupEffect[] {
+    const pending = this.pending;
+    if (!pending || pending.generation !== this.gen) return [];
+    if (nowMs < pending.deadlineMs && this.members.get(pending.leader)?.connected) return [];
+    const candidates = this.leaderCandidates();
+    if (candidates.length === 0) return [];
+    const at = candidates.findIndex((m) => m.memberId === pending.leader);
+    const next = candidates[(at + 1) % candidates.length];
+    return [this.computeEffect(next, this.target, nowMs)];
+  }
+
+  private setUserData(member: Member, userData: Buffer, nowMs: number): GroupEffect[] {
+    if (member.userData.equals(userData)) return [];
+    member.userData = userData;
+    if (this.assignorName !== CLIENT_ASSIGNOR) return [];
+    this.gen++;
+    return this.reconcile(nowMs, 'MEMBERSHIP_CHANGED');
   }
 
   /** Moves ownership one safe step towards the target; returns the messages to send. */
   private reconcile(nowMs: number, event: GroupEvent): GroupEffect[] {
-    if (this.targetGeneration !== this.gen) this.computeTarget();
     const effects: GroupEffect[] = [];
+    if (this.targetGeneration !== this.gen) effects.push(...this.computeTarget(nowMs));
     const owners = new Map<string, string>();
     for (const m of this.members.values()) for (const key of m.owned) owners.set(key, m.memberId);
 
@@ -651,6 +848,7 @@ export class ConsumerGroup {
       memberEpoch: member.epoch,
       partitions: sortedKeys(member.owned),
       refetchOffsets,
+      userData: this.targetData.get(member.memberId) ?? EMPTY,
     };
   }
 

@@ -13,6 +13,7 @@ import { KStream, type StreamJoinOptions } from './kstream';
 import type { KTable } from './ktable';
 import type { GlobalKTable } from './global-ktable';
 import { addRepartition } from './repartition';
+import { listSerde } from '../state/list-serde';
 
 export type { JoinKind };
 type Joiner = (left: unknown, right: unknown, key: unknown) => unknown;
@@ -57,11 +58,12 @@ export function streamStreamJoin<K, V, VO>(
     outer: kind === 'inner' ? undefined : `${name}-outer-join-store`,
   };
   const span = windows.beforeMs + windows.afterMs + windows.graceMs;
+  // Each entry holds every value seen at its (key, timestamp): a list, through the side's serde.
   b.addStore({
     name: stores.left,
     kind: 'window',
     key,
-    value: leftValue,
+    value: leftValue && (listSerde(leftValue) as Serde<unknown>),
     windowSizeMs: 0,
     retentionMs: span,
     persistent: false,
@@ -72,7 +74,7 @@ export function streamStreamJoin<K, V, VO>(
     name: stores.right,
     kind: 'window',
     key,
-    value: rightValue,
+    value: rightValue && (listSerde(rightValue) as Serde<unknown>),
     windowSizeMs: 0,
     retentionMs: span,
     persistent: false,

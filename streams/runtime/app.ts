@@ -12,6 +12,8 @@
  *   every output and changelog record sent so far is awaited (acknowledged), and only then are the
  *   input offsets committed and the checkpoints written (at-least-once).
  * - Revoked tasks are committed and closed; lost ones (fenced) are closed without a commit.
+ * - After a commit, the internal repartition topics are purged up to the committed offsets
+ *   (purge.ts: Admin.DeleteRecords, at most once per repartitionPurgeIntervalMs).
  *
  * exactlyOnce: one transactional producer per instance; each commit interval is one transaction
  * holding the outputs, the changelog writes and the input offsets (sendOffsets with the member's
@@ -28,8 +30,7 @@ import { randomUUID } from 'node:crypto';
 import type { ConsumerRecord, TopicPartition } from '../../client/types';
 import { silentLogger, type Logger } from '../../services/common/logger';
 import { StreamsError } from '../errors';
-import { InMemoryKeyValueStore, InMemorySessionStore, InMemoryWindowStore } from '../state/memory';
-import { PersistentKeyValueStore, stampedSerde } from '../state/persistent';
+import { createStateStore, isPersistentStore } from '../state/factory';
 import type { StateStore, StoreChange } from '../state/stores';
 import type { StoreDef } from '../topology/nodes';
 import type { Subtopology, Topology } from '../topology/topology';
@@ -38,7 +39,12 @@ import { StreamTask, type TaskMetrics } from './task';
 import { changelogTopic, ChangelogCodec } from './changelog';
 import { readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint';
 import { applyChange, restoreStore, type RestoreProgress } from './restore';
+import { DEFAULT_REPARTITION_PURGE_INTERVAL_MS, RepartitionPurger } from './purge';
 import { join } from 'node:path';
+import type { QueryServerOptions } from './query/server';
+import { DEFAULT_ACCEPTABLE_RECOVERY_LAG, DEFAULT_MAX_WARMUP_REPLICAS, Replicas } from './replicas';
+import type { ChangeRelay, StoreSlot } from './standby';
+import { StreamsQueries } from './query/typed';
 
 export const DEFAULT_COMMIT_INTERVAL_MS = 30_000;
 
@@ -52,9 +58,10 @@ export interface StreamsAppOptions {
   /** How often tasks commit (outputs acknowledged, then input offsets). Default 30 s, as Kafka's at-least-once. */
   commitIntervalMs?: number;
   /**
-   * The instance's state directory. With it, key-value stores with key and value serdes are kept
-   * in LMDB under `<stateDir>/<task>/<store>` with a checkpoint file per task, so a restart
-   * restores only the changelog's tail. Without it every store is in memory and restores in full.
+   * The instance's state directory. With it, stores with key and value serdes (key-value, window
+   * and session) are kept in LMDB under `<stateDir>/<task>/<store>` with a checkpoint file per
+   * task, so a restart restores only the changelog's tail. Without it every store is in memory and
+   * restores in full.
    */
   stateDir?: string;
   /** Group session timeout (default the client's, 45 s): how long a dead instance keeps its tasks. */
@@ -65,6 +72,12 @@ export interface StreamsAppOptions {
   caching?: boolean;
   /** Replication factor of the internal topics (0: the cluster default). */
   replicationFactor?: number;
+  /**
+   * Records of the internal repartition topics are deleted up to the committed offsets after a
+   * commit (Admin.DeleteRecords), at most once per this interval (Kafka's
+   * repartition.purge.interval.ms). Default 30 s; 0 = after every commit.
+   */
+  repartitionPurgeIntervalMs?: number;
   /** Called as stores restore (after each fetched chunk, and once done). */
   onRestore?: (progress: RestoreProgress) => void;
   /** Called once when the app fails (a send or commit failed); it stops processing. */
@@ -72,6 +85,14 @@ export interface StreamsAppOptions {
   logger?: Logger;
   /** Client id of the group member (default `<applicationId>`). */
   clientId?: string;
+  /** Standby copies of each stateful task on other instances (tailing its changelogs). Default 0. */
+  numStandbys?: number;
+  /** A copy this many changelog records behind (or fewer) may take its task over. Default 10,000. */
+  acceptableRecoveryLag?: number;
+  /** Warm-up copies in the group at once (tasks waiting to move to a caught-up instance). Default 2. */
+  maxWarmupReplicas?: number;
+  /** Serve interactive queries on this address (StreamsQuery over gRPC); advertised to the other instances. */
+  queryServer?: QueryServerOptions;
 }
 
 export type StreamsAppState = 'created' | 'starting' | 'running' | 'closing' | 'closed' | 'failed';
@@ -108,6 +129,9 @@ interface RunningTask {
   restoredRecords: number;
   restoreTotal: number;
   lag: number;
+  /** Logged stores with their changelog relays; `from` set when a standby copy was handed over. */
+  slots: Map<string, StoreSlot>;
+  handedFrom: Map<string, number>;
 }
 
 const TICK_MS = 100;
@@ -138,8 +162,12 @@ export class StreamsApp {
   private readonly committed = new Map<string, number>();
   private lagUpdating = false;
   private offsetCommit: Promise<void> | undefined;
+  private purger?: RepartitionPurger;
   private _state: StreamsAppState = 'created';
   private failure: Error | undefined;
+  private replicas?: Replicas;
+  /** Interactive queries (app.queries.get(...)); see docs/streams.md. */
+  readonly queries: StreamsQueries;
 
   constructor(
     private readonly tide: Tide,
@@ -162,6 +190,30 @@ export class StreamsApp {
     if (!Number.isFinite(this.commitIntervalMs) || this.commitIntervalMs <= 0) {
       throw new StreamsError('TOPOLOGY', `commitIntervalMs must be > 0, got ${options.commitIntervalMs}`);
     }
+    const standbys = options.numStandbys ?? 0;
+    if (!Number.isInteger(standbys) || standbys < 0)
+      throw new StreamsError('TOPOLOGY', `numStandbys must be an integer >= 0, got ${standbys}`);
+    this.queries = new StreamsQueries(() => this.replicas?.router);
+  }
+
+  /** This instance's query endpoint `host:port` ('' without `queryServer`). */
+  get queryEndpoint(): string {
+    return this.replicas?.endpoint ?? '';
+  }
+
+  /** Standby and warm-up copies kept on this instance now. */
+  standbyTaskIds(): string[] {
+    return this.replicas?.standbys.taskIds() ?? [];
+  }
+
+  /** Changelog records applied by this instance's standby copies so far. */
+  standbyRecordsApplied(): number {
+    return this.replicas?.standbys.recordsApplied ?? 0;
+  }
+
+  /** Looks a key up in a key-value store, on whichever instance holds it (see `queries`). */
+  query<K, V>(store: string, key: K): Promise<V | null> {
+    return this.queries.get<K, V>(store, key);
   }
 
   get state(): StreamsAppState {
@@ -186,6 +238,14 @@ export class StreamsApp {
     }
     try {
       await this.prepareTopics();
+      const admin = this.tide.admin();
+      this.purger = new RepartitionPurger({
+        deleteRecords: (partitions) => admin.deleteRecords(partitions),
+        topics: new Set(this.topology.internalTopics.keys()),
+        intervalMs: this.options.repartitionPurgeIntervalMs ?? DEFAULT_REPARTITION_PURGE_INTERVAL_MS,
+        nowMs: () => Date.now(),
+        logger: this.logger,
+      });
       if (this.eos) {
         this.txn = this.tide.producer({
           transactionalId: this.options.transactionalId ?? `${this.applicationId}-${randomUUID()}`,
@@ -196,19 +256,22 @@ export class StreamsApp {
         this.producer = this.tide.producer({ acks: 'all' });
       }
       const sources = [...new Set(this.topology.subtopologies.flatMap((s) => s.sourceTopics))];
+      this.replicas = this.createReplicas();
+      await this.replicas.start();
       this.member = this.tide.consumer({
+        ...this.replicas.groupOptions(),
         groupId: this.applicationId,
         clientId: this.options.clientId ?? this.applicationId,
         autoCommit: false,
         autoOffsetReset: 'earliest',
         isolation: this.eos ? 'read_committed' : 'read_uncommitted',
-        assignor: 'range',
         sessionTimeoutMs: this.options.sessionTimeoutMs,
         logger: this.options.logger,
         onAssigned: (tps) => this.onAssigned(tps),
         onRevoked: (tps) => this.onRevoked(tps),
         onLost: (tps) => this.onLost(tps),
       });
+      this.replicas.attach(this.member);
       this.member.subscribe(sources);
       this.loop = this.run();
       this.timer = setInterval(() => void this.tick(), Math.min(TICK_MS, this.commitIntervalMs));
@@ -232,6 +295,8 @@ export class StreamsApp {
       for (const rt of [...this.tasks.values()]) this.closeTask(rt);
     });
     if (this.inTransaction) await this.txn?.abortTransaction().catch(() => undefined);
+    await this.purger?.close();
+    await this.replicas?.close();
     await this.producer?.close().catch(() => undefined);
     await this.txn?.close().catch(() => undefined);
     this._state = failed ? 'failed' : 'closed';
@@ -270,6 +335,30 @@ export class StreamsApp {
   /** Commits every task now (as the interval does). */
   commit(): Promise<void> {
     return this.withLock(() => this.commitTasks([...this.tasks.values()]));
+  }
+
+  private createReplicas(): Replicas {
+    return new Replicas({
+      tide: this.tide,
+      topology: this.topology,
+      partitions: () => this.partitions,
+      readCommitted: this.eos,
+      stateDir: this.options.stateDir,
+      logger: this.logger,
+      placement: {
+        numStandbys: this.options.numStandbys ?? 0,
+        acceptableRecoveryLag: this.options.acceptableRecoveryLag ?? DEFAULT_ACCEPTABLE_RECOVERY_LAG,
+        maxWarmupReplicas: this.options.maxWarmupReplicas ?? DEFAULT_MAX_WARMUP_REPLICAS,
+      },
+      queryServer: this.options.queryServer,
+      createStore: standbyStoreFactory(this.options.stateDir),
+      localStore: (taskId, store) => {
+        const rt = this.tasks.get(taskId);
+        if (!rt || rt.restoring || this._state !== 'running' || this.failure) return undefined;
+        return rt.task.stores.get(store);
+      },
+      activeTasks: () => [...this.tasks.keys()],
+    });
   }
 
   // ---------------------------------------------------------------- topics
@@ -399,12 +488,14 @@ export class StreamsApp {
     if (this.eos) {
       await this.commitTransaction(offsets);
       for (const o of offsets) this.committed.set(tpKey(o.topic, o.partition), o.offset);
+      this.purger?.committed(offsets);
     } else if (offsets.length > 0) {
       // The outputs are acknowledged: the offsets may be committed. Processing goes on meanwhile
       // (a group commit can wait out a rebalance); revocation and close wait for it.
       const commit = this.member!.commit(offsets).then(
         () => {
           for (const o of offsets) this.committed.set(tpKey(o.topic, o.partition), o.offset);
+          this.purger?.committed(offsets);
         },
         (err: unknown) => this.logger.warn({ err }, 'offset commit failed; the next one retries'),
       );
@@ -457,7 +548,7 @@ export class StreamsApp {
     const checkpoint: Record<string, number> = {};
     for (const def of rt.subtopology.stores) {
       const store = rt.task.stores.get(def.name);
-      if (!def.logged || !(store instanceof PersistentKeyValueStore)) continue;
+      if (!def.logged || !store || !isPersistentStore(store)) continue;
       await store.flushed();
       const topic = changelogTopic(this.applicationId, def.name);
       const next = rt.changelogNext.get(topic);
@@ -517,6 +608,7 @@ export class StreamsApp {
       this.member?.resume(release.map(tpOf));
     }
     if (fresh.length > 0) this.logger.info({ tasks: fresh.map((t) => t.id) }, 'tasks assigned');
+    if (fresh.length > 0) this.replicas?.tasksChanged();
   }
 
   private async onRevoked(tps: TopicPartition[]): Promise<void> {
@@ -532,7 +624,8 @@ export class StreamsApp {
           'commit before revocation failed; the next owner re-reads from the last commit',
         );
       }
-      for (const rt of affected) this.closeTask(rt);
+      // Committed: the stores hold exactly what the changelogs do, so they stay as a standby copy.
+      for (const rt of affected) this.closeTask(rt, committed && this._state === 'running');
       for (const tp of tps) this.forget(tp);
       // exactlyOnce: the failed transaction was aborted, so the other tasks' state is ahead of it.
       if (this.eos && !committed) await this.abortAndRevive();
@@ -592,8 +685,17 @@ export class StreamsApp {
     );
   }
 
-  private closeTask(rt: RunningTask): void {
-    rt.task.close();
+  private closeTask(rt: RunningTask, keepAsStandby = false): void {
+    const keep = keepAsStandby && !rt.restoring && this.replicas !== undefined;
+    rt.task.close(keep);
+    if (keep) {
+      for (const [name, store] of rt.task.stores) if (!rt.slots.has(name)) store.close();
+      const slots = [...rt.slots.values()].map((slot) => ({
+        ...slot,
+        position: rt.changelogNext.get(changelogTopic(this.applicationId, slot.def.name)) ?? slot.position,
+      }));
+      this.replicas!.adopt(rt.id, slots);
+    }
     this.tasks.delete(rt.id);
     for (const tp of rt.inputs) {
       const key = tpKey(tp.topic, tp.partition);
@@ -607,6 +709,9 @@ export class StreamsApp {
     const id = `${s.id}_${partition}`;
     const holder: { rt?: RunningTask } = {};
     const codecs = new Map<string, ChangelogCodec>();
+    // A standby copy of this task here: its stores carry on, restored only from where it got to.
+    const handed = this.replicas?.standbys.release(id);
+    const slots = new Map<string, StoreSlot>();
     const collector: RecordCollector = {
       partitionsOf: (topic) => this.partitionsOf(topic),
       send: (r) => this.send(r),
@@ -624,11 +729,21 @@ export class StreamsApp {
           const codec = new ChangelogCodec(def);
           codecs.set(def.name, codec);
           const topic = changelogTopic(this.applicationId, def.name);
-          return createStore(def, id, this.options.stateDir, (change) => {
+          const log = (change: StoreChange): void => {
             const rt = holder.rt;
             if (!rt || rt.restoring) return;
             this.logChange(rt, topic, codec, change);
-          });
+          };
+          const copy = handed?.get(def.name);
+          if (copy) {
+            copy.relay.fn = log;
+            slots.set(def.name, copy);
+            return copy.store;
+          }
+          const relay: ChangeRelay = { fn: log };
+          const store = createStore(def, id, this.options.stateDir, (change) => relay.fn?.(change));
+          slots.set(def.name, { def, store, relay, position: 0 });
+          return store;
         },
       },
     );
@@ -643,7 +758,15 @@ export class StreamsApp {
       restoredRecords: 0,
       restoreTotal: 0,
       lag: 0,
+      slots,
+      handedFrom: new Map(
+        [...(handed?.values() ?? [])].map((c) => [
+          changelogTopic(this.applicationId, c.def.name),
+          c.position,
+        ]),
+      ),
     };
+    for (const c of handed?.values() ?? []) if (!slots.has(c.def.name)) c.store.close();
     holder.rt = rt;
     return rt;
   }
@@ -660,9 +783,11 @@ export class StreamsApp {
         if (!def.logged) continue;
         const store = rt.task.stores.get(def.name)!;
         const topic = changelogTopic(this.applicationId, def.name);
-        const persistent = store instanceof PersistentKeyValueStore;
-        const from = persistent ? (checkpoint[topic] ?? 0) : 0;
-        if (persistent && this.eos && checkpoint[topic] === undefined) wipe(store);
+        const persistent = isPersistentStore(store);
+        const handedFrom = rt.handedFrom.get(topic);
+        const from = handedFrom ?? (persistent ? (checkpoint[topic] ?? 0) : 0);
+        if (handedFrom === undefined && persistent && this.eos && checkpoint[topic] === undefined)
+          store.clear();
         const codec = new ChangelogCodec(def);
         const result = await restoreStore({
           tide: this.tide,
@@ -751,34 +876,20 @@ export class StreamsApp {
   }
 }
 
-function wipe(store: PersistentKeyValueStore<unknown, unknown>): void {
-  for (const [key] of [...store.all()]) store.delete(key);
-}
-
 function createStore(
   def: StoreDef,
   taskId: string,
   stateDir: string | undefined,
   onChange?: (change: StoreChange) => void,
 ): StateStore {
-  switch (def.kind) {
-    case 'keyValue':
-      if (stateDir && def.key && def.value) {
-        const value = def.timestamped ? stampedSerde(def.value) : def.value;
-        return new PersistentKeyValueStore(
-          def.name,
-          join(stateDir, taskId, def.name),
-          def.key,
-          value as typeof def.value,
-          onChange,
-        );
-      }
-      return new InMemoryKeyValueStore(def.name, onChange);
-    case 'window':
-      return new InMemoryWindowStore(def.name, def.windowSizeMs ?? 0, def.retentionMs ?? 0, onChange);
-    case 'session':
-      return new InMemorySessionStore(def.name, onChange);
-  }
+  // With a state directory, stores with serdes are LMDB stores (state/factory.ts).
+  return createStateStore(def, stateDir ? join(stateDir, taskId, def.name) : undefined, onChange);
+}
+
+/** Store factory of the standby copies: the tasks' factory, with the copy's changelog relay. */
+function standbyStoreFactory(stateDir: string | undefined) {
+  return (def: StoreDef, taskId: string, onChange: (change: StoreChange) => void): StateStore =>
+    createStore(def, taskId, stateDir, onChange);
 }
 
 async function partitionCount(tide: Tide, topic: string): Promise<number | undefined> {

@@ -270,11 +270,12 @@ export class StreamTask {
     return out;
   }
 
-  close(): void {
+  /** Closes the processors and (unless kept, e.g. handed to a standby copy) the stores. */
+  close(keepStores = false): void {
     if (this.closed) return;
     this.closed = true;
     for (const p of this.processors.values()) p.close?.();
-    for (const s of this.stores.values()) s.close();
+    if (!keepStores) for (const s of this.stores.values()) s.close();
   }
 
   // ---- used by NodeContext ----

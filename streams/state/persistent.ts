@@ -16,7 +16,7 @@ import type { ChangeListener, KeyValueStore } from './stores';
 
 export class PersistentKeyValueStore<K, V> implements KeyValueStore<K, V> {
   readonly kind = 'keyValue' as const;
-  readonly persistent = true;
+  readonly persistent = true as const;
   private readonly db: Database<Buffer, Buffer>;
 
   constructor(
@@ -55,6 +55,11 @@ export class PersistentKeyValueStore<K, V> implements KeyValueStore<K, V> {
 
   size(): number {
     return this.db.getCount();
+  }
+
+  /** Removes every entry, without change events (an exactly-once restore that cannot trust the files). */
+  clear(): void {
+    this.db.clearSync();
   }
 
   /** Resolves once every write so far is on disk (the runtime checkpoints after it). */

@@ -13,7 +13,6 @@ import { partitionForKey } from '../../client/index';
 import { StreamsError } from '../errors';
 import type { RecordHeader } from '../../services/common/records';
 import type { Serde } from '../serdes';
-import { InMemoryKeyValueStore, InMemorySessionStore, InMemoryWindowStore } from '../state/memory';
 import type { KeyValueStore, SessionStore, StateStore, WindowEntry, WindowStore } from '../state/stores';
 import type { StoreDef } from '../topology/nodes';
 import type { Topology } from '../topology/topology';
@@ -21,7 +20,7 @@ import { StreamTask, type TaskMetrics } from '../runtime/task';
 import type { OutgoingRecord, RecordCollector } from '../runtime/internal-context';
 import type { Held } from '../processors/suppress';
 import { join } from 'node:path';
-import { PersistentKeyValueStore, stampedSerde } from '../state/persistent';
+import { createStateStore } from '../state/factory';
 import { MemoryTopic, TestInputTopic, TestOutputTopic, type InputSink } from './topics';
 
 /** What a suppress node holds in one task (TopologyTestDriver.suppressStatus). */
@@ -49,8 +48,9 @@ export interface TestDriverOptions {
   /** Commits every task when the wall clock passes each interval. Default 30,000. */
   commitIntervalMs?: number;
   /**
-   * Key-value stores with key and value serdes are kept in LMDB under `<stateDir>/<task>/<store>`
-   * (the persistent store) instead of in memory; state survives a new driver on the same directory.
+   * Stores with key and value serdes (key-value, window and session) are kept in LMDB under
+   * `<stateDir>/<task>/<store>` (the persistent stores) instead of in memory; state survives a new
+   * driver on the same directory.
    */
   stateDir?: string;
 }
@@ -355,21 +355,5 @@ export class TopologyTestDriver {
 }
 
 function createStore(def: StoreDef, taskId?: string, stateDir?: string): StateStore {
-  switch (def.kind) {
-    case 'keyValue':
-      if (stateDir && def.key && def.value) {
-        const value = def.timestamped ? stampedSerde(def.value) : def.value;
-        return new PersistentKeyValueStore(
-          def.name,
-          join(stateDir, taskId ?? 'global', def.name),
-          def.key,
-          value,
-        );
-      }
-      return new InMemoryKeyValueStore(def.name);
-    case 'window':
-      return new InMemoryWindowStore(def.name, def.windowSizeMs ?? 0, def.retentionMs ?? 0);
-    case 'session':
-      return new InMemorySessionStore(def.name);
-  }
+  return createStateStore(def, stateDir ? join(stateDir, taskId ?? 'global', def.name) : undefined);
 }

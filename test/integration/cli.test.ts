@@ -134,6 +134,22 @@ describe('errors a user can act on', () => {
     expect(r.stderr).toMatch(/offset 500 is outside short\/0, which holds offsets 0 to 1 \(end 2\)/);
   });
 
+  test('records delete moves the log start: consuming from the beginning starts there', async () => {
+    await tide(['topics', 'create', 'purge', '-p', '1']);
+    await tide(['produce', 'purge'], 'a\nb\nc\nd\ne\n');
+    const d = await tide(['records', 'delete', '--topic', 'purge', '--partition', '0', '--before', '3']);
+    expect(d.code).toBe(0);
+    expect(d.out).toMatch(/^purge\s+0\s+3\s*$/m);
+    const c = await tide(['consume', 'purge', '--from-beginning', '--exit']);
+    expect(c.out).toBe('d\ne\n');
+    const all = await tide(['records', 'delete', '--topic', 'purge', '--before', 'hw', '--json']);
+    expect(JSON.parse(all.out)).toEqual([{ topic: 'purge', partition: 0, lowWatermark: 5 }]);
+    const beyond = await tide(['records', 'delete', '--topic', 'purge', '--before', '99']);
+    expect(beyond.code).toBe(1);
+    expect(beyond.stderr).toMatch(/high watermark 5/);
+    expectUsage(await tide(['records', 'delete', '--topic', 'purge', '--before', '-7']));
+  });
+
   test('a closed output pipe ends the command quietly', async () => {
     await tide(['topics', 'create', 'many-lines', '-p', '1']);
     await tide(['produce', 'many-lines'], Array.from({ length: 20_000 }, (_, i) => `line ${i}`).join('\n'));

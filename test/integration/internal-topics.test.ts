@@ -1,8 +1,8 @@
 /**
- * Internal topics (issue #12): `__consumer_offsets` refuses client produce and delete, its name
- * cannot be taken by a client topic, and a copy created with too few replicas is grown by the
- * controller once brokers arrive, while the group coordinator keeps writing it. Real etcd,
- * controller, broker and coordinator processes.
+ * Internal topics (issue #12): `__consumer_offsets` refuses client produce, delete and
+ * DeleteRecords, its name cannot be taken by a client topic, and a copy created with too few
+ * replicas is grown by the controller once brokers arrive, while the group coordinator keeps
+ * writing it. Real etcd, controller, broker and coordinator processes.
  */
 import * as grpc from '@grpc/grpc-js';
 import { Tide, TideError } from '../../client';
@@ -86,8 +86,11 @@ test('a client cannot produce to __consumer_offsets; the coordinator can', async
   expect(committed.offset).toBe(7);
 });
 
-test('DeleteTopic __consumer_offsets and CreateTopic of its name are refused', async () => {
+test('DeleteTopic and DeleteRecords of __consumer_offsets and CreateTopic of its name are refused', async () => {
   expect(await codeOf(tide.admin().deleteTopic(OFFSETS))).toBe('INTERNAL_TOPIC');
+  expect(await codeOf(tide.admin().deleteRecords([{ topic: OFFSETS, partition: 0, offset: -1 }]))).toBe(
+    'INTERNAL_TOPIC',
+  );
   expect(await codeOf(tide.admin().createTopic('__transaction_state', { partitions: 1 }))).toBe(
     'INTERNAL_TOPIC',
   );

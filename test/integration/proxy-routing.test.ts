@@ -56,8 +56,14 @@ test('produce, consume and admin on partitions led elsewhere, through one broker
 
   const offsets = tide.consumer();
   const end = await offsets.listOffset({ topic: 'spread', partition: 5 }, 'latest');
-  await offsets.close();
   expect(end.offset).toBe(100);
+  // DeleteRecords is served by each partition's leader: forwarded there too.
+  const deleted = await tide
+    .admin()
+    .deleteRecords(Array.from({ length: 6 }, (_, partition) => ({ topic: 'spread', partition, offset: 40 })));
+  expect(deleted.map((d) => d.lowWatermark)).toEqual([40, 40, 40, 40, 40, 40]);
+  expect((await offsets.listOffset({ topic: 'spread', partition: 3 }, 'earliest')).offset).toBe(40);
+  await offsets.close();
 
   // Only the one broker was ever dialled.
   expect(tide.cluster.pool.addresses()).toEqual([cluster.broker(0).address]);

@@ -5,6 +5,7 @@
  *   {ev: 'started' | 'restored' | 'metrics' | 'closed' | 'error', ...}
  * `restored` once per store restore (task, store, restored, total); `metrics` every 300 ms
  * (the app's metrics snapshot). The processing guarantee and the commit interval are parameters. SIGTERM closes the app (commit, checkpoint, leave the group).
+ * With STREAMS_TEST_APP_LOG=<level> the instances log (pino) to their stderr (AppProcess.output()).
  */
 import { ChildProcess, spawn } from 'child_process';
 import * as path from 'path';
@@ -16,17 +17,22 @@ export interface AppEvent {
   store?: string;
   restored?: number;
   total?: number;
-  tasks?: { id: string; recordsIn: number; restoredRecords: number }[];
+  tasks?: { id: string; recordsIn: number; restoredRecords: number; restoring?: boolean }[];
+  standbys?: string[];
+  standbyApplied?: number;
+  endpoint?: string;
   msg?: string;
 }
 
 const APP_SCRIPT = `
-const [dist, bootstrap, appId, stateDir, sessionTimeoutMs, guarantee, commitIntervalMs] = process.argv.slice(1);
+const [dist, bootstrap, appId, stateDir, sessionTimeoutMs, guarantee, commitIntervalMs, extra] = process.argv.slice(1);
+const more = JSON.parse(extra || '{}');
 const { writeSync } = require('fs');
 const { Tide } = require(dist + '/client');
 const { Serdes } = require(dist + '/streams');
 const out = (o) => writeSync(1, JSON.stringify({ t: Date.now(), ...o }) + '\\n');
-const tide = new Tide({ bootstrap: bootstrap.split(',') });
+const logger = more.logLevel ? require(dist + '/services/common/logger').createLogger({ level: more.logLevel }) : undefined;
+const tide = new Tide({ bootstrap: bootstrap.split(','), logger });
 const b = tide.streams({ applicationId: appId, processingGuarantee: guarantee });
 b.stream('text', { key: Serdes.string, value: Serdes.string })
   .flatMapValues((line) => line.split(' ').filter(Boolean))
@@ -40,18 +46,21 @@ const app = b.app(b.build(), {
   commitIntervalMs: Number(commitIntervalMs),
   sessionTimeoutMs: Number(sessionTimeoutMs),
   replicationFactor: 1,
+  numStandbys: more.numStandbys,
+  logger,
+  queryServer: more.query ? { host: '127.0.0.1', port: 0 } : undefined,
   onRestore: (p) => { if (p.done) out({ ev: 'restored', task: p.taskId, store: p.store, restored: p.restored, total: p.total }); },
   onError: (err) => out({ ev: 'error', msg: String(err && err.stack || err) }),
 });
 const metrics = setInterval(() => {
   const m = app.metrics();
-  out({ ev: 'metrics', tasks: m.tasks.map((t) => ({ id: t.id, recordsIn: t.recordsIn, restoredRecords: t.restoredRecords })) });
+  out({ ev: 'metrics', tasks: m.tasks.map((t) => ({ id: t.id, recordsIn: t.recordsIn, restoredRecords: t.restoredRecords, restoring: t.restoring })), standbys: app.standbyTaskIds(), standbyApplied: app.standbyRecordsApplied() });
 }, 300);
 process.on('SIGTERM', () => {
   clearInterval(metrics);
   app.close().then(() => tide.close()).then(() => { out({ ev: 'closed' }); process.exit(0); });
 });
-app.start().then(() => out({ ev: 'started' }), (err) => { out({ ev: 'error', msg: String(err && err.stack || err) }); process.exit(1); });
+app.start().then(() => out({ ev: 'started', endpoint: app.queryEndpoint }), (err) => { out({ ev: 'error', msg: String(err && err.stack || err) }); process.exit(1); });
 `;
 
 export class AppProcess {
@@ -74,7 +83,7 @@ export class AppProcess {
         if (line.trim()) this.events.push(JSON.parse(line) as AppEvent);
       }
     });
-    child.stderr!.on('data', (c: Buffer) => (this.stderr = (this.stderr + c.toString()).slice(-20_000)));
+    child.stderr!.on('data', (c: Buffer) => (this.stderr = (this.stderr + c.toString()).slice(-200_000)));
     this.exited = new Promise((resolve) =>
       child.on('exit', () => {
         this.exitedAt = Date.now();
@@ -87,6 +96,23 @@ export class AppProcess {
   tasks(): string[] {
     const last = [...this.events].reverse().find((e) => e.ev === 'metrics');
     return (last?.tasks ?? []).map((t) => t.id).sort();
+  }
+
+  /** Standby copies it keeps now (its latest metrics line). */
+  standbys(): string[] {
+    const last = [...this.events].reverse().find((e) => e.ev === 'metrics');
+    return last?.standbys ?? [];
+  }
+
+  /** Its tasks are all running (none restoring), as of its latest metrics line. */
+  settled(): boolean {
+    const last = [...this.events].reverse().find((e) => e.ev === 'metrics');
+    return (last?.tasks ?? []).every((t) => !t.restoring);
+  }
+
+  /** The query endpoint it printed when started ('' without a query server or before). */
+  endpoint(): string {
+    return this.events.find((e) => e.ev === 'started')?.endpoint ?? '';
   }
 
   restores(): AppEvent[] {
@@ -122,6 +148,9 @@ export function startApp(o: {
   guarantee?: 'atLeastOnce' | 'exactlyOnce';
   /** Default 300. */
   commitIntervalMs?: number;
+  numStandbys?: number;
+  /** Serve interactive queries on a free loopback port. */
+  query?: boolean;
 }): AppProcess {
   const child = spawn(
     process.execPath,
@@ -135,6 +164,11 @@ export function startApp(o: {
       String(o.sessionTimeoutMs),
       o.guarantee ?? 'atLeastOnce',
       String(o.commitIntervalMs ?? 300),
+      JSON.stringify({
+        numStandbys: o.numStandbys,
+        query: o.query,
+        logLevel: process.env.STREAMS_TEST_APP_LOG,
+      }),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } },
   );

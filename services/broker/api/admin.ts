@@ -1,6 +1,7 @@
 /**
  * Admin handlers. Topic metadata belongs to the controller module; the broker hands requests to
- * it through `TopicAdmin` and adds what only it knows: per-partition offsets and sizes.
+ * it through `TopicAdmin` and adds what only it knows: per-partition offsets and sizes. The one
+ * call a partition's leader serves itself is DeleteRecords (delete-records.ts).
  */
 import type { CreateTopicRequest } from '../../common/grpc/generated/tide/v1/CreateTopicRequest';
 import type { AlterConfigsRequest } from '../../common/grpc/generated/tide/v1/AlterConfigsRequest';
@@ -14,6 +15,8 @@ import type { PartitionRegistry } from '../partition/partition-registry';
 import { unary, type RpcEdge } from '../../common/grpc/unary';
 import type { ElasticAdmin } from '../../common/cluster/elastic-operations';
 import { elasticHandlers } from '../../common/cluster/elastic-handlers';
+import { deleteRecordsRouted } from './delete-records';
+import type { LeaderForwarder } from './forward';
 
 export type { CreateTopicSpec, TopicAdmin } from '../../common/cluster/admin-operations';
 
@@ -26,6 +29,10 @@ export interface AdminDeps {
   logger: Logger;
   /** Where RPC outcomes are reported (logger plus metrics); default the logger. */
   edge?: RpcEdge;
+  /** Proxy routing of DeleteRecords to the partition's leader; absent: NOT_LEADER. */
+  forwarder?: LeaderForwarder;
+  /** True for Tide's internal topics (DeleteRecords refuses them); absent: none is. */
+  isInternalTopic?: (topic: string) => boolean;
 }
 
 function requireName(name: string): string {
@@ -108,6 +115,9 @@ export function adminHandlers(deps: AdminDeps): AdminHandlersWithoutAcls {
       controller_id: deps.metadata.controllerId(),
       brokers: deps.metadata.brokers(),
     })),
+    DeleteRecords: unary(logger, 'DeleteRecords', (req, metadata) =>
+      deleteRecordsRouted(deps, req, metadata),
+    ),
     ...elasticHandlers(logger, deps.elastic ?? noElastic),
   };
 }

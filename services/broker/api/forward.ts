@@ -13,7 +13,10 @@ import { tideProto } from '../../common/grpc/proto';
 import { ClientCache } from '../../common/grpc/client-cache';
 import { channelOptions } from '../../common/grpc/server';
 import { fromGrpcError } from '../../common/grpc/status';
+import type { AdminClient } from '../../common/grpc/generated/tide/v1/Admin';
 import type { BrokerClient } from '../../common/grpc/generated/tide/v1/Broker';
+import type { DeleteRecordsRequest } from '../../common/grpc/generated/tide/v1/DeleteRecordsRequest';
+import type { DeleteRecordsResponse } from '../../common/grpc/generated/tide/v1/DeleteRecordsResponse';
 import type { FetchRequest__Input } from '../../common/grpc/generated/tide/v1/FetchRequest';
 import type { FetchResponse } from '../../common/grpc/generated/tide/v1/FetchResponse';
 import type { ListOffsetsRequest } from '../../common/grpc/generated/tide/v1/ListOffsetsRequest';
@@ -34,6 +37,10 @@ export function isLedElsewhere(err: unknown): boolean {
 export class LeaderForwarder {
   private readonly clients = new ClientCache<BrokerClient>(
     (address) => new (tideProto().Broker)(address, this.credentials, channelOptions()),
+  );
+  /** Admin stubs, for the one Admin call a leader serves (DeleteRecords). */
+  private readonly adminClients = new ClientCache<AdminClient>(
+    (address) => new (tideProto().Admin)(address, this.credentials, channelOptions()),
   );
   private readonly produceChains = new Map<string, Promise<unknown>>();
 
@@ -111,22 +118,34 @@ export class LeaderForwarder {
     );
   }
 
-  close(): void {
-    this.clients.close();
+  deleteRecords(request: DeleteRecordsRequest, timeoutMs: number): Promise<DeleteRecordsResponse> {
+    return this.call<DeleteRecordsResponse, AdminClient>(
+      request.topic,
+      request.partition,
+      timeoutMs,
+      (client, metadata, options, cb) => client.DeleteRecords(request, metadata, options, cb),
+      this.adminClients,
+    );
   }
 
-  private call<T>(
+  close(): void {
+    this.clients.close();
+    this.adminClients.close();
+  }
+
+  private call<T, C extends { close(): void } = BrokerClient>(
     topic: string,
     partition: number,
     timeoutMs: number,
     invoke: (
-      client: BrokerClient,
+      client: C,
       metadata: grpc.Metadata,
       options: grpc.CallOptions,
       cb: (err: grpc.ServiceError | null, res?: T) => void,
     ) => void,
+    clients: ClientCache<C> = this.clients as unknown as ClientCache<C>,
   ): Promise<T> {
-    const client = this.clients.get(this.leaderAddress(topic, partition));
+    const client = clients.get(this.leaderAddress(topic, partition));
     const options = { deadline: Date.now() + timeoutMs + FORWARD_MARGIN_MS };
     return new Promise<T>((resolve, reject) =>
       invoke(client, forwardedMetadata(), options, (err, res) =>

@@ -193,6 +193,17 @@ export interface PartitionLog {
    */
   applyRetention(nowMs: number, options?: RetentionOptions): Promise<number>;
 
+  /**
+   * Moves the log start offset up to `offset` (Kafka's DeleteRecords on a leader; a follower
+   * following its leader's log start). From then on reads below it fail with OFFSET_OUT_OF_RANGE,
+   * and every segment that ends at or below it is deleted (the one holding it stays, so the start
+   * may be inside a segment, as after a restart). The new start is checkpointed before the promise
+   * resolves, so it survives a crash. Never moves back: an offset at or below the log start
+   * changes nothing. Throws OFFSET_OUT_OF_RANGE above the log end offset, INVALID_REQUEST for a
+   * negative offset. Resolves with the bytes of the segments deleted.
+   */
+  advanceLogStartOffset(offset: number): Promise<number>;
+
   /** Writes buffered data and fsyncs. */
   flush(): Promise<void>;
 

@@ -19,8 +19,8 @@
  * checkpoint is written by assignEpoch, truncation and retention, and the loader replays batch
  * headers past the checkpoint (leader-epoch-loader.ts), so the append path makes no extra fs call.
  *
- * Structural operations (truncateTo, applyRetention, close, delete) run exclusively: appends and
- * reads arriving meanwhile wait, in-flight writes and reads finish first.
+ * Structural operations (truncateTo, applyRetention, advanceLogStartOffset, close, delete) run
+ * exclusively: appends and reads arriving meanwhile wait, in-flight writes and reads finish first.
  *
  * SegmentedLog is the facade over the parts, which share one PartitionLogState (log-state.ts: the
  * files, offsets, config and writer): the append path and rolling (log-append.ts), the read-write
@@ -429,6 +429,10 @@ export class SegmentedLog implements PartitionLog {
 
   applyRetention(nowMs: number, options: RetentionOptions = {}): Promise<number> {
     return this.trimmer.applyRetention(nowMs, options);
+  }
+
+  advanceLogStartOffset(offset: number): Promise<number> {
+    return this.trimmer.advanceStartOffset(offset);
   }
 
   truncateTo(offset: number): Promise<void> {

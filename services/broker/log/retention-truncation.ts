@@ -1,8 +1,10 @@
 /**
  * Retention and truncation of a partition log: the operations that remove segments or cut the log,
  * each run exclusively through the read-write gate. Retention deletes whole segments from the start
- * (plan in retention.ts) and moves the log start offset; truncation cuts the end back (a follower
- * whose log diverged from its leader's) or empties the log and restarts it at a new offset.
+ * (plan in retention.ts) and moves the log start offset; advancing the log start (DeleteRecords)
+ * moves it to any offset up to the log end and deletes the segments wholly below it; truncation
+ * cuts the end back (a follower whose log diverged from its leader's) or empties the log and
+ * restarts it at a new offset.
  */
 import * as path from 'node:path';
 import { TideError } from '../../common/errors';
@@ -45,22 +47,11 @@ export class RetentionAndTruncation {
         this.appender.roll('retention', nowMs);
         await log.writer.barrier();
       }
-      const doomed = log.segments.splice(0, plan.deleteCount);
-      log.startOffset = Math.max(log.startOffset, log.segments[0].baseOffset);
-      await writeOffsetCheckpoint(path.join(log.dir, LOG_START_OFFSET_FILE), log.startOffset);
-      await log.persistEpochsNow(log.epochs.truncateFromStart(log.startOffset));
-      log.producers.removeBefore(log.startOffset);
-      let bytes = 0;
-      for (const segment of doomed) {
-        bytes += segment.sizeBytes;
-        await segment.deleteFiles();
-      }
-      const firstBase = log.segments[0].baseOffset;
-      await log.snapshots.deleteWhere((offset) => offset < firstBase);
-      await fsyncDir(log.dir);
+      const newStart = log.segments[plan.deleteCount].baseOffset;
+      const { segments, bytes } = await this.startAt(newStart, plan.deleteCount);
       log.logger.info(
         {
-          segments: doomed.length,
+          segments,
           bytes,
           byTime: plan.byTime,
           bySize: plan.bySize,
@@ -70,6 +61,54 @@ export class RetentionAndTruncation {
       );
       return bytes;
     });
+  }
+
+  /** PartitionLog.advanceLogStartOffset: DeleteRecords, or a follower following its leader. */
+  async advanceStartOffset(offset: number): Promise<number> {
+    const log = this.log;
+    if (log.status !== 'open') throw log.unavailable();
+    if (!Number.isSafeInteger(offset) || offset < 0)
+      throw new TideError('INVALID_REQUEST', `invalid log start offset ${offset}`);
+    return this.gate.runExclusive(async () => {
+      if (log.status !== 'open') throw log.unavailable();
+      if (offset <= log.startOffset) return 0;
+      if (offset > log.nextOffset) {
+        throw new TideError(
+          'OFFSET_OUT_OF_RANGE',
+          `cannot move the log start of ${log.topic}-${log.partition} to ${offset}: the log ends at ${log.nextOffset}`,
+          { context: { topic: log.topic, partition: log.partition, offset } },
+        );
+      }
+      // Whole segments below the new start go; the one holding it stays (reads check the start).
+      let wholly = 0;
+      while (wholly + 1 < log.segments.length && log.segments[wholly + 1].baseOffset <= offset) wholly++;
+      const { segments, bytes } = await this.startAt(offset, wholly);
+      log.logger.info({ logStartOffset: offset, segments, bytes }, 'log start offset advanced');
+      return bytes;
+    });
+  }
+
+  /**
+   * Inside an exclusive section: moves the log start to `newStart` (never back) and deletes the
+   * first `dropCount` segments, which end at or below it. The checkpoint is written before any
+   * file is deleted, so a crash in between leaves files the loader deletes as below the start.
+   */
+  private async startAt(newStart: number, dropCount: number): Promise<{ segments: number; bytes: number }> {
+    const log = this.log;
+    const doomed = log.segments.splice(0, dropCount);
+    log.startOffset = Math.max(log.startOffset, newStart);
+    await writeOffsetCheckpoint(path.join(log.dir, LOG_START_OFFSET_FILE), log.startOffset);
+    await log.persistEpochsNow(log.epochs.truncateFromStart(log.startOffset));
+    log.producers.removeBefore(log.startOffset);
+    let bytes = 0;
+    for (const segment of doomed) {
+      bytes += segment.sizeBytes;
+      await segment.deleteFiles();
+    }
+    const firstBase = log.segments[0].baseOffset;
+    await log.snapshots.deleteWhere((offset) => offset < firstBase);
+    await fsyncDir(log.dir);
+    return { segments: doomed.length, bytes };
   }
 
   async truncateTo(offset: number): Promise<void> {

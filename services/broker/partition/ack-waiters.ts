@@ -21,6 +21,9 @@ export class AckWaiters {
   constructor(
     private readonly clock: Clock,
     private readonly context: ErrorContext,
+    /** What REQUEST_TIMED_OUT says (DeleteRecords waits on the low watermark with these waiters). */
+    private readonly timeoutMessage = (requiredOffset: number, timeoutMs: number) =>
+      `the in-sync replicas did not reach offset ${requiredOffset - 1} within ${timeoutMs} ms`,
   ) {}
 
   get size(): number {
@@ -37,11 +40,9 @@ export class AckWaiters {
         timer: this.clock.setTimeout(() => {
           if (!this.waiters.delete(waiter)) return;
           reject(
-            new TideError(
-              'REQUEST_TIMED_OUT',
-              `the in-sync replicas did not reach offset ${requiredOffset - 1} within ${timeoutMs} ms`,
-              { context: this.context },
-            ),
+            new TideError('REQUEST_TIMED_OUT', this.timeoutMessage(requiredOffset, timeoutMs), {
+              context: this.context,
+            }),
           );
         }, timeoutMs),
       };

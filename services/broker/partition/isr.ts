@@ -18,6 +18,8 @@
  *     of sync: the leader proposes the ISR without it.
  *   - A replica outside the ISR joins when it is caught up (within the lag time), its LEO has reached
  *     the HW and the start offset of the current leader epoch.
+ *   - Low watermark (DeleteRecords) = min log start offset over the leader and the ISR's followers,
+ *     each follower's as its last fetch carried it.
  */
 
 /** LEO of a follower that has not fetched since this replica became leader. */
@@ -32,6 +34,8 @@ export class FollowerState {
   lastFetchLeaderLeo = UNKNOWN_LEO;
   /** The follower broker's incarnation (ReplicaFetchRequest.broker_epoch); -1 until it fetches. */
   brokerEpoch = -1;
+  /** The follower's log start offset as its last fetch told (-1 until it fetches). */
+  logStartOffset = -1;
 
   /**
    * @param inSync whether the follower is in the ISR when tracking starts: ISR members get a full
@@ -88,6 +92,25 @@ export function highWatermarkFor(args: {
     hw = Math.min(hw, leo);
   }
   return Math.max(hw, args.currentHw);
+}
+
+/**
+ * Kafka's low watermark: the smallest log start offset over the leader (leaderLogStart) and the
+ * followers in `isr`; a member that has not fetched yet counts as -1 (unknown). DeleteRecords
+ * completes once it reaches the requested offset.
+ */
+export function lowWatermarkFor(args: {
+  leaderId: number;
+  leaderLogStart: number;
+  isr: readonly number[];
+  followers: ReadonlyMap<number, FollowerState>;
+}): number {
+  let low = args.leaderLogStart;
+  for (const id of args.isr) {
+    if (id === args.leaderId) continue;
+    low = Math.min(low, args.followers.get(id)?.logStartOffset ?? -1);
+  }
+  return low;
 }
 
 /** ISR members (other than the leader) that have not been caught up for longer than the lag time. */

@@ -32,6 +32,7 @@ import {
   FollowerState,
   UNKNOWN_LEO,
   highWatermarkFor,
+  lowWatermarkFor,
   mayJoinIsr,
   maximalIsr,
   outOfSyncReplicas,
@@ -162,6 +163,8 @@ export class Partition {
   private pendingIsr: number[] | undefined;
   private nextProposalMs = 0;
   private readonly acks: AckWaiters;
+  /** DeleteRecords requests waiting for the low watermark to reach their offset. */
+  private readonly deletions: AckWaiters;
   private readonly dataWaiters = new Set<DataWaiter>();
   private readonly listeners = new Set<() => void>();
   /** As leader with followers: the newest appends, served to followers from memory. */
@@ -186,6 +189,12 @@ export class Partition {
       partition: this.partition,
       broker: deps.brokerId,
     });
+    this.deletions = new AckWaiters(
+      deps.clock,
+      { topic: this.topic, partition: this.partition, broker: deps.brokerId },
+      (offset, timeoutMs) =>
+        `the in-sync followers did not move their log start to ${offset} within ${timeoutMs} ms (the leader did: records below it are gone)`,
+    );
   }
 
   // ----------------------------------------------------------------------------------- state views
@@ -317,6 +326,7 @@ export class Partition {
     this.tail.clear();
     this.lostFollowers.clear();
     this.acks.failAll(() => this.notLeaderError());
+    this.deletions.failAll(() => this.notLeaderError());
     this.hw = Math.min(this.hw, this.log.logEndOffset);
     this.releaseDataWaiters(true);
     if (wasLeader || state.leader >= 0) {
@@ -348,6 +358,7 @@ export class Partition {
     }
     this.maybeAdvanceHighWatermark();
     this.completeAcks();
+    this.completeDeletions();
     this.notifyChange();
   }
 
@@ -371,6 +382,7 @@ export class Partition {
     this.tail.clear();
     this.lostFollowers.clear();
     this.acks.failAll(() => this.notLeaderError());
+    this.deletions.failAll(() => this.notLeaderError());
     this.releaseDataWaiters(true);
     this.notifyChange();
   }
@@ -380,6 +392,7 @@ export class Partition {
     this.currentRole = 'closed';
     this.tail.clear();
     this.acks.failAll(() => this.notLeaderError());
+    this.deletions.failAll(() => this.notLeaderError());
     this.releaseDataWaiters(true);
     this.notifyChange();
   }
@@ -519,6 +532,48 @@ export class Partition {
   }
 
   /**
+   * DeleteRecords as leader (Kafka's deleteRecordsOnLeader and its delayed-delete purgatory):
+   * `offset` -1 means the high watermark; one above the HW (or another negative one) fails with
+   * OFFSET_OUT_OF_RANGE; one at or below the log start moves nothing. Moves this replica's log
+   * start there (log.advanceLogStartOffset: reads below it fail from then on, segments wholly
+   * below it are deleted, the start is checkpointed), wakes the followers' long polls (they follow
+   * the log start the answer carries), then waits until the low watermark — the smallest log
+   * start over this replica and the in-sync followers — reaches the offset. Resolves with the low
+   * watermark; REQUEST_TIMED_OUT after timeoutMs (the leader's records are gone all the same),
+   * NOT_LEADER when leadership moves meanwhile.
+   */
+  async deleteRecords(offset: number, timeoutMs: number): Promise<number> {
+    this.ensureLeader(true);
+    const target = offset === -1 ? this.hw : offset;
+    if (!Number.isSafeInteger(target) || target < 0 || target > this.hw) {
+      throw new TideError(
+        'OFFSET_OUT_OF_RANGE',
+        `cannot delete the records of ${this.topic}-${this.partition} before offset ${offset}: ` +
+          `it must be between 0 and the high watermark ${this.hw} (or -1 for the high watermark)`,
+        { context: { ...this.context(), offset } },
+      );
+    }
+    await this.log.advanceLogStartOffset(target);
+    if (this.currentRole !== 'leader') throw this.notLeaderError();
+    this.notifyChange();
+    if (this.lowWatermark() < target) {
+      const waitMs = timeoutMs > 0 ? timeoutMs : this.deps.settings.produceTimeoutDefaultMs;
+      await this.deletions.wait(target, waitMs);
+    }
+    return this.lowWatermark();
+  }
+
+  /** As leader: the smallest log start offset over this replica and the in-sync followers. */
+  lowWatermark(): number {
+    return lowWatermarkFor({
+      leaderId: this.deps.brokerId,
+      leaderLogStart: this.log.logStartOffset,
+      isr: this.isrIds,
+      followers: this.followers,
+    });
+  }
+
+  /**
    * Reads replicated data only: nothing at or above the high watermark; with read_committed
    * nothing at or above the last stable offset either, plus the aborted transactions overlapping
    * what is returned (collected by the same log read). Leader only.
@@ -578,10 +633,16 @@ export class Partition {
   // ----------------------------------------------------------------------------- leader: followers
 
   /**
-   * Records a fetch from follower `replicaId` at `fetchOffset` (its LEO), after the replication
-   * layer checked epochs and divergence; may advance the HW and propose an ISR expansion.
+   * Records a fetch from follower `replicaId` at `fetchOffset` (its LEO) with its log start
+   * offset, after the replication layer checked epochs and divergence; may advance the HW (and
+   * the low watermark DeleteRecords waits on) and propose an ISR expansion.
    */
-  recordFollowerFetch(replicaId: number, brokerEpoch: number, fetchOffset: number): void {
+  recordFollowerFetch(
+    replicaId: number,
+    brokerEpoch: number,
+    fetchOffset: number,
+    logStartOffset = -1,
+  ): void {
     if (this.currentRole !== 'leader' || replicaId === this.deps.brokerId) return;
     const nowMs = this.deps.clock.nowMs();
     let follower = this.followers.get(replicaId);
@@ -597,8 +658,10 @@ export class Partition {
     }
     this.lostFollowers.delete(replicaId);
     follower.onFetch(fetchOffset, nowMs, this.localLeo);
+    follower.logStartOffset = logStartOffset;
     this.releaseTail();
     this.maybeAdvanceHighWatermark();
+    this.completeDeletions();
     if (!this.isrIds.includes(replicaId)) this.maybeExpandIsr(follower, nowMs);
   }
 
@@ -718,15 +781,27 @@ export class Partition {
   }
 
   /**
-   * Appends batches fetched from the leader at `leaderEpoch` and moves the follower HW to
-   * min(leader HW, own LEO). Returns false (doing nothing) if the replica no longer follows at that
+   * Appends batches fetched from the leader at `leaderEpoch`, moves the follower HW to
+   * min(leader HW, own LEO), then the log start up to the leader's (never past the HW: Kafka's
+   * follower does the same with the fetch response's log start offset, which is how DeleteRecords
+   * reaches followers). Returns false (doing nothing) if the replica no longer follows at that
    * epoch. Throws the log's errors (INVALID_RECORD when the batches do not start at the LEO...).
    */
-  async appendFromLeader(leaderEpoch: number, batches: Buffer, leaderHw: number): Promise<boolean> {
+  async appendFromLeader(
+    leaderEpoch: number,
+    batches: Buffer,
+    leaderHw: number,
+    leaderLogStartOffset = -1,
+  ): Promise<boolean> {
     if (!this.isFollowing(leaderEpoch)) return false;
     if (batches.length > 0) await this.log.appendAsFollower(batches);
     if (!this.isFollowing(leaderEpoch)) return false;
     this.updateFollowerHighWatermark(leaderHw);
+    const start = Math.min(leaderLogStartOffset, this.hw);
+    if (start > this.log.logStartOffset) {
+      await this.log.advanceLogStartOffset(start);
+      if (!this.isFollowing(leaderEpoch)) return false;
+    }
     return true;
   }
 
@@ -864,6 +939,11 @@ export class Partition {
     this.completeAcks();
     this.releaseDataWaiters(false);
     this.notifyChange();
+  }
+
+  private completeDeletions(): void {
+    if (this.deletions.size === 0 || this.currentRole !== 'leader') return;
+    this.deletions.complete(this.lowWatermark());
   }
 
   private completeAcks(): void {

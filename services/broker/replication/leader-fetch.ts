@@ -22,14 +22,16 @@
  *      answer (at least one batch for the first partition that has data). A follower the
  *      throttle applies to (throttle.ts: a replica a move is adding, not yet in the ISR) reads
  *      at most what the throttle grants, possibly nothing for now.
- * The answer carries the HW, the log start offset and the leader's LEO for every partition.
+ * The answer carries the HW, the log start offset and the leader's LEO for every partition; the
+ * follower moves its own log start up to the leader's (DeleteRecords reaches followers so), and
+ * its next request's log_start_offset is what the leader's low watermark counts.
  *
- * Long poll: when no partition has records, an error, a divergence or an HW other than the one
- * this stream last sent, the leader waits up to max_wait_ms for a change of any of them (a local
- * append, an HW move, a role change) and answers then. So a caught-up follower hears of new data
+ * Long poll: when no partition has records, an error, a divergence or an HW or log start offset
+ * other than the one this stream last sent, the leader waits up to max_wait_ms for a change of
+ * any of them (a local append, an HW move, DeleteRecords, a role change) and answers then. So a caught-up follower hears of new data
  * at once. An HW move alone is answered after up to HW_ONLY_LINGER_MS (records arriving meanwhile
  * carry it), so that under load each produce request costs a follower one round trip, not two; the
- * first answer on a stream goes at once. When only a throttled partition has data the wait ends
+ * first answer on a stream goes at once. A moved log start alone is answered the same way. When only a throttled partition has data the wait ends
  * when the throttle grants bytes again, so the stream never blocks on it.
  */
 import type { Clock } from '../../common/clock';
@@ -83,9 +85,13 @@ export interface FetchThrottle {
   msUntilAvailable(): number;
 }
 
-/** What one replication stream remembers between requests: the HW it last sent per partition. */
+/**
+ * What one replication stream remembers between requests: the HW and the log start offset it
+ * last sent per partition.
+ */
 export class ReplicaFetchSession {
   readonly sentHighWatermarks = new Map<string, number>();
+  readonly sentLogStartOffsets = new Map<string, number>();
 }
 
 function keyOf(topic: string, partition: number): string {
@@ -113,8 +119,10 @@ export async function serveReplicaFetch(
     const remainingMs = Math.min(deadlineMs, hwOnlyDeadlineMs) - nowMs;
     if (news === 'data' || remainingMs <= 0 || signal.aborted) {
       for (const p of partitions) {
-        if (p.high_watermark !== undefined)
-          session.sentHighWatermarks.set(keyOf(p.topic ?? '', p.partition ?? 0), Number(p.high_watermark));
+        const key = keyOf(p.topic ?? '', p.partition ?? 0);
+        if (p.high_watermark !== undefined) session.sentHighWatermarks.set(key, Number(p.high_watermark));
+        if (p.log_start_offset !== undefined)
+          session.sentLogStartOffsets.set(key, Number(p.log_start_offset));
       }
       return { partitions };
     }
@@ -162,9 +170,12 @@ async function onePass(
     partitions.push(answer);
     const bytes = (answer.record_batches as Buffer | undefined)?.length ?? 0;
     budget -= bytes;
-    const sentHw = session.sentHighWatermarks.get(keyOf(wanted.topic, wanted.partition));
+    const key = keyOf(wanted.topic, wanted.partition);
+    const sentHw = session.sentHighWatermarks.get(key);
+    const sentStart = session.sentLogStartOffsets.get(key);
     if (bytes > 0 || answer.error_code || answer.diverging_epoch || sentHw === undefined) news = 'data';
-    else if (sentHw !== answer.high_watermark && news === 'none') news = 'hw';
+    else if ((sentHw !== answer.high_watermark || sentStart !== answer.log_start_offset) && news === 'none')
+      news = 'hw';
   }
   return { partitions, news, held };
 }
@@ -255,7 +266,12 @@ async function answerPartition(
       partition,
     );
   }
-  partition.recordFollowerFetch(request.replica_id, request.broker_epoch, wanted.fetch_offset);
+  partition.recordFollowerFetch(
+    request.replica_id,
+    request.broker_epoch,
+    wanted.fetch_offset,
+    wanted.log_start_offset,
+  );
   let batches: Buffer | undefined;
   // A throttled (reassignment) replica reads the log within its grant; the others are served
   // from memory when they fetch from an entry of the replication tail.

@@ -4,7 +4,8 @@
  *
  *   request (per partition: fetch_offset = LEO, current_leader_epoch, last_fetched_epoch = the
  *   newest epoch of the local log, log start) → the leader's answer (long-polled) → per partition:
- *     - records: drop the ones below the LEO, appendAsFollower, HW = min(leader HW, own LEO);
+ *     - records: drop the ones below the LEO, appendAsFollower, HW = min(leader HW, own LEO), log
+ *       start up to the leader's (DeleteRecords), never past that HW;
  *     - diverging_epoch: truncate by leader epoch (Partition.truncateOnDivergence), fetch again;
  *     - OFFSET_OUT_OF_RANGE: restart at the leader's log start (behind it) or cut to its end (ahead
  *       of it, after an unclean election);
@@ -253,7 +254,7 @@ export class ReplicaFetcher {
         }
         batches = prepared.batches;
       }
-      await partition.appendFromLeader(epoch, batches, answer.high_watermark);
+      await partition.appendFromLeader(epoch, batches, answer.high_watermark, answer.log_start_offset);
     } catch (err) {
       const error = toTideError(err);
       entry.backoffUntilMs = this.deps.clock.nowMs() + this.deps.settings.replicaFetchBackoffMs;

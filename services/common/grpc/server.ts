@@ -6,6 +6,7 @@
 import { EventEmitter } from 'events';
 import type * as http2 from 'http2';
 import * as grpc from '@grpc/grpc-js';
+import type * as protoLoader from '@grpc/proto-loader';
 import { HealthImplementation } from 'grpc-health-check';
 import { ReflectionService } from '@grpc/reflection';
 import { publicPackageDefinition } from './proto';
@@ -121,6 +122,8 @@ export async function startServer(options: {
    * none; 0 = any free port.
    */
   healthPort?: number;
+  /** The protos server reflection describes (default: the public protos). */
+  reflection?: protoLoader.PackageDefinition;
 }): Promise<TideServer> {
   tagOversizedRequests();
   const limits = options.connections ?? DEFAULT_CONNECTION_LIMITS;
@@ -133,7 +136,7 @@ export async function startServer(options: {
   for (const name of options.healthServices ?? []) statusMap[name] = 'NOT_SERVING';
   const health = new HealthImplementation(statusMap);
   health.addToServer(server);
-  new ReflectionService(publicPackageDefinition()).addToServer(server);
+  new ReflectionService(options.reflection ?? publicPackageDefinition()).addToServer(server);
   const port = await bind(server, options.host, options.port, options.credentials);
   widenServerWindows(server);
   capConnectionsPerPeer(server, limits.maxConnectionsPerPeer);

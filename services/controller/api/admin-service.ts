@@ -63,6 +63,14 @@ export function controllerAdminHandlers(deps: ControllerAdminDeps): AdminHandler
       const cluster = await deps.describeCluster();
       return { cluster_id: cluster.clusterId, controller_id: cluster.controllerId, brokers: cluster.brokers };
     }),
+    DeleteRecords: unary(logger, 'DeleteRecords', () =>
+      Promise.reject(
+        new TideError(
+          'INVALID_REQUEST',
+          'DeleteRecords is served by the partition leader: send it to a broker, not the controller',
+        ),
+      ),
+    ),
     ...elasticHandlers(logger, deps.elastic),
   };
 }

@@ -6,7 +6,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { TideError, toTideError } from '../../common/errors';
 import { echo } from '../../common/echo';
 import type { Logger } from '../../common/logger';
-import { toGrpcStatus } from '../../common/grpc/status';
+import { toGrpcStatus, toWireError } from '../../common/grpc/status';
 import type { GroupCoordinatorHandlers } from '../../common/grpc/generated/tide/v1/GroupCoordinator';
 import type { JoinGroup } from '../../common/grpc/generated/tide/v1/JoinGroup';
 import type { MemberRequest } from '../../common/grpc/generated/tide/v1/MemberRequest';
@@ -23,6 +23,7 @@ import {
   MAX_REBALANCE_TIMEOUT_MS,
   MAX_SESSION_TIMEOUT_MS,
   MIN_SESSION_TIMEOUT_MS,
+  MAX_USER_DATA_BYTES,
   type JoinRequest,
 } from '../group';
 import type { GroupRuntime, MemberChannel } from '../group-runtime';
@@ -88,8 +89,16 @@ export function parseJoin(
       rebalanceTimeoutMs: rebalance,
       assignor: join.assignor,
       owned: fromWire('join.owned', join.owned),
+      userData: parseUserData(join.user_data, 'join.user_data'),
     },
   };
+}
+
+function parseUserData(data: Buffer | undefined, field: string): Buffer {
+  const bytes = data ?? Buffer.alloc(0);
+  if (bytes.length > MAX_USER_DATA_BYTES)
+    throw invalid(`${field} has ${bytes.length} bytes; at most ${MAX_USER_DATA_BYTES} are allowed`);
+  return Buffer.from(bytes);
 }
 
 function parseReset(req: ResetOffsetsRequest): ResetTarget {
@@ -180,8 +189,36 @@ function membership(
           if (!call.destroyed) call.end();
           break;
         }
+        case 'user_data': {
+          const m = requireMember();
+          m.runtime.userData(m.memberId, parseUserData(request.user_data!.user_data, 'user_data.user_data'));
+          break;
+        }
+        case 'assignment_result': {
+          const m = requireMember();
+          const r = request.assignment_result!;
+          try {
+            m.runtime.assignmentComputed(m.memberId, {
+              generation: r.generation,
+              targets: r.targets.map((t) => ({
+                memberId: t.member_id,
+                partitions: fromWire('assignment_result.targets.partitions', t.partitions),
+                userData: parseUserData(t.user_data, 'assignment_result.targets.user_data'),
+              })),
+            });
+          } catch (err) {
+            // A wrong result is the leader's bug, not the member's: it stays, and hears why.
+            const error = toTideError(err);
+            if (error.code !== 'INVALID_REQUEST') throw err;
+            logger.warn({ msg: error.message }, 'client-side assignment rejected');
+            channel.send({ error: toWireError(error) });
+          }
+          break;
+        }
         default:
-          throw invalid('a MemberRequest needs one of join, heartbeat, revoked, leave');
+          throw invalid(
+            'a MemberRequest needs one of join, heartbeat, revoked, leave, user_data, assignment_result',
+          );
       }
     } catch (err) {
       const error = toTideError(err);
@@ -269,6 +306,7 @@ export function coordinatorHandlers(deps: CoordinatorServiceDeps): GroupCoordina
           revoking: toWire(m.revoking),
           target: toWire(m.target),
           connected: m.connected,
+          user_data: m.userData,
         })),
         partitions: partitions.map((p) => ({
           topic: p.topic,

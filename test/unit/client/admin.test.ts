@@ -63,6 +63,25 @@ describe('Admin (through the Tide facade)', () => {
     });
   });
 
+  test('deleteRecords goes to each partition leader and answers the low watermarks', async () => {
+    const [p0, p1] = fake.createTopic('purged', 2, 0);
+    p1.leader = 1; // a request for partition 1 sent to broker 0 would fail NOT_LEADER
+    p0.nextOffset = 50;
+    p1.nextOffset = 20;
+    const deleted = await tide.admin().deleteRecords([
+      { topic: 'purged', partition: 0, offset: 30 },
+      { topic: 'purged', partition: 1, offset: -1 },
+    ]);
+    expect(deleted).toEqual([
+      { topic: 'purged', partition: 0, lowWatermark: 30 },
+      { topic: 'purged', partition: 1, lowWatermark: 20 },
+    ]);
+    expect([p0.logStartOffset, p1.logStartOffset]).toEqual([30, 20]);
+    await expect(
+      tide.admin().deleteRecords([{ topic: 'purged', partition: 0, offset: 51 }]),
+    ).rejects.toMatchObject({ code: 'OFFSET_OUT_OF_RANGE' });
+  });
+
   test('describeCluster and metadata', async () => {
     fake.createTopic('m', 2, 1);
     const admin = tide.admin();

@@ -580,6 +580,19 @@ export class FakeBroker {
       DecommissionBroker: unsupported,
       RecommissionBroker: unsupported,
       DescribeDecommission: unsupported,
+      DeleteRecords: (call, cb) => {
+        try {
+          const { topic, partition, offset } = call.request;
+          const p = this.leaderPartition(topic, partition);
+          const target = offset === -1 ? p.nextOffset : offset;
+          if (target < 0 || target > p.nextOffset)
+            throw new TideError('OFFSET_OUT_OF_RANGE', `offset ${offset} above ${p.nextOffset}`);
+          p.logStartOffset = Math.max(p.logStartOffset, target);
+          cb(null, { topic, partition, low_watermark: p.logStartOffset });
+        } catch (err) {
+          fail(cb, err);
+        }
+      },
     };
   }
 }

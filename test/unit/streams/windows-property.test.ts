@@ -2,8 +2,11 @@
  * Random keyed input with out-of-order timestamps through windowed counts, compared with a plain
  * reference model. Disorder stays within the grace period, so no record is late and the final
  * count of every window must equal a brute-force count over all records. Seeded; the seed is in
- * the test name.
+ * the test name. Every case runs on the in-memory stores and on the LMDB ones (the driver's stateDir).
  */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import {
   Serdes,
   SessionWindows,
@@ -50,12 +53,14 @@ function runTopology(
   records: Rec[],
   windowed: (g: KGroupedStream<string, string>) => KTable<Windowed<string>, number>,
   partitions: number,
+  stores: Stores,
 ): Map<string, number> {
   const b = new StreamsBuilder({ applicationId: 'prop' });
   windowed(b.stream('in', { key: Serdes.string, value: Serdes.string }).groupByKey())
     .toStream()
     .to('out', { key: Serdes.windowed(Serdes.string), value: Serdes.number });
-  const driver = new TopologyTestDriver(b.build(), { partitions: { in: partitions } });
+  const stateDir = stores === 'LMDB' ? fs.mkdtempSync(path.join(os.tmpdir(), 'tide-windows-')) : undefined;
+  const driver = new TopologyTestDriver(b.build(), { partitions: { in: partitions }, stateDir });
   const input = driver.inputTopic('in', Serdes.string, Serdes.string);
   for (const r of records) input.pipeInput(r.key, 'x', r.ts);
   expect(driver.metrics().droppedLateRecords).toBe(0);
@@ -66,6 +71,7 @@ function runTopology(
     last.set(`${r.key!.key}@${r.key!.window.start}-${r.key!.window.end}`, r.value);
   }
   driver.close();
+  if (stateDir) fs.rmSync(stateDir, { recursive: true, force: true });
   return new Map([...last].filter((e): e is [string, number] => e[1] !== null));
 }
 
@@ -121,13 +127,19 @@ function referenceSessions(records: Rec[], gap: number): Map<string, number> {
 
 const sorted = (m: Map<string, number>) => [...m].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 
-describe.each([11, 29, 2026])('windowed counts against a reference model (seed %i)', (seed) => {
+type Stores = 'in memory' | 'LMDB';
+const cases = [11, 29, 2026].flatMap((seed) =>
+  (['in memory', 'LMDB'] as const).map((stores) => [seed, stores] as const),
+);
+
+describe.each(cases)('windowed counts against a reference model (seed %i, %s stores)', (seed, stores) => {
   const records = randomInput(seed, 300);
   it.each([1, 3])('tumbling windows, %i input partition(s)', (partitions) => {
     const got = runTopology(
       records,
       (g) => g.windowedBy(TimeWindows.ofSizeAndGrace(50, DISORDER_MS)).count({ name: 'c' }),
       partitions,
+      stores,
     );
     expect(sorted(got)).toEqual(sorted(referenceTime(records, 50, 50)));
   });
@@ -136,6 +148,7 @@ describe.each([11, 29, 2026])('windowed counts against a reference model (seed %
       records,
       (g) => g.windowedBy(TimeWindows.ofSizeAndGrace(60, DISORDER_MS).advanceBy(20)).count({ name: 'c' }),
       2,
+      stores,
     );
     expect(sorted(got)).toEqual(sorted(referenceTime(records, 60, 20)));
   });
@@ -144,6 +157,7 @@ describe.each([11, 29, 2026])('windowed counts against a reference model (seed %
       records,
       (g) => g.windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(30, DISORDER_MS)).count({ name: 'c' }),
       2,
+      stores,
     );
     expect(sorted(got)).toEqual(sorted(referenceSliding(records, 30)));
   });
@@ -152,6 +166,7 @@ describe.each([11, 29, 2026])('windowed counts against a reference model (seed %
       records,
       (g) => g.windowedBy(SessionWindows.ofInactivityGapAndGrace(12, DISORDER_MS + 12)).count({ name: 'c' }),
       2,
+      stores,
     );
     expect(sorted(got)).toEqual(sorted(referenceSessions(records, 12)));
   });

@@ -23,6 +23,8 @@ import type { DecommissionBrokerRequest__Input as _tide_v1_DecommissionBrokerReq
 import type { DecommissionStatus__Input as _tide_v1_DecommissionStatus__Input, DecommissionStatus as _tide_v1_DecommissionStatus } from './tide/v1/DecommissionStatus';
 import type { DeleteAclsRequest__Input as _tide_v1_DeleteAclsRequest__Input, DeleteAclsRequest as _tide_v1_DeleteAclsRequest } from './tide/v1/DeleteAclsRequest';
 import type { DeleteAclsResponse__Input as _tide_v1_DeleteAclsResponse__Input, DeleteAclsResponse as _tide_v1_DeleteAclsResponse } from './tide/v1/DeleteAclsResponse';
+import type { DeleteRecordsRequest__Input as _tide_v1_DeleteRecordsRequest__Input, DeleteRecordsRequest as _tide_v1_DeleteRecordsRequest } from './tide/v1/DeleteRecordsRequest';
+import type { DeleteRecordsResponse__Input as _tide_v1_DeleteRecordsResponse__Input, DeleteRecordsResponse as _tide_v1_DeleteRecordsResponse } from './tide/v1/DeleteRecordsResponse';
 import type { DeleteTopicRequest__Input as _tide_v1_DeleteTopicRequest__Input, DeleteTopicRequest as _tide_v1_DeleteTopicRequest } from './tide/v1/DeleteTopicRequest';
 import type { DeleteTopicResponse__Input as _tide_v1_DeleteTopicResponse__Input, DeleteTopicResponse as _tide_v1_DeleteTopicResponse } from './tide/v1/DeleteTopicResponse';
 import type { DescribeAclsRequest__Input as _tide_v1_DescribeAclsRequest__Input, DescribeAclsRequest as _tide_v1_DescribeAclsRequest } from './tide/v1/DescribeAclsRequest';
@@ -81,6 +83,8 @@ export interface ProtoGrpcType {
       DecommissionStatus: MessageTypeDefinition<_tide_v1_DecommissionStatus__Input, _tide_v1_DecommissionStatus>
       DeleteAclsRequest: MessageTypeDefinition<_tide_v1_DeleteAclsRequest__Input, _tide_v1_DeleteAclsRequest>
       DeleteAclsResponse: MessageTypeDefinition<_tide_v1_DeleteAclsResponse__Input, _tide_v1_DeleteAclsResponse>
+      DeleteRecordsRequest: MessageTypeDefinition<_tide_v1_DeleteRecordsRequest__Input, _tide_v1_DeleteRecordsRequest>
+      DeleteRecordsResponse: MessageTypeDefinition<_tide_v1_DeleteRecordsResponse__Input, _tide_v1_DeleteRecordsResponse>
       DeleteTopicRequest: MessageTypeDefinition<_tide_v1_DeleteTopicRequest__Input, _tide_v1_DeleteTopicRequest>
       DeleteTopicResponse: MessageTypeDefinition<_tide_v1_DeleteTopicResponse__Input, _tide_v1_DeleteTopicResponse>
       DescribeAclsRequest: MessageTypeDefinition<_tide_v1_DescribeAclsRequest__Input, _tide_v1_DescribeAclsRequest>

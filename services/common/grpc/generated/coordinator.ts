@@ -2,10 +2,13 @@ import type * as grpc from '@grpc/grpc-js';
 import type { EnumTypeDefinition, MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { Assignment__Input as _tide_v1_Assignment__Input, Assignment as _tide_v1_Assignment } from './tide/v1/Assignment';
+import type { AssignmentResult__Input as _tide_v1_AssignmentResult__Input, AssignmentResult as _tide_v1_AssignmentResult } from './tide/v1/AssignmentResult';
+import type { AssignorMember__Input as _tide_v1_AssignorMember__Input, AssignorMember as _tide_v1_AssignorMember } from './tide/v1/AssignorMember';
 import type { BrokerInfo__Input as _tide_v1_BrokerInfo__Input, BrokerInfo as _tide_v1_BrokerInfo } from './tide/v1/BrokerInfo';
 import type { CommitOffsetsRequest__Input as _tide_v1_CommitOffsetsRequest__Input, CommitOffsetsRequest as _tide_v1_CommitOffsetsRequest } from './tide/v1/CommitOffsetsRequest';
 import type { CommitOffsetsResponse__Input as _tide_v1_CommitOffsetsResponse__Input, CommitOffsetsResponse as _tide_v1_CommitOffsetsResponse } from './tide/v1/CommitOffsetsResponse';
 import type { CommittedOffset__Input as _tide_v1_CommittedOffset__Input, CommittedOffset as _tide_v1_CommittedOffset } from './tide/v1/CommittedOffset';
+import type { ComputeAssignment__Input as _tide_v1_ComputeAssignment__Input, ComputeAssignment as _tide_v1_ComputeAssignment } from './tide/v1/ComputeAssignment';
 import type { CoordinatorInfo__Input as _tide_v1_CoordinatorInfo__Input, CoordinatorInfo as _tide_v1_CoordinatorInfo } from './tide/v1/CoordinatorInfo';
 import type { DeleteGroupRequest__Input as _tide_v1_DeleteGroupRequest__Input, DeleteGroupRequest as _tide_v1_DeleteGroupRequest } from './tide/v1/DeleteGroupRequest';
 import type { DeleteGroupResponse__Input as _tide_v1_DeleteGroupResponse__Input, DeleteGroupResponse as _tide_v1_DeleteGroupResponse } from './tide/v1/DeleteGroupResponse';
@@ -30,6 +33,7 @@ import type { ListGroupsResponse__Input as _tide_v1_ListGroupsResponse__Input, L
 import type { MemberDescription__Input as _tide_v1_MemberDescription__Input, MemberDescription as _tide_v1_MemberDescription } from './tide/v1/MemberDescription';
 import type { MemberRequest__Input as _tide_v1_MemberRequest__Input, MemberRequest as _tide_v1_MemberRequest } from './tide/v1/MemberRequest';
 import type { MemberResponse__Input as _tide_v1_MemberResponse__Input, MemberResponse as _tide_v1_MemberResponse } from './tide/v1/MemberResponse';
+import type { MemberTarget__Input as _tide_v1_MemberTarget__Input, MemberTarget as _tide_v1_MemberTarget } from './tide/v1/MemberTarget';
 import type { PartitionInfo__Input as _tide_v1_PartitionInfo__Input, PartitionInfo as _tide_v1_PartitionInfo } from './tide/v1/PartitionInfo';
 import type { PartitionLag__Input as _tide_v1_PartitionLag__Input, PartitionLag as _tide_v1_PartitionLag } from './tide/v1/PartitionLag';
 import type { PartitionOffset__Input as _tide_v1_PartitionOffset__Input, PartitionOffset as _tide_v1_PartitionOffset } from './tide/v1/PartitionOffset';
@@ -42,7 +46,9 @@ import type { RevocationAck__Input as _tide_v1_RevocationAck__Input, RevocationA
 import type { Revoke__Input as _tide_v1_Revoke__Input, Revoke as _tide_v1_Revoke } from './tide/v1/Revoke';
 import type { ShardOwner__Input as _tide_v1_ShardOwner__Input, ShardOwner as _tide_v1_ShardOwner } from './tide/v1/ShardOwner';
 import type { TopicInfo__Input as _tide_v1_TopicInfo__Input, TopicInfo as _tide_v1_TopicInfo } from './tide/v1/TopicInfo';
+import type { TopicPartitionCount__Input as _tide_v1_TopicPartitionCount__Input, TopicPartitionCount as _tide_v1_TopicPartitionCount } from './tide/v1/TopicPartitionCount';
 import type { TopicPartitions__Input as _tide_v1_TopicPartitions__Input, TopicPartitions as _tide_v1_TopicPartitions } from './tide/v1/TopicPartitions';
+import type { UserDataUpdate__Input as _tide_v1_UserDataUpdate__Input, UserDataUpdate as _tide_v1_UserDataUpdate } from './tide/v1/UserDataUpdate';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
   new(...args: ConstructorParameters<Constructor>): Subtype;
@@ -53,10 +59,13 @@ export interface ProtoGrpcType {
     v1: {
       Acks: EnumTypeDefinition
       Assignment: MessageTypeDefinition<_tide_v1_Assignment__Input, _tide_v1_Assignment>
+      AssignmentResult: MessageTypeDefinition<_tide_v1_AssignmentResult__Input, _tide_v1_AssignmentResult>
+      AssignorMember: MessageTypeDefinition<_tide_v1_AssignorMember__Input, _tide_v1_AssignorMember>
       BrokerInfo: MessageTypeDefinition<_tide_v1_BrokerInfo__Input, _tide_v1_BrokerInfo>
       CommitOffsetsRequest: MessageTypeDefinition<_tide_v1_CommitOffsetsRequest__Input, _tide_v1_CommitOffsetsRequest>
       CommitOffsetsResponse: MessageTypeDefinition<_tide_v1_CommitOffsetsResponse__Input, _tide_v1_CommitOffsetsResponse>
       CommittedOffset: MessageTypeDefinition<_tide_v1_CommittedOffset__Input, _tide_v1_CommittedOffset>
+      ComputeAssignment: MessageTypeDefinition<_tide_v1_ComputeAssignment__Input, _tide_v1_ComputeAssignment>
       CoordinatorInfo: MessageTypeDefinition<_tide_v1_CoordinatorInfo__Input, _tide_v1_CoordinatorInfo>
       DeleteGroupRequest: MessageTypeDefinition<_tide_v1_DeleteGroupRequest__Input, _tide_v1_DeleteGroupRequest>
       DeleteGroupResponse: MessageTypeDefinition<_tide_v1_DeleteGroupResponse__Input, _tide_v1_DeleteGroupResponse>
@@ -81,6 +90,7 @@ export interface ProtoGrpcType {
       MemberDescription: MessageTypeDefinition<_tide_v1_MemberDescription__Input, _tide_v1_MemberDescription>
       MemberRequest: MessageTypeDefinition<_tide_v1_MemberRequest__Input, _tide_v1_MemberRequest>
       MemberResponse: MessageTypeDefinition<_tide_v1_MemberResponse__Input, _tide_v1_MemberResponse>
+      MemberTarget: MessageTypeDefinition<_tide_v1_MemberTarget__Input, _tide_v1_MemberTarget>
       PartitionInfo: MessageTypeDefinition<_tide_v1_PartitionInfo__Input, _tide_v1_PartitionInfo>
       PartitionLag: MessageTypeDefinition<_tide_v1_PartitionLag__Input, _tide_v1_PartitionLag>
       PartitionOffset: MessageTypeDefinition<_tide_v1_PartitionOffset__Input, _tide_v1_PartitionOffset>
@@ -95,7 +105,9 @@ export interface ProtoGrpcType {
       Revoke: MessageTypeDefinition<_tide_v1_Revoke__Input, _tide_v1_Revoke>
       ShardOwner: MessageTypeDefinition<_tide_v1_ShardOwner__Input, _tide_v1_ShardOwner>
       TopicInfo: MessageTypeDefinition<_tide_v1_TopicInfo__Input, _tide_v1_TopicInfo>
+      TopicPartitionCount: MessageTypeDefinition<_tide_v1_TopicPartitionCount__Input, _tide_v1_TopicPartitionCount>
       TopicPartitions: MessageTypeDefinition<_tide_v1_TopicPartitions__Input, _tide_v1_TopicPartitions>
+      UserDataUpdate: MessageTypeDefinition<_tide_v1_UserDataUpdate__Input, _tide_v1_UserDataUpdate>
     }
   }
 }

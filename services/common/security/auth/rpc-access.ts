@@ -128,6 +128,8 @@ export const RPC_RULES: Record<string, RpcRule> = {
   '/tide.v1.Admin/DeleteAcls': { kind: 'client', needs: clusterOnly('alter') },
   '/tide.v1.Admin/AlterClientQuotas': { kind: 'client', needs: clusterOnly('alter') },
   '/tide.v1.Admin/DescribeClientQuotas': { kind: 'client', needs: clusterOnly('describe') },
+  // Kafka: DeleteRecords needs delete on the topic.
+  '/tide.v1.Admin/DeleteRecords': { kind: 'client', needs: (m) => [topic(m['topic'], 'delete')] },
 
   // tide.v1.GroupCoordinator
   '/tide.v1.GroupCoordinator/FindCoordinator': {
@@ -184,6 +186,19 @@ export const RPC_RULES: Record<string, RpcRule> = {
       ]),
   },
   '/tide.v1.GroupCoordinator/DeleteGroup': { kind: 'client', needs: (m) => [group(m['group_id'], 'delete')] },
+
+  // tide.v1.StreamsQuery is served by streams application instances (without authentication yet),
+  // never by Tide's services. Should a service ever front it: describing the application's group.
+  '/tide.v1.StreamsQuery/Get': { kind: 'client', needs: (m) => [group(m['application_id'], 'describe')] },
+  '/tide.v1.StreamsQuery/All': { kind: 'client', needs: (m) => [group(m['application_id'], 'describe')] },
+  '/tide.v1.StreamsQuery/FetchWindows': {
+    kind: 'client',
+    needs: (m) => [group(m['application_id'], 'describe')],
+  },
+  '/tide.v1.StreamsQuery/DescribeInstances': {
+    kind: 'client',
+    needs: (m) => [group(m['application_id'], 'describe')],
+  },
 
   // tide.v1.TransactionCoordinator (Kafka's rules: the transactional id, plus the topics written
   // and the group whose offsets join the transaction)

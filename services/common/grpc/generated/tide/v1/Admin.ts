@@ -18,6 +18,8 @@ import type { DecommissionBrokerRequest__Input as _tide_v1_DecommissionBrokerReq
 import type { DecommissionStatus__Input as _tide_v1_DecommissionStatus__Input, DecommissionStatus as _tide_v1_DecommissionStatus } from '../../tide/v1/DecommissionStatus';
 import type { DeleteAclsRequest__Input as _tide_v1_DeleteAclsRequest__Input, DeleteAclsRequest as _tide_v1_DeleteAclsRequest } from '../../tide/v1/DeleteAclsRequest';
 import type { DeleteAclsResponse__Input as _tide_v1_DeleteAclsResponse__Input, DeleteAclsResponse as _tide_v1_DeleteAclsResponse } from '../../tide/v1/DeleteAclsResponse';
+import type { DeleteRecordsRequest__Input as _tide_v1_DeleteRecordsRequest__Input, DeleteRecordsRequest as _tide_v1_DeleteRecordsRequest } from '../../tide/v1/DeleteRecordsRequest';
+import type { DeleteRecordsResponse__Input as _tide_v1_DeleteRecordsResponse__Input, DeleteRecordsResponse as _tide_v1_DeleteRecordsResponse } from '../../tide/v1/DeleteRecordsResponse';
 import type { DeleteTopicRequest__Input as _tide_v1_DeleteTopicRequest__Input, DeleteTopicRequest as _tide_v1_DeleteTopicRequest } from '../../tide/v1/DeleteTopicRequest';
 import type { DeleteTopicResponse__Input as _tide_v1_DeleteTopicResponse__Input, DeleteTopicResponse as _tide_v1_DeleteTopicResponse } from '../../tide/v1/DeleteTopicResponse';
 import type { DescribeAclsRequest__Input as _tide_v1_DescribeAclsRequest__Input, DescribeAclsRequest as _tide_v1_DescribeAclsRequest } from '../../tide/v1/DescribeAclsRequest';
@@ -107,6 +109,15 @@ export interface AdminClient extends grpc.Client {
   deleteAcls(argument: _tide_v1_DeleteAclsRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_DeleteAclsResponse>): grpc.ClientUnaryCall;
   deleteAcls(argument: _tide_v1_DeleteAclsRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DeleteAclsResponse>): grpc.ClientUnaryCall;
   deleteAcls(argument: _tide_v1_DeleteAclsRequest__Input, callback: grpc.requestCallback<_tide_v1_DeleteAclsResponse>): grpc.ClientUnaryCall;
+  
+  DeleteRecords(argument: _tide_v1_DeleteRecordsRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DeleteRecordsResponse>): grpc.ClientUnaryCall;
+  DeleteRecords(argument: _tide_v1_DeleteRecordsRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_DeleteRecordsResponse>): grpc.ClientUnaryCall;
+  DeleteRecords(argument: _tide_v1_DeleteRecordsRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DeleteRecordsResponse>): grpc.ClientUnaryCall;
+  DeleteRecords(argument: _tide_v1_DeleteRecordsRequest__Input, callback: grpc.requestCallback<_tide_v1_DeleteRecordsResponse>): grpc.ClientUnaryCall;
+  deleteRecords(argument: _tide_v1_DeleteRecordsRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DeleteRecordsResponse>): grpc.ClientUnaryCall;
+  deleteRecords(argument: _tide_v1_DeleteRecordsRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_DeleteRecordsResponse>): grpc.ClientUnaryCall;
+  deleteRecords(argument: _tide_v1_DeleteRecordsRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DeleteRecordsResponse>): grpc.ClientUnaryCall;
+  deleteRecords(argument: _tide_v1_DeleteRecordsRequest__Input, callback: grpc.requestCallback<_tide_v1_DeleteRecordsResponse>): grpc.ClientUnaryCall;
   
   DeleteTopic(argument: _tide_v1_DeleteTopicRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_DeleteTopicResponse>): grpc.ClientUnaryCall;
   DeleteTopic(argument: _tide_v1_DeleteTopicRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_DeleteTopicResponse>): grpc.ClientUnaryCall;
@@ -217,6 +228,8 @@ export interface AdminHandlers extends grpc.UntypedServiceImplementation {
   
   DeleteAcls: grpc.handleUnaryCall<_tide_v1_DeleteAclsRequest, _tide_v1_DeleteAclsResponse__Input>;
   
+  DeleteRecords: grpc.handleUnaryCall<_tide_v1_DeleteRecordsRequest, _tide_v1_DeleteRecordsResponse__Input>;
+  
   DeleteTopic: grpc.handleUnaryCall<_tide_v1_DeleteTopicRequest, _tide_v1_DeleteTopicResponse__Input>;
   
   DescribeAcls: grpc.handleUnaryCall<_tide_v1_DescribeAclsRequest, _tide_v1_DescribeAclsResponse__Input>;
@@ -248,6 +261,7 @@ export interface AdminDefinition extends grpc.ServiceDefinition {
   CreateTopic: MethodDefinition<_tide_v1_CreateTopicRequest__Input, _tide_v1_CreateTopicResponse__Input, _tide_v1_CreateTopicRequest, _tide_v1_CreateTopicResponse>
   DecommissionBroker: MethodDefinition<_tide_v1_DecommissionBrokerRequest__Input, _tide_v1_DecommissionStatus__Input, _tide_v1_DecommissionBrokerRequest, _tide_v1_DecommissionStatus>
   DeleteAcls: MethodDefinition<_tide_v1_DeleteAclsRequest__Input, _tide_v1_DeleteAclsResponse__Input, _tide_v1_DeleteAclsRequest, _tide_v1_DeleteAclsResponse>
+  DeleteRecords: MethodDefinition<_tide_v1_DeleteRecordsRequest__Input, _tide_v1_DeleteRecordsResponse__Input, _tide_v1_DeleteRecordsRequest, _tide_v1_DeleteRecordsResponse>
   DeleteTopic: MethodDefinition<_tide_v1_DeleteTopicRequest__Input, _tide_v1_DeleteTopicResponse__Input, _tide_v1_DeleteTopicRequest, _tide_v1_DeleteTopicResponse>
   DescribeAcls: MethodDefinition<_tide_v1_DescribeAclsRequest__Input, _tide_v1_DescribeAclsResponse__Input, _tide_v1_DescribeAclsRequest, _tide_v1_DescribeAclsResponse>
   DescribeClientQuotas: MethodDefinition<_tide_v1_DescribeClientQuotasRequest__Input, _tide_v1_DescribeClientQuotasResponse__Input, _tide_v1_DescribeClientQuotasRequest, _tide_v1_DescribeClientQuotasResponse>

@@ -7,6 +7,7 @@ export interface Assignment__Input {
   'member_epoch'?: (number);
   'partitions'?: (_tide_v1_TopicPartitions__Input)[];
   'refetch_offsets'?: (boolean);
+  'user_data'?: (Buffer | Uint8Array | string);
 }
 
 export interface Assignment {
@@ -14,4 +15,5 @@ export interface Assignment {
   'member_epoch': (number);
   'partitions': (_tide_v1_TopicPartitions)[];
   'refetch_offsets': (boolean);
+  'user_data': (Buffer);
 }

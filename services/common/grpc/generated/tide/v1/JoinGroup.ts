@@ -13,6 +13,7 @@ export interface JoinGroup__Input {
   'member_id'?: (string);
   'member_epoch'?: (number);
   'owned'?: (_tide_v1_TopicPartitions__Input)[];
+  'user_data'?: (Buffer | Uint8Array | string);
 }
 
 export interface JoinGroup {
@@ -26,4 +27,5 @@ export interface JoinGroup {
   'member_id': (string);
   'member_epoch': (number);
   'owned': (_tide_v1_TopicPartitions)[];
+  'user_data': (Buffer);
 }

@@ -13,6 +13,7 @@ export interface MemberDescription__Input {
   'revoking'?: (_tide_v1_TopicPartitions__Input)[];
   'target'?: (_tide_v1_TopicPartitions__Input)[];
   'connected'?: (boolean);
+  'user_data'?: (Buffer | Uint8Array | string);
 }
 
 export interface MemberDescription {
@@ -26,4 +27,5 @@ export interface MemberDescription {
   'revoking': (_tide_v1_TopicPartitions)[];
   'target': (_tide_v1_TopicPartitions)[];
   'connected': (boolean);
+  'user_data': (Buffer);
 }

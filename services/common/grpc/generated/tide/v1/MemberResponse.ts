@@ -5,6 +5,7 @@ import type { Assignment__Input as _tide_v1_Assignment__Input, Assignment as _ti
 import type { Revoke__Input as _tide_v1_Revoke__Input, Revoke as _tide_v1_Revoke } from '../../tide/v1/Revoke';
 import type { HeartbeatAck__Input as _tide_v1_HeartbeatAck__Input, HeartbeatAck as _tide_v1_HeartbeatAck } from '../../tide/v1/HeartbeatAck';
 import type { Error__Input as _tide_v1_Error__Input, Error as _tide_v1_Error } from '../../tide/v1/Error';
+import type { ComputeAssignment__Input as _tide_v1_ComputeAssignment__Input, ComputeAssignment as _tide_v1_ComputeAssignment } from '../../tide/v1/ComputeAssignment';
 
 export interface MemberResponse__Input {
   'joined'?: (_tide_v1_Joined__Input | null);
@@ -12,7 +13,8 @@ export interface MemberResponse__Input {
   'revoke'?: (_tide_v1_Revoke__Input | null);
   'heartbeat'?: (_tide_v1_HeartbeatAck__Input | null);
   'error'?: (_tide_v1_Error__Input | null);
-  'kind'?: "joined"|"assignment"|"revoke"|"heartbeat"|"error";
+  'compute_assignment'?: (_tide_v1_ComputeAssignment__Input | null);
+  'kind'?: "joined"|"assignment"|"revoke"|"heartbeat"|"error"|"compute_assignment";
 }
 
 export interface MemberResponse {
@@ -21,5 +23,6 @@ export interface MemberResponse {
   'revoke'?: (_tide_v1_Revoke | null);
   'heartbeat'?: (_tide_v1_HeartbeatAck | null);
   'error'?: (_tide_v1_Error | null);
-  'kind'?: "joined"|"assignment"|"revoke"|"heartbeat"|"error";
+  'compute_assignment'?: (_tide_v1_ComputeAssignment | null);
+  'kind'?: "joined"|"assignment"|"revoke"|"heartbeat"|"error"|"compute_assignment";
 }

@@ -1,0 +1,190 @@
+/**
+ * Interactive queries: finds the task that holds a key (the partition the key's bytes hash to with
+ * the producer's partitioner, among the store's subtopology's tasks), reads it here when this
+ * instance runs that task, else asks the instance the group's assignment names for it (its query
+ * endpoint, over StreamsQuery with local_only). Keys and values cross as bytes in the store's
+ * serdes; a table's value comes without its timestamp, which travels beside it.
+ *
+ * Never a wrong answer: a task is read only while it is active here and not restoring; anything
+ * else (restoring, moving, an owner not known yet, an owner that does not have it any more) is a
+ * retriable StreamsError of kind NOT_AVAILABLE (code STORE_NOT_AVAILABLE).
+ */
+import { partitionForKey } from '../../../client/index';
+import type { Stamped } from '../../processors/common';
+import { StreamsError } from '../../errors';
+import type { Serde } from '../../serdes';
+import type { KeyValueStore, SessionStore, StateStore, WindowStore } from '../../state/stores';
+import type { StoreDef } from '../../topology/nodes';
+import type { Subtopology, Topology } from '../../topology/topology';
+import type { QueryClients } from './clients';
+
+export interface GetResult {
+  found: boolean;
+  value: Buffer;
+  /** -1 when the store keeps no timestamp. */
+  timestampMs: number;
+  servedBy: string;
+}
+
+export interface EntryBytes {
+  key: Buffer;
+  value: Buffer;
+  timestampMs: number;
+}
+
+export interface WindowBytes {
+  startMs: number;
+  endMs: number;
+  value: Buffer;
+  timestampMs: number;
+}
+
+export interface QueryRouterDeps {
+  topology: Topology;
+  /** Partition count per topic (resolved at start). */
+  partitions(): ReadonlyMap<string, number>;
+  /** The store of a task active and restored here; undefined otherwise. */
+  localStore(taskId: string, store: string): StateStore | undefined;
+  /** Active task → its instance's query endpoint, from the latest assignment. */
+  owners(): ReadonlyMap<string, string>;
+  /** This instance's query endpoint ('' without a query server). */
+  self(): string;
+  clients: QueryClients;
+}
+
+interface StoreInfo {
+  def: StoreDef;
+  subtopology: Subtopology;
+  key: Serde<unknown>;
+  value: Serde<unknown>;
+}
+
+export class QueryRouter {
+  constructor(private readonly deps: QueryRouterDeps) {}
+
+  /** The store's definition and serdes; StreamsError STORE for an unknown or unqueryable store. */
+  store(name: string): StoreInfo {
+    for (const s of this.deps.topology.subtopologies) {
+      const def = s.stores.find((d) => d.name === name);
+      if (!def) continue;
+      if (!def.key || !def.value) {
+        throw new StreamsError('STORE', `store ${name} has no key and value serdes: it cannot be queried`);
+      }
+      return { def, subtopology: s, key: def.key, value: def.value };
+    }
+    const names = this.deps.topology.subtopologies.flatMap((s) => s.stores.map((d) => d.name));
+    throw new StreamsError('STORE', `no store named ${name}; the stores are: ${names.join(', ') || 'none'}`);
+  }
+
+  /** The task holding `key` (bytes of the store's key serde). */
+  taskOf(info: StoreInfo, key: Buffer): string {
+    const count = this.deps.topology.taskCount(info.subtopology, this.deps.partitions());
+    return `${info.subtopology.id}_${partitionForKey(key, count)}`;
+  }
+
+  async get(storeName: string, key: Buffer, localOnly: boolean): Promise<GetResult> {
+    const info = this.store(storeName);
+    if (info.def.kind !== 'keyValue') {
+      throw new StreamsError('STORE', `store ${storeName} is a ${info.def.kind} store: fetch windows of it`);
+    }
+    const task = this.taskOf(info, key);
+    const local = this.deps.localStore(task, storeName) as KeyValueStore<unknown, unknown> | undefined;
+    if (local) {
+      const found = local.get(info.key.deserialize(key));
+      const { value, timestampMs } = unstamp(info, found);
+      return {
+        found: found !== null,
+        value: found === null ? Buffer.alloc(0) : info.value.serialize(value),
+        timestampMs,
+        servedBy: this.deps.self(),
+      };
+    }
+    const owner = this.remoteOwner(task, storeName, localOnly);
+    return this.deps.clients.get(owner, storeName, key);
+  }
+
+  async all(storeName: string, localOnly: boolean, limit = 0): Promise<EntryBytes[]> {
+    const info = this.store(storeName);
+    if (info.def.kind !== 'keyValue') {
+      throw new StreamsError('STORE', `store ${storeName} is a ${info.def.kind} store: fetch windows of it`);
+    }
+    const count = this.deps.topology.taskCount(info.subtopology, this.deps.partitions());
+    const out: EntryBytes[] = [];
+    const remote = new Set<string>();
+    for (let p = 0; p < count; p++) {
+      const task = `${info.subtopology.id}_${p}`;
+      const local = this.deps.localStore(task, storeName) as KeyValueStore<unknown, unknown> | undefined;
+      if (local) {
+        for (const [k, v] of local.all()) {
+          const { value, timestampMs } = unstamp(info, v);
+          out.push({ key: info.key.serialize(k), value: info.value.serialize(value), timestampMs });
+        }
+      } else if (!localOnly) {
+        remote.add(this.remoteOwner(task, storeName, false));
+      }
+    }
+    const fetched = await Promise.all(
+      [...remote].map((endpoint) => this.deps.clients.all(endpoint, storeName)),
+    );
+    for (const entries of fetched) out.push(...entries);
+    return limit > 0 ? out.slice(0, limit) : out;
+  }
+
+  async windows(
+    storeName: string,
+    key: Buffer,
+    fromMs: number,
+    toMs: number,
+    localOnly: boolean,
+  ): Promise<{ windows: WindowBytes[]; servedBy: string }> {
+    const info = this.store(storeName);
+    if (info.def.kind === 'keyValue') {
+      throw new StreamsError('STORE', `store ${storeName} is a key-value store: get its keys`);
+    }
+    const task = this.taskOf(info, key);
+    const local = this.deps.localStore(task, storeName);
+    if (!local) {
+      const owner = this.remoteOwner(task, storeName, localOnly);
+      return this.deps.clients.windows(owner, storeName, key, fromMs, toMs);
+    }
+    const k = info.key.deserialize(key);
+    const entries =
+      info.def.kind === 'window'
+        ? (local as WindowStore<unknown, unknown>).fetchRange(k, fromMs, toMs)
+        : (local as SessionStore<unknown, unknown>).findSessions(k, fromMs, toMs);
+    return {
+      windows: entries.map((e) => {
+        const { value, timestampMs } = unstamp(info, e.value);
+        return {
+          startMs: e.window.start,
+          endMs: e.window.end,
+          value: info.value.serialize(value),
+          timestampMs,
+        };
+      }),
+      servedBy: this.deps.self(),
+    };
+  }
+
+  /** The endpoint to ask for a task not readable here; NOT_AVAILABLE when there is none to ask. */
+  private remoteOwner(task: string, store: string, localOnly: boolean): string {
+    const owner = this.deps.owners().get(task);
+    const self = this.deps.self();
+    if (localOnly || !owner || owner === self) {
+      const why = !owner
+        ? 'has no known owner yet'
+        : owner === self || localOnly
+          ? `is not running on ${self || 'this instance'} now (restoring, or moving to or from it)`
+          : '';
+      throw new StreamsError('NOT_AVAILABLE', `task ${task} of store ${store} ${why}; retry`);
+    }
+    return owner;
+  }
+}
+
+function unstamp(info: StoreInfo, stored: unknown): { value: unknown; timestampMs: number } {
+  if (stored === null || stored === undefined) return { value: null, timestampMs: -1 };
+  if (!info.def.timestamped) return { value: stored, timestampMs: -1 };
+  const s = stored as Stamped<unknown>;
+  return { value: s.value, timestampMs: s.timestamp };
+}

@@ -1,0 +1,121 @@
+/**
+ * An instance's query server: StreamsQuery (streams.proto) on `queryServer.host:port`, with the
+ * standard health service and reflection of streams.proto, so `grpcurl` and clients in any
+ * language can query the application through any instance. Plain text only (bind it to an
+ * address your network protects).
+ */
+import type { Logger } from '../../../services/common/logger';
+import { startServer, stopServer, type TideServer } from '../../../services/common/grpc/server';
+import { streamsPackageDefinition, streamsProto } from '../../../services/common/grpc/streams-proto';
+import { unary } from '../../../services/common/grpc/unary';
+import type { StreamsQueryHandlers } from '../../../services/common/grpc/generated/tide/v1/StreamsQuery';
+import { StreamsError } from '../../errors';
+import type { QueryRouter } from './router';
+
+export interface QueryServerOptions {
+  /** Address to bind. Default 127.0.0.1. */
+  host?: string;
+  /** Port to bind; 0 (the default) picks a free one. */
+  port?: number;
+  /** The host other instances and clients reach this one at. Default `host`. */
+  advertisedHost?: string;
+}
+
+export interface InstanceView {
+  endpoint: string;
+  activeTasks: string[];
+  standbyTasks: string[];
+}
+
+export class QueryServer {
+  private server?: TideServer;
+  private endpointValue = '';
+
+  constructor(
+    private readonly applicationId: string,
+    private readonly router: QueryRouter,
+    private readonly instances: () => InstanceView[],
+    private readonly logger: Logger,
+  ) {}
+
+  /** `host:port` as advertised ('' before start). */
+  get endpoint(): string {
+    return this.endpointValue;
+  }
+
+  async start(options: QueryServerOptions): Promise<string> {
+    const host = options.host ?? '127.0.0.1';
+    this.server = await startServer({
+      host,
+      port: options.port ?? 0,
+      register: (server) => server.addService(streamsProto().StreamsQuery.service, this.handlers()),
+      reflection: streamsPackageDefinition(),
+    });
+    this.server.health.setStatus('', 'SERVING');
+    this.endpointValue = `${options.advertisedHost ?? host}:${this.server.port}`;
+    this.logger.info({ endpoint: this.endpointValue }, 'query server listening');
+    return this.endpointValue;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (server) await stopServer(server.server, 1_000);
+  }
+
+  private check(applicationId: string): void {
+    if (applicationId && applicationId !== this.applicationId) {
+      throw new StreamsError(
+        'STORE',
+        `this instance runs application ${this.applicationId}, not ${applicationId}`,
+      );
+    }
+  }
+
+  private handlers(): StreamsQueryHandlers {
+    const edge = this.logger;
+    return {
+      Get: unary(edge, 'Get', async (req) => {
+        this.check(req.application_id);
+        const r = await this.router.get(req.store, Buffer.from(req.key), req.local_only);
+        return { found: r.found, value: r.value, timestamp_ms: r.timestampMs, served_by: r.servedBy };
+      }),
+      All: unary(edge, 'All', async (req) => {
+        this.check(req.application_id);
+        const entries = await this.router.all(req.store, req.local_only, req.limit);
+        return {
+          entries: entries.map((e) => ({ key: e.key, value: e.value, timestamp_ms: e.timestampMs })),
+        };
+      }),
+      FetchWindows: unary(edge, 'FetchWindows', async (req) => {
+        this.check(req.application_id);
+        const r = await this.router.windows(
+          req.store,
+          Buffer.from(req.key),
+          Number(req.from_ms),
+          Number(req.to_ms),
+          req.local_only,
+        );
+        return {
+          windows: r.windows.map((w) => ({
+            start_ms: w.startMs,
+            end_ms: w.endMs,
+            value: w.value,
+            timestamp_ms: w.timestampMs,
+          })),
+          served_by: r.servedBy,
+        };
+      }),
+      DescribeInstances: unary(edge, 'DescribeInstances', async (req) => {
+        this.check(req.application_id);
+        return {
+          instances: this.instances().map((i) => ({
+            endpoint: i.endpoint,
+            active_tasks: i.activeTasks,
+            standby_tasks: i.standbyTasks,
+          })),
+        };
+      }),
+    };
+  }
+}

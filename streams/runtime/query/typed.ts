@@ -1,0 +1,57 @@
+/**
+ * The typed face of interactive queries (`app.queries`): keys go out through the store's key serde
+ * and values come back through its value serde, wherever the key's task runs. A call made while
+ * the key's task is restoring or moving fails with a retriable StreamsError of kind NOT_AVAILABLE;
+ * retry it (e.g. with the client's `retry`).
+ */
+import type { Window } from '../../serdes';
+import { StreamsError } from '../../errors';
+import type { QueryRouter } from './router';
+
+export interface QueriedWindow<V> {
+  window: Window;
+  value: V;
+  /** -1 when the store keeps none. */
+  timestampMs: number;
+}
+
+export class StreamsQueries {
+  constructor(private readonly router: () => QueryRouter | undefined) {}
+
+  /** The value of `key` in key-value store `store`, or null. */
+  async get<K, V>(store: string, key: K): Promise<V | null> {
+    const r = this.require();
+    const info = r.store(store);
+    const res = await r.get(store, info.key.serialize(key), false);
+    return res.found ? (info.value.deserialize(res.value) as V) : null;
+  }
+
+  /** Every entry of key-value store `store`, gathered from every instance (unordered). */
+  async all<K, V>(store: string): Promise<[K, V][]> {
+    const r = this.require();
+    const info = r.store(store);
+    const entries = await r.all(store, false);
+    return entries.map((e) => [info.key.deserialize(e.key) as K, info.value.deserialize(e.value) as V]);
+  }
+
+  /**
+   * Windows of `key` in a window store starting in [fromMs, toMs] (by start), or sessions of `key`
+   * in a session store overlapping [fromMs, toMs].
+   */
+  async windows<K, V>(store: string, key: K, fromMs: number, toMs: number): Promise<QueriedWindow<V>[]> {
+    const r = this.require();
+    const info = r.store(store);
+    const res = await r.windows(store, info.key.serialize(key), fromMs, toMs, false);
+    return res.windows.map((w) => ({
+      window: { start: w.startMs, end: w.endMs },
+      value: info.value.deserialize(w.value) as V,
+      timestampMs: w.timestampMs,
+    }));
+  }
+
+  private require(): QueryRouter {
+    const r = this.router();
+    if (!r) throw new StreamsError('STATE', 'queries need a started app (app.start())');
+    return r;
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * Which store a StoreDef gets, for the cluster runtime and the test driver alike: with a directory
+ * and both serdes, the persistent (LMDB) store of its kind — key-value, window or session — kept
+ * in that directory; otherwise the in-memory one. DSL tables and aggregations keep each value with
+ * its timestamp, written by stampedSerde. Stores without serdes (join and suppress buffers built
+ * by the DSL) stay in memory.
+ */
+import type { StoreDef } from '../topology/nodes';
+import { InMemoryKeyValueStore, InMemorySessionStore, InMemoryWindowStore } from './memory';
+import { PersistentKeyValueStore, stampedSerde } from './persistent';
+import { PersistentSessionStore } from './persistent-session';
+import { PersistentWindowStore } from './persistent-window';
+import type { ChangeListener, StateStore } from './stores';
+
+/** A store on disk: the runtime checkpoints it after flushed() and may have to clear() it. */
+export interface PersistentStore extends StateStore {
+  readonly persistent: true;
+  /** Resolves once every write so far is on disk. */
+  flushed(): Promise<boolean>;
+  /** Removes every entry (without change events). */
+  clear(): void;
+}
+
+export function isPersistentStore(store: StateStore): store is PersistentStore {
+  return store.persistent && 'flushed' in store && 'clear' in store;
+}
+
+/** `dir`: where this store's files live (`<stateDir>/<task>/<store>`); undefined: in memory. */
+export function createStateStore(
+  def: StoreDef,
+  dir: string | undefined,
+  onChange?: ChangeListener,
+): StateStore {
+  const onDisk = dir !== undefined && def.key !== undefined && def.value !== undefined;
+  const key = def.key!;
+  const value = def.value && def.timestamped ? (stampedSerde(def.value) as typeof def.value) : def.value!;
+  switch (def.kind) {
+    case 'keyValue':
+      if (onDisk) return new PersistentKeyValueStore(def.name, dir, key, value, onChange);
+      return new InMemoryKeyValueStore(def.name, onChange);
+    case 'window': {
+      const sizeMs = def.windowSizeMs ?? 0;
+      const retentionMs = def.retentionMs ?? 0;
+      if (onDisk) return new PersistentWindowStore(def.name, dir, sizeMs, retentionMs, key, value, onChange);
+      return new InMemoryWindowStore(def.name, sizeMs, retentionMs, onChange);
+    }
+    case 'session':
+      if (onDisk) return new PersistentSessionStore(def.name, dir, key, value, onChange);
+      return new InMemorySessionStore(def.name, onChange);
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Byte layouts of the LMDB window and session stores' keys. LMDB orders keys by their bytes, so
+ * every part is written so that byte order is the order the stores scan in:
+ *
+ *   key part   [u32 big-endian length][the key serde's bytes]   groups one key's entries together
+ *              (the length first, so no key's bytes are a prefix of another key's entries)
+ *   time part  [u64 big-endian: ms + 2^63]                      signed times in numeric order
+ *
+ * Times are whole milliseconds; anything beyond ±(2^53 - 1) is clamped (a range bound may be
+ * ±Infinity).
+ */
+
+const SIGN = 1n << 63n;
+
+/** 8 bytes whose byte order is the numeric order of `ms`. */
+export function encodeTime(ms: number): Buffer {
+  const clamped = Math.max(Number.MIN_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Math.floor(ms)));
+  const b = Buffer.allocUnsafe(8);
+  b.writeBigUInt64BE(BigInt(clamped) + SIGN, 0);
+  return b;
+}
+
+export function decodeTime(b: Buffer, at: number): number {
+  return Number(b.readBigUInt64BE(at) - SIGN);
+}
+
+/** [u32 length][key bytes]. */
+export function keyPart(key: Buffer): Buffer {
+  const b = Buffer.allocUnsafe(4 + key.length);
+  b.writeUInt32BE(key.length, 0);
+  key.copy(b, 4);
+  return b;
+}
+
+/** The key bytes of a key part starting at `at`, and where the part ends. */
+export function readKeyPart(b: Buffer, at: number): { key: Buffer; end: number } {
+  const length = b.readUInt32BE(at);
+  return { key: b.subarray(at + 4, at + 4 + length), end: at + 4 + length };
+}
+
+/** A bound above every key that starts with `prefix` and has at most 16 bytes more. */
+export function afterPrefix(prefix: Buffer): Buffer {
+  return Buffer.concat([prefix, Buffer.alloc(17, 0xff)]);
+}
+
+/** The keys `prefix` + at most 16 bytes (one key's entries, in stores keyed [key part][times]). */
+export function prefixRange(prefix: Buffer): { start: Buffer; end: Buffer } {
+  return { start: prefix, end: afterPrefix(prefix) };
+}
+
+/** The smallest key greater than `key` (a range end that includes `key` itself). */
+export function justAfter(key: Buffer): Buffer {
+  return Buffer.concat([key, Buffer.alloc(1)]);
+}

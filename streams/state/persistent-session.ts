@@ -1,0 +1,164 @@
+/**
+ * The persistent session store: LMDB, one environment per task and store, with the in-memory
+ * session store's API and results. Two databases (layouts in lmdb-keys.ts):
+ *
+ *   sessions  [key part][end][start]  → the value serde's bytes   one key's sessions by end (Kafka's layout)
+ *   by-end    [end][key part][start]  → (empty)                   expire: the sessions that ended first
+ *
+ * findSessions(key, earliestEnd, latestStart) seeks to the key's first session ending at or after
+ * earliestEnd and keeps those starting at or before latestStart. expire(minEnd) deletes by range:
+ * it walks `by-end` up to minEnd, so it costs the expired sessions only. A write changes both
+ * databases in one transaction. As with the other LMDB stores, writes are not fsynced one by one
+ * (the changelog is the durable copy; the runtime checkpoints after flushed()).
+ */
+import { open, type Database, type RootDatabase } from 'lmdb';
+import type { Serde, Window } from '../serdes';
+import { decodeTime, encodeTime, keyPart, prefixRange, readKeyPart } from './lmdb-keys';
+import type { ChangeListener, SessionStore, WindowEntry } from './stores';
+
+const EMPTY = Buffer.alloc(0);
+const BINARY = { keyEncoding: 'binary', encoding: 'binary' } as const;
+
+export class PersistentSessionStore<K, V> implements SessionStore<K, V> {
+  readonly kind = 'session' as const;
+  readonly persistent = true as const;
+  private readonly root: RootDatabase<Buffer, Buffer>;
+  private readonly sessions: Database<Buffer, Buffer>;
+  private readonly byEnd: Database<Buffer, Buffer>;
+  /** No session ends before this (a lower bound): expire() below it returns without a look. */
+  private earliestEnd: number;
+
+  constructor(
+    readonly name: string,
+    readonly path: string,
+    private readonly keySerde: Serde<K>,
+    private readonly valueSerde: Serde<V>,
+    private readonly onChange?: ChangeListener,
+  ) {
+    this.root = open<Buffer, Buffer>({ path, ...BINARY, noSync: true });
+    this.sessions = this.root.openDB<Buffer, Buffer>({ name: 'sessions', ...BINARY });
+    this.byEnd = this.root.openDB<Buffer, Buffer>({ name: 'by-end', ...BINARY });
+    const [first] = this.byEnd.getKeys({ limit: 1 });
+    this.earliestEnd = first === undefined ? Infinity : decodeTime(first, 0);
+  }
+
+  findSessions(key: K, earliestEnd: number, latestStart: number): WindowEntry<K, V>[] {
+    const prefix = this.keyOf(key);
+    const { end } = prefixRange(prefix);
+    const out: WindowEntry<K, V>[] = [];
+    for (const { key: k, value } of this.sessions.getRange({
+      start: Buffer.concat([prefix, encodeTime(earliestEnd)]),
+      end,
+    })) {
+      const entry = this.entry(key, k, prefix.length, value);
+      if (entry.window.start <= latestStart) out.push(entry);
+    }
+    return byStart(out);
+  }
+
+  fetch(key: K): WindowEntry<K, V>[] {
+    const prefix = this.keyOf(key);
+    const out: WindowEntry<K, V>[] = [];
+    for (const { key: k, value } of this.sessions.getRange(prefixRange(prefix))) {
+      out.push(this.entry(key, k, prefix.length, value));
+    }
+    return byStart(out);
+  }
+
+  all(): WindowEntry<K, V>[] {
+    const out: WindowEntry<K, V>[] = [];
+    for (const { key: k, value } of this.sessions.getRange({})) {
+      const { key, end } = readKeyPart(k, 0);
+      out.push(this.entry(this.keySerde.deserialize(key), k, end, value));
+    }
+    return byStart(out);
+  }
+
+  put(key: K, window: Window, value: V | null): void {
+    if (value === null || value === undefined) return this.remove(key, window);
+    const { primary, index } = this.keysOf(key, window);
+    const bytes = this.valueSerde.serialize(value);
+    this.root.transactionSync(() => {
+      this.sessions.putSync(primary, bytes);
+      this.byEnd.putSync(index, EMPTY);
+    });
+    if (window.end < this.earliestEnd) this.earliestEnd = window.end;
+    this.onChange?.({ store: this.name, key, window, value });
+  }
+
+  remove(key: K, window: Window): void {
+    const { primary, index } = this.keysOf(key, window);
+    this.root.transactionSync(() => {
+      this.sessions.removeSync(primary);
+      this.byEnd.removeSync(index);
+    });
+    this.onChange?.({ store: this.name, key, window, value: null });
+  }
+
+  expire(minEnd: number): void {
+    if (minEnd <= this.earliestEnd) return;
+    const doomed = [...this.byEnd.getKeys({ end: encodeTime(minEnd) })];
+    if (doomed.length > 0) {
+      this.root.transactionSync(() => {
+        for (const k of doomed) {
+          this.byEnd.removeSync(k);
+          // [end][key part][start] → [key part][end][start]
+          this.sessions.removeSync(
+            Buffer.concat([k.subarray(8, k.length - 8), k.subarray(0, 8), k.subarray(-8)]),
+          );
+        }
+      });
+    }
+    this.earliestEnd = minEnd;
+  }
+
+  size(): number {
+    return this.sessions.getCount();
+  }
+
+  /** Removes every session (an exactly-once restore that cannot trust the local files). */
+  clear(): void {
+    this.root.transactionSync(() => {
+      this.sessions.clearSync();
+      this.byEnd.clearSync();
+    });
+    this.earliestEnd = Infinity;
+  }
+
+  /** Resolves once every write so far is on disk (the runtime checkpoints after it). */
+  flushed(): Promise<boolean> {
+    return this.root.flushed;
+  }
+
+  flush(): void {
+    // LMDB commits each write; syncing to disk is awaited through flushed() before a checkpoint.
+  }
+
+  close(): void {
+    void this.root.close();
+  }
+
+  private keyOf(key: K): Buffer {
+    return keyPart(this.keySerde.serialize(key));
+  }
+
+  private keysOf(key: K, window: Window): { primary: Buffer; index: Buffer } {
+    const part = this.keyOf(key);
+    const end = encodeTime(window.end);
+    const start = encodeTime(window.start);
+    return { primary: Buffer.concat([part, end, start]), index: Buffer.concat([end, part, start]) };
+  }
+
+  /** The entry of a `sessions` key whose times start at `at`. */
+  private entry(key: K, k: Buffer, at: number, value: Buffer): WindowEntry<K, V> {
+    return {
+      key,
+      window: { start: decodeTime(k, at + 8), end: decodeTime(k, at) },
+      value: this.valueSerde.deserialize(value),
+    };
+  }
+}
+
+function byStart<K, V>(entries: WindowEntry<K, V>[]): WindowEntry<K, V>[] {
+  return entries.sort((a, b) => a.window.start - b.window.start);
+}

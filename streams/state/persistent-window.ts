@@ -1,0 +1,150 @@
+/**
+ * The persistent window store: LMDB, one environment per task and store (like the key-value
+ * store, persistent.ts), with the in-memory window store's API and results. Two databases:
+ *
+ *   windows   [key part][start]  → the value serde's bytes   fetch, fetchRange: one key's windows by start
+ *   by-start  [start][key part]  → (empty)                   expire: the oldest windows first, all()
+ *
+ * (layouts in lmdb-keys.ts). A put writes both in one transaction. Retention deletes by range:
+ * expire(minStart) walks `by-start` from the beginning to minStart and deletes each window from
+ * both, so the cost is the expired windows, never a scan of the store. Keys are equal when their
+ * serde bytes are equal (the key serde must serialize equal keys equally). Writes are not fsynced
+ * one by one: the changelog topic is the durable copy, and the runtime checkpoints only after
+ * flushed().
+ */
+import { open, type Database, type RootDatabase } from 'lmdb';
+import type { Serde, Window } from '../serdes';
+import { decodeTime, encodeTime, justAfter, keyPart, readKeyPart } from './lmdb-keys';
+import type { ChangeListener, WindowEntry, WindowStore } from './stores';
+
+const EMPTY = Buffer.alloc(0);
+const BINARY = { keyEncoding: 'binary', encoding: 'binary' } as const;
+
+export class PersistentWindowStore<K, V> implements WindowStore<K, V> {
+  readonly kind = 'window' as const;
+  readonly persistent = true as const;
+  private readonly root: RootDatabase<Buffer, Buffer>;
+  private readonly windows: Database<Buffer, Buffer>;
+  private readonly byStart: Database<Buffer, Buffer>;
+  /** No window starts before this (a lower bound): expire() below it returns without a look. */
+  private earliestStart: number;
+
+  constructor(
+    readonly name: string,
+    readonly path: string,
+    readonly windowSizeMs: number,
+    readonly retentionMs: number,
+    private readonly keySerde: Serde<K>,
+    private readonly valueSerde: Serde<V>,
+    private readonly onChange?: ChangeListener,
+  ) {
+    this.root = open<Buffer, Buffer>({ path, ...BINARY, noSync: true });
+    this.windows = this.root.openDB<Buffer, Buffer>({ name: 'windows', ...BINARY });
+    this.byStart = this.root.openDB<Buffer, Buffer>({ name: 'by-start', ...BINARY });
+    const [first] = this.byStart.getKeys({ limit: 1 });
+    this.earliestStart = first === undefined ? Infinity : decodeTime(first, 0);
+  }
+
+  fetch(key: K, windowStart: number): V | null {
+    const bytes = this.windows.get(Buffer.concat([this.keyOf(key), encodeTime(windowStart)]));
+    return bytes === undefined ? null : this.valueSerde.deserialize(bytes);
+  }
+
+  fetchRange(key: K, fromStart: number, toStart: number): WindowEntry<K, V>[] {
+    if (fromStart > toStart) return [];
+    const prefix = this.keyOf(key);
+    const out: WindowEntry<K, V>[] = [];
+    for (const { key: k, value } of this.windows.getRange({
+      start: Buffer.concat([prefix, encodeTime(fromStart)]),
+      end: justAfter(Buffer.concat([prefix, encodeTime(toStart)])),
+    })) {
+      out.push(this.entry(key, decodeTime(k, prefix.length), value));
+    }
+    return out;
+  }
+
+  all(): WindowEntry<K, V>[] {
+    const out: WindowEntry<K, V>[] = [];
+    for (const k of this.byStart.getKeys({})) {
+      const start = decodeTime(k, 0);
+      const { key } = readKeyPart(k, 8);
+      const value = this.windows.get(Buffer.concat([k.subarray(8), k.subarray(0, 8)]));
+      if (value !== undefined) out.push(this.entry(this.keySerde.deserialize(key), start, value));
+    }
+    return out;
+  }
+
+  put(key: K, windowStart: number, value: V | null): void {
+    const part = this.keyOf(key);
+    const time = encodeTime(windowStart);
+    const primary = Buffer.concat([part, time]);
+    const index = Buffer.concat([time, part]);
+    if (value === null || value === undefined) {
+      this.root.transactionSync(() => {
+        this.windows.removeSync(primary);
+        this.byStart.removeSync(index);
+      });
+    } else {
+      const bytes = this.valueSerde.serialize(value);
+      this.root.transactionSync(() => {
+        this.windows.putSync(primary, bytes);
+        this.byStart.putSync(index, EMPTY);
+      });
+      if (windowStart < this.earliestStart) this.earliestStart = windowStart;
+    }
+    const window: Window = { start: windowStart, end: windowStart + this.windowSizeMs };
+    this.onChange?.({ store: this.name, key, window, value: value ?? null });
+  }
+
+  expire(minStart: number): void {
+    if (minStart <= this.earliestStart) return;
+    const doomed = [...this.byStart.getKeys({ end: encodeTime(minStart) })];
+    if (doomed.length > 0) {
+      this.root.transactionSync(() => {
+        for (const k of doomed) {
+          this.byStart.removeSync(k);
+          this.windows.removeSync(Buffer.concat([k.subarray(8), k.subarray(0, 8)]));
+        }
+      });
+    }
+    this.earliestStart = minStart;
+  }
+
+  size(): number {
+    return this.windows.getCount();
+  }
+
+  /** Removes every window (an exactly-once restore that cannot trust the local files). */
+  clear(): void {
+    this.root.transactionSync(() => {
+      this.windows.clearSync();
+      this.byStart.clearSync();
+    });
+    this.earliestStart = Infinity;
+  }
+
+  /** Resolves once every write so far is on disk (the runtime checkpoints after it). */
+  flushed(): Promise<boolean> {
+    return this.root.flushed;
+  }
+
+  flush(): void {
+    // LMDB commits each write; syncing to disk is awaited through flushed() before a checkpoint.
+  }
+
+  close(): void {
+    void this.root.close();
+  }
+
+  private keyOf(key: K): Buffer {
+    return keyPart(this.keySerde.serialize(key));
+  }
+
+  private entry(key: K, start: number, value: Buffer): WindowEntry<K, V> {
+    return {
+      key,
+      window: { start, end: start + this.windowSizeMs },
+      value: this.valueSerde.deserialize(value),
+    };
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * Interactive-query routing without a cluster: the key's task is the producer's partition of its
+ * bytes; a task running here is read locally (table values without their timestamp, window
+ * ranges, every entry); a task elsewhere goes to its owner's endpoint; anything unknown or not
+ * running here is a retriable NOT_AVAILABLE, and an unknown store a STORE error.
+ */
+import { partitionForKey } from '../../../client';
+import { Serdes, StreamsBuilder, TimeWindows } from '../../../streams';
+import { StreamsError } from '../../../streams/errors';
+import type { QueryClients } from '../../../streams/runtime/query/clients';
+import { QueryRouter } from '../../../streams/runtime/query/router';
+import { StreamsQueries } from '../../../streams/runtime/query/typed';
+import { InMemoryKeyValueStore, InMemoryWindowStore } from '../../../streams/state/memory';
+import type { StateStore } from '../../../streams/state/stores';
+
+const b = new StreamsBuilder({ applicationId: 'q' });
+const grouped = b.stream('in', { key: Serdes.string, value: Serdes.string }).groupByKey();
+grouped.count({ name: 'counts' });
+grouped.windowedBy(TimeWindows.ofSizeWithNoGrace(1_000)).count({ name: 'per-second' });
+const topology = b.build();
+const partitions = new Map([['in', 4]]);
+
+const stores = new Map<string, StateStore>();
+const owners = new Map<string, string>();
+const remote: string[] = [];
+const clients = {
+  get: async (endpoint: string, store: string) => {
+    remote.push(`${endpoint} ${store}`);
+    return { found: true, value: Serdes.number.serialize(7), timestampMs: 1, servedBy: endpoint };
+  },
+  all: async () => [],
+  windows: async () => ({ windows: [], servedBy: '' }),
+} as unknown as QueryClients;
+
+const router = new QueryRouter({
+  topology,
+  partitions: () => partitions,
+  localStore: (task, store) => stores.get(`${task}/${store}`),
+  owners: () => owners,
+  self: () => 'me:1',
+  clients,
+});
+const queries = new StreamsQueries(() => router);
+const task = (key: string) => `0_${partitionForKey(Serdes.string.serialize(key), 4)}`;
+
+it('reads a local task, unstamped; routes a remote one; refuses what is not running', async () => {
+  const kv = new InMemoryKeyValueStore<string, { value: number; timestamp: number }>('counts');
+  kv.put('alice', { value: 3, timestamp: 99 });
+  stores.set(`${task('alice')}/counts`, kv);
+  owners.set(task('alice'), 'me:1');
+  expect(await queries.get('counts', 'alice')).toBe(3);
+  const raw = await router.get('counts', Serdes.string.serialize('alice'), false);
+  expect(raw.timestampMs).toBe(99);
+  expect(raw.servedBy).toBe('me:1');
+
+  const elsewhere = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7'].find((k) => task(k) !== task('alice'))!;
+  owners.set(task(elsewhere), 'other:2');
+  expect(await queries.get('counts', elsewhere)).toBe(7);
+  expect(remote).toEqual(['other:2 counts']);
+
+  // Forwarded to us, but we do not run it: retriable, never a guess.
+  const err = await router.get('counts', Serdes.string.serialize(elsewhere), true).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(StreamsError);
+  expect((err as StreamsError).kind).toBe('NOT_AVAILABLE');
+  expect((err as StreamsError).retriable).toBe(true);
+  expect((err as StreamsError).code).toBe('STORE_NOT_AVAILABLE');
+
+  // Ours by the assignment but not running (restoring): retriable too.
+  stores.delete(`${task('alice')}/counts`);
+  const restoring = await queries.get('counts', 'alice').catch((e: unknown) => e);
+  expect((restoring as StreamsError).kind).toBe('NOT_AVAILABLE');
+
+  const unknown = await queries.get('nope', 'x').catch((e: unknown) => e);
+  expect((unknown as StreamsError).kind).toBe('STORE');
+});
+
+it('fetches windows of a key by start, and gathers every entry of local tasks', async () => {
+  const ws = new InMemoryWindowStore<string, { value: number; timestamp: number }>(
+    'per-second',
+    1_000,
+    60_000,
+  );
+  ws.put('bob', 0, { value: 1, timestamp: 10 });
+  ws.put('bob', 1_000, { value: 2, timestamp: 1_500 });
+  ws.put('bob', 5_000, { value: 5, timestamp: 5_100 });
+  const sub = topology.subtopologies.find((s) => s.stores.some((d) => d.name === 'per-second'))!;
+  const t = `${sub.id}_${partitionForKey(Serdes.string.serialize('bob'), 4)}`;
+  stores.set(`${t}/per-second`, ws);
+  const got = await queries.windows<string, number>('per-second', 'bob', 0, 1_000);
+  expect(got.map((w) => [w.window.start, w.window.end, w.value])).toEqual([
+    [0, 1_000, 1],
+    [1_000, 2_000, 2],
+  ]);
+  await expect(queries.get('per-second', 'bob')).rejects.toThrow(/window store/);
+
+  for (let p = 0; p < 4; p++) {
+    const kv = new InMemoryKeyValueStore<string, { value: number; timestamp: number }>('counts');
+    kv.put(`key-of-${p}`, { value: p, timestamp: 0 });
+    stores.set(`0_${p}/counts`, kv);
+  }
+  const all = await queries.all<string, number>('counts');
+  expect(all.sort()).toEqual([
+    ['key-of-0', 0],
+    ['key-of-1', 1],
+    ['key-of-2', 2],
+    ['key-of-3', 3],
+  ]);
+});

@@ -1,0 +1,204 @@
+/**
+ * The window and session store contract, run against the in-memory stores and the LMDB ones
+ * alike (the same cases, the same expected results), plus what only the LMDB stores do: keep
+ * their windows across a reopen and clear.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Serdes } from '../../../streams';
+import { InMemorySessionStore, InMemoryWindowStore } from '../../../streams/state/memory';
+import { PersistentSessionStore } from '../../../streams/state/persistent-session';
+import { PersistentWindowStore } from '../../../streams/state/persistent-window';
+import type { ChangeListener, SessionStore, StateStore, WindowStore } from '../../../streams/state/stores';
+
+let dir: string;
+const opened: StateStore[] = [];
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tide-window-stores-'));
+});
+afterEach(() => {
+  for (const s of opened.splice(0)) s.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function track<S extends StateStore>(store: S): S {
+  opened.push(store);
+  return store;
+}
+
+type WindowFactory = (sizeMs: number, onChange?: ChangeListener) => WindowStore<string, number>;
+type SessionFactory = (onChange?: ChangeListener) => SessionStore<string, number>;
+
+const windowStores: [string, WindowFactory][] = [
+  ['in memory', (sizeMs, onChange) => new InMemoryWindowStore('w', sizeMs, 100, onChange)],
+  [
+    'LMDB',
+    (sizeMs, onChange) =>
+      track(new PersistentWindowStore('w', dir, sizeMs, 100, Serdes.string, Serdes.number, onChange)),
+  ],
+];
+
+const sessionStores: [string, SessionFactory][] = [
+  ['in memory', (onChange) => new InMemorySessionStore('s', onChange)],
+  ['LMDB', (onChange) => track(new PersistentSessionStore('s', dir, Serdes.string, Serdes.number, onChange))],
+];
+
+describe.each(windowStores)('window store (%s)', (_name, create) => {
+  it('expire drops windows starting before the bound, also ones put after an earlier expiry', () => {
+    const s = create(10);
+    s.put('a', 0, 1);
+    s.put('a', 10, 2);
+    s.put('b', 20, 3);
+    s.expire(0); // nothing starts before 0
+    expect(s.size()).toBe(3);
+    s.expire(15);
+    expect(s.all().map((e) => e.window.start)).toEqual([20]);
+    s.put('c', 5, 4); // earlier than everything kept: the next expiry must see it
+    s.expire(10);
+    expect(s.all().map((e) => e.window.start)).toEqual([20]);
+    s.expire(21);
+    expect(s.size()).toBe(0);
+  });
+
+  it('fetch and fetchRange see one key only, by start, bounds included; null deletes', () => {
+    const s = create(10);
+    for (const start of [30, 0, 20, 10]) s.put('a', start, start + 1);
+    s.put('ab', 10, 99); // a key whose bytes start with another key's
+    s.put('', 10, 98);
+    expect(s.fetch('a', 20)).toBe(21);
+    expect(s.fetch('a', 25)).toBeNull();
+    expect(s.fetch('b', 20)).toBeNull();
+    expect(s.fetchRange('a', 10, 30).map((e) => [e.window, e.value])).toEqual([
+      [{ start: 10, end: 20 }, 11],
+      [{ start: 20, end: 30 }, 21],
+      [{ start: 30, end: 40 }, 31],
+    ]);
+    expect(s.fetchRange('a', 11, 19)).toEqual([]);
+    expect(s.fetchRange('a', 30, 10)).toEqual([]);
+    expect(s.fetchRange('ab', -Infinity, Infinity).map((e) => [e.key, e.value])).toEqual([['ab', 99]]);
+    expect(s.fetchRange('', 0, 100).map((e) => e.value)).toEqual([98]);
+    s.put('a', 20, 22); // overwrite
+    s.put('a', 0, null); // delete
+    s.put('a', 500, null); // delete of nothing
+    expect(s.fetchRange('a', -Infinity, Infinity).map((e) => e.value)).toEqual([11, 22, 31]);
+    expect(s.size()).toBe(5);
+  });
+
+  it('all() lists every window by start; negative starts sort first', () => {
+    const s = create(5);
+    s.put('x', 10, 1);
+    s.put('y', -20, 2);
+    s.put('z', 0, 3);
+    expect(s.all().map((e) => [e.key, e.window.start, e.window.end, e.value])).toEqual([
+      ['y', -20, -15, 2],
+      ['z', 0, 5, 3],
+      ['x', 10, 15, 1],
+    ]);
+    s.expire(-10);
+    expect(s.all().map((e) => e.key)).toEqual(['z', 'x']);
+  });
+
+  it('reports every put and delete to the change listener, expiry none', () => {
+    const changes: unknown[] = [];
+    const s = create(10, (c) => changes.push(c));
+    s.put('a', 0, 1);
+    s.put('a', 0, null);
+    s.put('b', 10, 2);
+    s.expire(100);
+    expect(changes).toEqual([
+      { store: 'w', key: 'a', window: { start: 0, end: 10 }, value: 1 },
+      { store: 'w', key: 'a', window: { start: 0, end: 10 }, value: null },
+      { store: 'w', key: 'b', window: { start: 10, end: 20 }, value: 2 },
+    ]);
+  });
+});
+
+describe.each(sessionStores)('session store (%s)', (_name, create) => {
+  it('session stores expire by session end', () => {
+    const s = create();
+    s.put('a', { start: 0, end: 5 }, 1);
+    s.put('a', { start: 10, end: 12 }, 2);
+    s.expire(6);
+    expect(s.fetch('a').map((e) => e.window)).toEqual([{ start: 10, end: 12 }]);
+    s.put('b', { start: 1, end: 2 }, 3);
+    s.expire(3);
+    expect(s.fetch('b')).toEqual([]);
+  });
+
+  it('findSessions: end >= earliestEnd and start <= latestStart, by start, one key only', () => {
+    const s = create();
+    s.put('a', { start: 0, end: 10 }, 1);
+    s.put('a', { start: 20, end: 25 }, 2);
+    s.put('a', { start: 40, end: 40 }, 3);
+    s.put('ab', { start: 20, end: 25 }, 9);
+    expect(s.findSessions('a', 10, 40).map((e) => e.value)).toEqual([1, 2, 3]);
+    expect(s.findSessions('a', 11, 40).map((e) => e.value)).toEqual([2, 3]);
+    expect(s.findSessions('a', 11, 39).map((e) => e.value)).toEqual([2]);
+    expect(s.findSessions('a', 26, 39)).toEqual([]);
+    expect(s.findSessions('b', -Infinity, Infinity)).toEqual([]);
+    expect(s.fetch('a').map((e) => e.window.start)).toEqual([0, 20, 40]);
+    expect(s.all().map((e) => [e.key, e.window.start])).toEqual([
+      ['a', 0],
+      ['a', 20],
+      ['ab', 20],
+      ['a', 40],
+    ]);
+  });
+
+  it('a put of the same window replaces it; null and remove delete it; both are reported', () => {
+    const changes: unknown[] = [];
+    const s = create((c) => changes.push(c));
+    s.put('a', { start: 0, end: 10 }, 1);
+    s.put('a', { start: 0, end: 10 }, 2);
+    s.put('a', { start: 0, end: 12 }, 3); // another window: same start, later end
+    expect(
+      s
+        .fetch('a')
+        .map((e) => e.value)
+        .sort(),
+    ).toEqual([2, 3]);
+    s.put('a', { start: 0, end: 10 }, null);
+    s.remove('a', { start: 0, end: 12 });
+    expect(s.fetch('a')).toEqual([]);
+    expect(s.size()).toBe(0);
+    expect(changes).toEqual([
+      { store: 's', key: 'a', window: { start: 0, end: 10 }, value: 1 },
+      { store: 's', key: 'a', window: { start: 0, end: 10 }, value: 2 },
+      { store: 's', key: 'a', window: { start: 0, end: 12 }, value: 3 },
+      { store: 's', key: 'a', window: { start: 0, end: 10 }, value: null },
+      { store: 's', key: 'a', window: { start: 0, end: 12 }, value: null },
+    ]);
+  });
+});
+
+describe('the LMDB window and session stores on disk', () => {
+  it('keep their windows across a reopen, expire after it, and clear', async () => {
+    const w = new PersistentWindowStore('w', path.join(dir, 'w'), 10, 100, Serdes.string, Serdes.number);
+    w.put('a', 0, 1);
+    w.put('a', 50, 2);
+    await w.flushed();
+    w.close();
+    const again = track(
+      new PersistentWindowStore('w', path.join(dir, 'w'), 10, 100, Serdes.string, Serdes.number),
+    );
+    expect(again.fetch('a', 0)).toBe(1);
+    again.expire(10); // the earliest start is read back from the files
+    expect(again.all().map((e) => e.window.start)).toEqual([50]);
+    again.clear();
+    expect(again.size()).toBe(0);
+
+    const s = new PersistentSessionStore('s', path.join(dir, 's'), Serdes.string, Serdes.number);
+    s.put('k', { start: 0, end: 5 }, 1);
+    s.put('k', { start: 8, end: 9 }, 2);
+    await s.flushed();
+    s.close();
+    const reopened = track(
+      new PersistentSessionStore('s', path.join(dir, 's'), Serdes.string, Serdes.number),
+    );
+    reopened.expire(6);
+    expect(reopened.fetch('k').map((e) => e.value)).toEqual([2]);
+    reopened.clear();
+    expect(reopened.all()).toEqual([]);
+  });
+});
