@@ -1,5 +1,6 @@
 #!/bin/sh
-# Runs node with the glibc malloc settings Tide's processes are measured with (docs/performance.md).
+# Runs node with the glibc malloc and V8 settings Tide's processes are measured with
+# (docs/performance.md).
 #
 # grpc-js gives every gRPC message a fresh buffer: 1 MiB producer batches and fetch responses are
 # copied into new memory on both sides of a connection. With glibc's defaults, memory freed at the
@@ -9,7 +10,14 @@
 # memory stays mapped per malloc arena (resident memory can stay that much above what is in use;
 # most of Tide's lives in the main arena). Values already in the environment win; other C
 # libraries (musl) and other allocators (Go's, jemalloc) ignore them.
+#
+# --heap-growing-percent=300: V8 lets the old generation grow to 4x its live size between full
+# collections instead of the few MB it grants a small heap whose garbage is mostly Buffers; without
+# it a consumer ran a full collection every ~15 MB read and a broker could fall into one every
+# 50-200 ms (services/common/gc-tuning.ts, which Tide's services also apply when started without
+# this script). To use another value, pass your own --heap-growing-percent before the script path
+# (the last one wins).
 set -eu
 export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-4194304}"
 export MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-67108864}"
-exec node "$@"
+exec node --heap-growing-percent=300 "$@"
