@@ -37,6 +37,7 @@ import {
   ReplicaFetcherManager,
   ReplicationService,
   grpcConnector,
+  withZeroCopyReplication,
   type LeaderUnreachableReporter,
   type ReplicationConnector,
 } from './replication';
@@ -305,7 +306,10 @@ export class BrokerNode {
               audit: auditLogger(logger),
             }),
           });
-          s.addService(internalProto().replication.Replication.service, replication.handlers());
+          s.addService(
+            withZeroCopyReplication(internalProto().replication.Replication.service),
+            replication.handlers(),
+          );
           s.addService(
             txnMarkersProto().TxnMarkers.service,
             txnMarkersHandlers({ partitions: replicas, internalToken }, metrics.edge(logger)),
