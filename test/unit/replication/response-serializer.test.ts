@@ -6,22 +6,25 @@
 import { internalProto } from '../../../services/common/grpc/proto';
 import { withZeroCopyReplication } from '../../../services/broker/replication/response-serializer';
 import { allocateWithHeadroom, READ_HEADROOM_BYTES } from '../../../services/broker/log/headroom';
-import type { ReplicaFetchPartitionResponse__Input } from '../../../services/common/grpc/generated/tide/v1/internal/ReplicaFetchPartitionResponse';
-import type { ReplicaFetchResponse__Input } from '../../../services/common/grpc/generated/tide/v1/internal/ReplicaFetchResponse';
+import type {
+  ReplicaFetchPartitionResponse,
+  ReplicaFetchPartitionResponse__Input,
+} from '../../../services/common/grpc/generated/tide/v1/internal/ReplicaFetchPartitionResponse';
+import type {
+  ReplicaFetchResponse,
+  ReplicaFetchResponse__Input,
+} from '../../../services/common/grpc/generated/tide/v1/internal/ReplicaFetchResponse';
 
 const service = internalProto().replication.Replication.service;
 const ordinary = (value: ReplicaFetchResponse__Input) => service.Replicate.responseSerialize(value);
 const zeroCopy = (value: ReplicaFetchResponse__Input) =>
   withZeroCopyReplication(service).Replicate.responseSerialize(value);
 
-interface Decoded {
-  partitions: (Record<string, unknown> & { topic: string; partition: number; record_batches: Buffer })[];
-}
-const decode = (bytes: Buffer) => service.Replicate.responseDeserialize(bytes) as Decoded;
+const decode = (bytes: Buffer) => service.Replicate.responseDeserialize(bytes) as ReplicaFetchResponse;
 
 /** The decoded partitions by topic and partition, batches compared as bytes (jest is slow on MiBs). */
 function expectSamePartitions(actual: Buffer, expected: Buffer): void {
-  const key = (p: Decoded['partitions'][number]) => `${p.topic}/${p.partition}`;
+  const key = (p: ReplicaFetchPartitionResponse) => `${p.topic}/${p.partition}`;
   const byKey = (bytes: Buffer) => new Map(decode(bytes).partitions.map((p) => [key(p), p]));
   const a = byKey(actual);
   const e = byKey(expected);
