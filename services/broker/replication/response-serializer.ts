@@ -36,6 +36,12 @@ export function zeroCopyReplicaFetchSerializer(standard: Serialize): Serialize {
     if (chosen < 0) return standard(value);
     const { record_batches, ...fields } = partitions[chosen];
     const batches = record_batches as Uint8Array;
+    // The other partitions' batches go in front too: skip the attempt when they cannot fit.
+    const otherBatchBytes = partitions.reduce(
+      (sum, p, i) => (i === chosen ? sum : sum + ((p.record_batches as Uint8Array | undefined)?.length ?? 0)),
+      0,
+    );
+    if (otherBatchBytes >= headroomOf(batches)) return standard(value);
     const others = standard({ partitions: partitions.filter((_, i) => i !== chosen) });
     // The chosen partition alone without its batches: its key, its length, then its fields.
     const alone = standard({ partitions: [fields] });
