@@ -37,6 +37,7 @@ import {
   ReplicaFetcherManager,
   ReplicationService,
   grpcConnector,
+  withZeroCopyReplication,
   type LeaderUnreachableReporter,
   type ReplicationConnector,
 } from './replication';
@@ -325,7 +326,10 @@ export class BrokerNode {
               edge: metrics.edge(logger),
             }),
           });
-          s.addService(internalProto().replication.Replication.service, replication.handlers());
+          s.addService(
+            withZeroCopyReplication(internalProto().replication.Replication.service),
+            replication.handlers(),
+          );
           s.addService(
             txnMarkersProto().TxnMarkers.service,
             txnMarkersHandlers({ partitions: replicas, internalToken }, metrics.edge(logger)),
