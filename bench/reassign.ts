@@ -9,7 +9,9 @@
  * joins the ISR, then B's copy is dropped) while the same producer keeps its rate. Reported: the
  * move's time (request to the reassignment gone) and rate (partition bytes / time), and produce
  * p50/p99 idle and during the move. `--reassign-throttle-mib N` sets every broker's
- * reassignmentThrottleBytesPerSecond to N MiB/s (0 = unthrottled).
+ * reassignmentThrottleBytesPerSecond to N MiB/s (0 = unthrottled). For each window it also prints
+ * what the runtime of A, B and C did (full GCs, GC pause time, longest event-loop delay, from each
+ * broker's /metrics; bench/broker-runtime.ts): where a latency tail comes from.
  *
  *   npm run bench:cluster -- --reassign [--reassign-mib 1024] [--reassign-throttle-mib 0]
  *       [--reassign-rate 1000] [--reassign-idle-seconds 10] [--size 100] [--flush os|sync]
@@ -18,6 +20,8 @@ import { randomBytes } from 'crypto';
 import * as os from 'os';
 import { Tide, type Producer } from '../client';
 import { TestCluster } from '../test/harness/cluster';
+import { freePorts } from '../test/harness/etcd';
+import { runtimeDelta, scrapeRuntime, type RuntimeSample, type RuntimeWindow } from './broker-runtime';
 import { percentile } from './stats';
 
 export interface ReassignOptions {
@@ -123,13 +127,16 @@ const ms = (v: number) => v.toFixed(2);
 
 export async function reassignBench(options: ReassignOptions): Promise<void> {
   const throttle = Math.round(options.throttleMib * 1024 * 1024);
+  const metricsPorts = await freePorts(3);
   const cluster = await TestCluster.start({
     brokers: 3,
     controllers: 1,
     leaseTtlMs: 2_000,
     replicaLagTimeMaxMs: 10_000,
     brokerEnv: { TIDE_REASSIGNMENT_THROTTLE_BYTES_PER_SECOND: String(throttle), TIDE_LOG_LEVEL: 'warn' },
+    brokerSetup: (id) => ({ env: { TIDE_METRICS_PORT: String(metricsPorts[id]) } }),
   });
+  const runtimes = () => Promise.all(metricsPorts.map((port) => scrapeRuntime(port)));
   const tide = new Tide({ bootstrap: cluster.bootstrap(), metadataMaxAgeMs: 500 });
   try {
     const admin = tide.admin();
@@ -162,9 +169,11 @@ export async function reassignBench(options: ReassignOptions): Promise<void> {
     await new Promise((r) => setTimeout(r, 1_000));
     await warm.stop();
     const idleProbe = new RateProbe(producer, 'moving', value, options.rate);
+    const idleStart = await runtimes();
     idleProbe.start();
     await new Promise((r) => setTimeout(r, options.idleSeconds * 1_000));
     const idle = await idleProbe.stop();
+    const idleEnd = await runtimes();
 
     const duringProbe = new RateProbe(producer, 'moving', value, options.rate);
     const movedAt = performance.now();
@@ -174,6 +183,7 @@ export async function reassignBench(options: ReassignOptions): Promise<void> {
       await new Promise((r) => setTimeout(r, 100));
     const moveSec = (performance.now() - movedAt) / 1000;
     const during = await duringProbe.stop();
+    const moveEnd = await runtimes();
     await producer.close();
     const failures = idleProbe.failures + duringProbe.failures;
     const after = (await admin.metadata(['moving'])).topics[0].partitions[0];
@@ -194,10 +204,40 @@ export async function reassignBench(options: ReassignOptions): Promise<void> {
         `load average ${os
           .loadavg()
           .map((l) => l.toFixed(1))
-          .join(' ')}\n`,
+          .join(' ')}\n` +
+        runtimeTable(
+          [
+            [`A ${leader} (leader)`, leader],
+            [`B ${follower} (leaves)`, follower],
+            [`C ${spare} (new)`, spare],
+          ],
+          idleStart,
+          idleEnd,
+          moveEnd,
+        ),
     );
   } finally {
     await tide.close().catch(() => undefined);
     await cluster.stop();
   }
+}
+
+/** Per broker: full GCs, GC pause ms and the longest event-loop delay, idle and during the move. */
+function runtimeTable(
+  brokers: [string, number][],
+  idleStart: RuntimeSample[],
+  idleEnd: RuntimeSample[],
+  moveEnd: RuntimeSample[],
+): string {
+  const cells = (w: RuntimeWindow) =>
+    `${String(w.fullGcs).padStart(8)} ${w.gcMs.toFixed(0).padStart(7)} ${w.eventLoopDelayMaxMs.toFixed(0).padStart(9)}`;
+  let out =
+    `\nbroker runtime (/metrics)   ${'idle'.padEnd(26)}  during move\n` +
+    `${''.padEnd(26)} full GCs   GC ms  max delay  full GCs   GC ms  max delay (ms)\n`;
+  for (const [label, id] of brokers) {
+    const idle = runtimeDelta(idleStart[id], idleEnd[id]);
+    const move = runtimeDelta(idleEnd[id], moveEnd[id]);
+    out += `${label.padEnd(26)} ${cells(idle)}  ${cells(move)}\n`;
+  }
+  return out;
 }

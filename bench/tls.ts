@@ -127,7 +127,11 @@ async function measure(
   }
 }
 
-/** Each figure's best round: throughputs at their highest, latency at its lowest. */
+/**
+ * Each figure's best round: throughputs at their highest, latency and CPU at their lowest. The
+ * CPU seconds (client / broker process, all threads) change less than throughput with what else
+ * runs on the machine, so they show the cost of TLS even on a busy one.
+ */
 function bestOf(rounds: ProduceConsumeResult[]): Figures {
   const max = (f: (r: ProduceConsumeResult) => number) => Math.max(...rounds.map(f));
   const min = (f: (r: ProduceConsumeResult) => number) => Math.min(...rounds.map(f));
@@ -136,6 +140,12 @@ function bestOf(rounds: ProduceConsumeResult[]): Figures {
     consume: max((r) => r.consume.recordsPerSec),
     consumeBatches: max((r) => r.consumeBatches.recordsPerSec),
     steadyP99Ms: min((r) => r.steadyP99Ms),
+    produceCpu: [min((r) => r.producerCpuSec), min((r) => r.brokerCpuSec)],
+    consumeCpu: [min((r) => r.consume.consumerCpuSec), min((r) => r.consume.brokerCpuSec)],
+    consumeBatchesCpu: [
+      min((r) => r.consumeBatches.consumerCpuSec),
+      min((r) => r.consumeBatches.brokerCpuSec),
+    ],
   };
 }
 
@@ -144,6 +154,10 @@ interface Figures {
   consume: number;
   consumeBatches: number;
   steadyP99Ms: number;
+  /** CPU seconds of [client, broker] over the phase. */
+  produceCpu: [number, number];
+  consumeCpu: [number, number];
+  consumeBatchesCpu: [number, number];
 }
 
 function printComparison(
@@ -162,11 +176,21 @@ function printComparison(
     ...(auth ? [formatRate(f(auth)), ratio(f(auth), f(plain))] : []),
   ];
   const p99 = (x: Figures) => x.steadyP99Ms.toFixed(2);
+  const cpu = (name: string, f: (x: Figures) => [number, number]) => {
+    const cell = (x: Figures) =>
+      f(x)
+        .map((s) => s.toFixed(2))
+        .join(' / ');
+    return [name, cell(plain), cell(tls), '', ...(auth ? [cell(auth), ''] : [])];
+  };
   const rows = [
     row('produce rec/s', (x) => x.produce),
     row('consume rec/s (objects)', (x) => x.consume),
     row('consume rec/s (batches)', (x) => x.consumeBatches),
     ['p99 ms @10k/s', p99(plain), p99(tls), '', ...(auth ? [p99(auth), ''] : [])],
+    cpu('CPU s client / broker: produce', (x) => x.produceCpu),
+    cpu('consume (objects)', (x) => x.consumeCpu),
+    cpu('consume (batches)', (x) => x.consumeBatchesCpu),
   ];
   const headers = ['', 'plain text', 'TLS', 'TLS / plain', ...(auth ? ['TLS+auth+ACL', 'auth / plain'] : [])];
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

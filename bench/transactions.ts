@@ -10,10 +10,15 @@
  * Percentiles over every transaction of every round.
  *
  *   npm run bench -- --transactions [--records 200000] [--size 100] [--per-txn 100,1000]
- *                    [--rounds 3] [--chunk 1000] [--policy os] [--warmup 500000]
+ *                    [--rounds 3] [--chunk 1000] [--policy os] [--state-policy P]
+ *                    [--producers 1] [--warmup 500000]
  *
  * --records: records per round and mode. --chunk: records per sendBatch of the idempotent producer
- * (transactions send theirs as one sendBatch each). --policy: the topic's flush.policy.
+ * (transactions send theirs as one sendBatch each). --policy: the data topics' flush.policy.
+ * --state-policy: `__transaction_state`'s flush.policy (default: the same as --policy, so both
+ * modes pay the same for durability; `sync` = every coordinator write waits for an fdatasync).
+ * --producers: transactional producers running side by side in a transactional round (each its
+ * own transactional id, the records split between them); the idempotent round keeps one.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -28,6 +33,8 @@ interface TxnBenchOptions {
   rounds: number;
   chunk: number;
   policy: string;
+  statePolicy: string | undefined;
+  producers: number;
   warmup: number;
 }
 
@@ -39,6 +46,8 @@ function parseArgs(argv: string[]): TxnBenchOptions {
     rounds: 3,
     chunk: 1_000,
     policy: 'os',
+    statePolicy: undefined,
+    producers: 1,
     warmup: 500_000,
   };
   for (let i = 0; i < argv.length; i += 2) {
@@ -55,6 +64,8 @@ function parseArgs(argv: string[]): TxnBenchOptions {
     else if (flag === '--chunk') options.chunk = number();
     else if (flag === '--warmup') options.warmup = number();
     else if (flag === '--policy') options.policy = value;
+    else if (flag === '--state-policy') options.statePolicy = value;
+    else if (flag === '--producers') options.producers = Math.max(1, number());
     else if (flag === '--per-txn') {
       options.perTxn = value.split(',').map(Number);
       if (options.perTxn.some((n) => !Number.isInteger(n) || n <= 0))
@@ -130,13 +141,17 @@ async function transactionalRound(
   perTxn: number,
 ): Promise<RoundResult> {
   const topic = await createTopic(tide, `bench-txn-${perTxn}`, options.policy);
-  const producer: TransactionalProducer = tide.producer({ transactionalId: `bench-${perTxn}-${Date.now()}` });
-  await producer.initTransactions();
+  const producers: TransactionalProducer[] = [];
+  for (let i = 0; i < options.producers; i++) {
+    const producer = tide.producer({ transactionalId: `bench-${perTxn}-${i}-${Date.now()}` });
+    await producer.initTransactions();
+    producers.push(producer);
+  }
   const values = valuesOf(perTxn, options.size);
   const commitMs: number[] = [];
   const sendMs: number[] = [];
-  const transactions = Math.ceil(options.records / perTxn);
-  const result = await timed(broker, commitMs, sendMs, async () => {
+  const transactions = Math.ceil(options.records / perTxn / options.producers);
+  const run = async (producer: TransactionalProducer) => {
     for (let t = 0; t < transactions; t++) {
       producer.beginTransaction();
       const s0 = performance.now();
@@ -149,10 +164,23 @@ async function transactionalRound(
       await sent;
       sendMs.push(performance.now() - s0);
     }
+  };
+  const result = await timed(broker, commitMs, sendMs, async () => {
+    await Promise.all(producers.map(run));
   });
-  await producer.close();
+  for (const producer of producers) await producer.close();
   await tide.admin().deleteTopic(topic);
-  return { ...result, recordsPerSec: (transactions * perTxn) / result.seconds };
+  return { ...result, recordsPerSec: (transactions * perTxn * options.producers) / result.seconds };
+}
+
+/** `__transaction_state` gets the flush policy the benchmark asks for (it exists after the first initTransactions). */
+async function setStatePolicy(tide: Tide, options: TxnBenchOptions): Promise<void> {
+  const probe = tide.producer({ transactionalId: `bench-probe-${Date.now()}` });
+  await probe.initTransactions();
+  await probe.close();
+  await tide.admin().alterConfigs('__transaction_state', {
+    set: { 'flush.policy': options.statePolicy ?? options.policy },
+  });
 }
 
 async function timed(
@@ -194,6 +222,7 @@ export async function runTransactionsBench(argv: string[]): Promise<void> {
   const modes = ['idempotent', ...options.perTxn.map((n) => `txn-${n}`)];
   const results = new Map<string, RoundResult[]>(modes.map((m) => [m, []]));
   try {
+    await setStatePolicy(tide, options);
     await warmUp(tide, broker, options);
     for (let round = 0; round < options.rounds; round++) {
       for (const mode of modes) {
@@ -253,7 +282,8 @@ function printTable(options: TxnBenchOptions, modes: string[], results: Map<stri
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   process.stdout.write(
     `\nTransactional against idempotent produce: ${options.records.toLocaleString('en')} records x ${options.size} B per round, ` +
-      `1 partition, flush.policy=${options.policy}, tide dev in its own process; best of ${options.rounds} interleaved rounds ` +
+      `1 partition, flush.policy=${options.policy} (__transaction_state: ${options.statePolicy ?? options.policy}), ` +
+      `${options.producers} transactional producer(s), tide dev in its own process; best of ${options.rounds} interleaved rounds ` +
       `(commit percentiles over all rounds; load = 1-minute load average at the end of that round, ${os.cpus().length} cores)\n\n`,
   );
   for (const row of [headers, ...rows])

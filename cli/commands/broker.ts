@@ -4,6 +4,7 @@ import { CLIENT_SECURITY_ENV } from '../security-options';
 import { Command } from 'commander';
 import { BROKER_CONFIG_SCHEMA, ClusterBroker } from '../../services/broker';
 import { loadConfig, redactConfig } from '../../services/common/config';
+import { tuneGcForBufferTraffic } from '../../services/common/gc-tuning';
 import { systemClock } from '../../services/common/clock';
 import { createLogger } from '../../services/common/logger';
 import { action, parseInteger } from '../common';
@@ -30,6 +31,7 @@ export function brokerCommand(): Command {
           rack?: string;
           config?: string;
         }) => {
+          tuneGcForBufferTraffic();
           const config = loadConfig(BROKER_CONFIG_SCHEMA, {
             file: opts.config,
             env: process.env,

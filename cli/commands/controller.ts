@@ -7,6 +7,7 @@
 import { CLIENT_SECURITY_ENV } from '../security-options';
 import { Command } from 'commander';
 import { loadConfig, redactConfig } from '../../services/common/config';
+import { tuneGcForBufferTraffic } from '../../services/common/gc-tuning';
 import { systemClock } from '../../services/common/clock';
 import { createLogger } from '../../services/common/logger';
 import { EtcdMetadataStore } from '../../services/common/metadata/etcd';
@@ -47,6 +48,7 @@ export function controllerCommand(): Command {
     .option('--config <file>', 'JSON file of controller config keys (see docs/controller.md)')
     .action(
       action(async (opts: ControllerOptions) => {
+        tuneGcForBufferTraffic();
         const config = loadConfig(CONTROLLER_CONFIG_SCHEMA, {
           file: opts.config,
           env: process.env,

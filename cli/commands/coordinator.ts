@@ -8,6 +8,7 @@ import { CLIENT_SECURITY_ENV } from '../security-options';
 import { Command } from 'commander';
 import { serviceSecurityOf } from '../../services/common/security/service-security';
 import { loadConfig, redactConfig } from '../../services/common/config';
+import { tuneGcForBufferTraffic } from '../../services/common/gc-tuning';
 import { systemClock } from '../../services/common/clock';
 import { createLogger } from '../../services/common/logger';
 import { EtcdMetadataStore } from '../../services/common/metadata/etcd';
@@ -68,6 +69,7 @@ export function coordinatorCommand(): Command {
     .option('--config <file>', 'JSON file of coordinator config keys (see docs/consumer-groups.md)')
     .action(
       action(async (opts: CoordinatorOptions) => {
+        tuneGcForBufferTraffic();
         const config = loadConfig(COORDINATOR_CONFIG_SCHEMA, {
           file: opts.config,
           env: process.env,

@@ -4,6 +4,7 @@ import { CLIENT_SECURITY_ENV } from '../security-options';
 import { Command } from 'commander';
 import { BROKER_CONFIG_SCHEMA } from '../../services/broker';
 import { loadConfig, redactConfig } from '../../services/common/config';
+import { tuneGcForBufferTraffic } from '../../services/common/gc-tuning';
 import { systemClock } from '../../services/common/clock';
 import { createLogger } from '../../services/common/logger';
 import { DevNode } from '../dev/dev-node';
@@ -19,6 +20,7 @@ export function devCommand(): Command {
     .option('--config <file>', 'JSON file of broker config keys (see docs/configuration.md)')
     .action(
       action(async (opts: { data: string; port: number; host: string; config?: string }) => {
+        tuneGcForBufferTraffic();
         const config = loadConfig(BROKER_CONFIG_SCHEMA, {
           file: opts.config,
           env: process.env,

@@ -186,10 +186,26 @@ export class GroupAdmin {
     };
   }
 
-  /** Committed offsets (every committed partition when `partitions` is empty); -1 = none. */
-  async fetchOffsets(groupId: string, partitions: TopicPartition[] = []): Promise<CommittedOffset[]> {
+  /**
+   * Committed offsets (every committed partition when `partitions` is empty); -1 = none.
+   * `requireStable`: wait (retrying UNSTABLE_OFFSET_COMMIT) while a transaction that committed
+   * offsets for one of the partitions has not completed, instead of answering the older offset.
+   */
+  async fetchOffsets(
+    groupId: string,
+    partitions: TopicPartition[] = [],
+    options: { requireStable?: boolean } = {},
+  ): Promise<CommittedOffset[]> {
     const r = await this.coordinators.call<FetchOffsetsResponse>(groupId, (c, o, cb) =>
-      c.FetchOffsets({ group_id: groupId, partitions: grouped(partitions) }, o, cb),
+      c.FetchOffsets(
+        {
+          group_id: groupId,
+          partitions: grouped(partitions),
+          require_stable: options.requireStable ?? false,
+        },
+        o,
+        cb,
+      ),
     );
     return r.offsets.map((x) => ({
       topic: x.topic,

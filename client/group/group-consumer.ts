@@ -416,9 +416,12 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
       p.initSeq = seq;
     }
     if (refetch.length > 0) this.assignInner();
+    // read_committed: offsets a transaction committed count once it completed (KIP-447), so a
+    // partition taken over from a transactional pipeline does not start before its last commit.
     const committed = await this.admin.fetchOffsets(
       this.groupId,
       keys.map((k) => this.owned.get(k)!.tp),
+      { requireStable: this.consumer.isolation === 'read_committed' },
     );
     const offsets = new Map(committed.map((c) => [tpKey(c.topic, c.partition), c.offset]));
     const start = new Map<string, number | undefined>();

@@ -56,10 +56,7 @@ export interface AccumulatorHooks {
   released(): void;
   /** The producer identity new partitions start with (undefined before it is known). */
   identity(): Identity | undefined;
-  /**
-   * A batch opened for the partition. A transactional producer adds the partition to its
-   * transaction from here, so that round trip overlaps the linger instead of following it.
-   */
+  /** A batch opened for the partition (a transactional producer notes the partitions it wrote). */
   opened?(state: PartitionState): void;
 }
 

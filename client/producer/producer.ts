@@ -40,9 +40,10 @@ export {
 export interface ProducerInternals {
   /** Answers the producer identity instead of InitProducerId. */
   initIdentity?: () => Promise<Identity>;
-  transactional?: boolean;
-  /** Asked before a partition sends; false holds it until `resume(topic, partition)`. */
-  gate?: (topic: string, partition: number) => boolean;
+  /** A transactional producer's id (its batches are transactional, see SenderSettings). */
+  transactionalId?: string;
+  /** Told when a batch opens for a partition (a transactional producer notes the partitions it wrote). */
+  opened?: (topic: string, partition: number) => void;
 }
 
 export class Producer {
@@ -99,8 +100,7 @@ export class Producer {
           this.checkIdle();
         },
         identity: () => this.identity.current,
-        // The gate's answer waits for the sender; asking now only starts the transaction's add.
-        opened: internals.gate && ((state) => void internals.gate!(state.topic, state.partition)),
+        opened: internals.opened && ((state) => internals.opened!(state.topic, state.partition)),
       },
     );
     this.sender = new Sender(this.cluster, this.accumulator, this.identity, {
@@ -115,8 +115,7 @@ export class Producer {
       clock: this.clock,
       logger: this.logger,
       random,
-      transactional: internals.transactional,
-      gate: internals.gate && ((state) => internals.gate!(state.topic, state.partition)),
+      transactionalId: internals.transactionalId,
     });
   }
 
@@ -131,18 +130,6 @@ export class Producer {
       state.nextSequence = 0;
       state.broken = false;
     });
-  }
-
-  /** Lets a partition the gate held send again. */
-  resume(topic: string, partition: number): void {
-    const state = this.accumulator.stateOf(topic, partition);
-    if (state) this.sender.drain(state);
-  }
-
-  /** Fails the partition's batches not sent yet (the gate could not let them through). */
-  failUnsent(topic: string, partition: number, err: TideError): void {
-    const state = this.accumulator.stateOf(topic, partition);
-    if (state) this.sender.failUnsent(state, err);
   }
 
   /** Bytes accepted but not yet acknowledged (or failed). */

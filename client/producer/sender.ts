@@ -52,13 +52,11 @@ export interface SenderSettings {
   clock: Clock;
   logger: Logger;
   random: () => number;
-  /** Batches carry the transactional bit (a transactional producer). */
-  transactional?: boolean;
   /**
-   * Asked before a partition sends: false holds its batches until the producer calls drain again
-   * (a transactional producer adds the partition to the transaction first).
+   * A transactional producer's id: its batches carry the transactional bit and its requests the
+   * id, so each partition's leader joins the partition to the transaction (KIP-890).
    */
-  gate?: (state: PartitionState) => boolean;
+  transactionalId?: string;
 }
 
 export class Sender {
@@ -80,8 +78,7 @@ export class Sender {
   private readonly congested = new Set<PartitionState>();
   private readonly sweepTimer: { cancel(): void };
   private closed = false;
-  private readonly transactional: boolean;
-  private readonly gate: ((state: PartitionState) => boolean) | undefined;
+  private readonly transactionalId: string | undefined;
 
   constructor(
     private readonly cluster: Cluster,
@@ -98,8 +95,7 @@ export class Sender {
     this.clock = settings.clock;
     this.logger = settings.logger;
     this.random = settings.random;
-    this.transactional = settings.transactional ?? false;
-    this.gate = settings.gate;
+    this.transactionalId = settings.transactionalId;
     this.requestBuffers = new BufferPool(
       settings.batchBytes + 4096,
       Math.min(settings.maxBufferedBytes, 16 * 1024 * 1024),
@@ -129,7 +125,6 @@ export class Sender {
       return;
     }
     if (state.recovering || state.identityPending || this.congested.has(state)) return;
-    if (this.gate && (state.ready.length > 0 || state.open?.eligible) && !this.gate(state)) return;
     while (state.inFlight.length < this.maxInFlight) {
       let batch = state.ready.shift();
       if (!batch) {
@@ -152,7 +147,7 @@ export class Sender {
       producerId: identity.producerId,
       producerEpoch: identity.producerEpoch,
       baseSequence: batch.baseSequence,
-      transactional: this.transactional,
+      transactional: this.transactionalId !== undefined,
     });
     // Encoded once into a pooled buffer; the builder's memory is garbage from here on.
     batch.request = encodeProduceBody(
@@ -162,6 +157,7 @@ export class Sender {
         acks: this.acks,
         timeoutMs: this.requestTimeoutMs,
         recordBatches: bytes,
+        transactionalId: this.transactionalId,
       },
       this.requestBuffers,
     );
@@ -328,15 +324,6 @@ export class Sender {
         : error;
     this.fail(batch, final);
     if (this.idempotent) this.breakPartition(state, final);
-  }
-
-  /** Fails the partition's batches that were not sent yet (the gate refused them), with `err`. */
-  failUnsent(state: PartitionState, err: TideError): void {
-    const pending = [...state.ready];
-    state.ready = [];
-    const open = this.accumulator.abandonOpen(state);
-    if (open) pending.push(open);
-    for (const batch of pending) this.fail(batch, withContext(err, state));
   }
 
   /** Fails every batch of the partition that has not been sent (they would leave a sequence gap). */

@@ -10,11 +10,13 @@
  *     await tx.sendOffsets(consumer.groupMetadata(), [{ topic: 'in', partition: 0, offset: 42 }]);
  *   });
  *
- * Underneath a plain idempotent Producer whose batches carry the transactional bit, whose identity
- * comes from InitTransactions, and whose partitions are held back (the sender's gate) until the
- * coordinator has added them to the transaction (AddPartitionsToTxn, batched per round trip).
- * Every transaction end bumps the epoch (KIP-890): EndTxn answers the next identity, and every
- * partition starts over at sequence 0 with it.
+ * Underneath a plain idempotent Producer whose batches carry the transactional bit and whose
+ * requests carry the transactional id, with its identity from InitTransactions. Partitions join
+ * the transaction implicitly (KIP-890 part 2): each partition's leader adds the partition at the
+ * coordinator on the first batch of the transaction there, so the producer sends at once, with no
+ * AddPartitionsToTxn round trip before its records. Every transaction end bumps the epoch
+ * (KIP-890): EndTxn answers the next identity (once the end is decided; the markers follow), and
+ * every partition starts over at sequence 0 with it.
  *
  * Errors. PRODUCER_FENCED (another producer with the same transactional id called
  * initTransactions) is fatal: every later call fails with it; close this producer. Any other
@@ -63,11 +65,8 @@ export class TransactionalProducer {
   private identity: Identity | undefined;
   private phase: TxnPhase = 'uninitialised';
   private failure: TideError | undefined;
-  /** Partitions the coordinator has in the open transaction. */
-  private readonly added = new Set<string>();
-  /** Partitions waiting for the next AddPartitionsToTxn round trip. */
-  private readonly toAdd = new Map<string, { topic: string; partition: number }>();
-  private adding: Promise<void> | undefined;
+  /** Partitions this transaction sent records to (their leaders added them to it). */
+  private readonly written = new Set<string>();
   private readonly groupsAdded = new Set<string>();
 
   constructor(cluster: Cluster, coordinators: CoordinatorClient, options: TransactionalProducerOptions) {
@@ -90,7 +89,7 @@ export class TransactionalProducer {
       cluster,
       { ...options, acks: 'all', idempotence: true },
       {
-        transactional: true,
+        transactionalId: options.transactionalId,
         initIdentity: async () => {
           if (this.identity) return this.identity;
           throw new TideError(
@@ -98,7 +97,7 @@ export class TransactionalProducer {
             `transactional producer ${this.transactionalId}: call initTransactions() before sending`,
           );
         },
-        gate: (topic, partition) => this.mayProduce(topic, partition),
+        opened: (topic, partition) => this.written.add(partitionKey(topic, partition)),
       },
     );
     this.logger = (options.logger ?? cluster.logger).child({
@@ -282,8 +281,8 @@ export class TransactionalProducer {
   // ---------------------------------------------------------------- internals
 
   private async end(commit: boolean): Promise<void> {
-    // Nothing reached the coordinator (no partition, no offsets): there is no transaction to end.
-    if (this.added.size === 0 && this.groupsAdded.size === 0 && this.toAdd.size === 0 && !this.adding) {
+    // Nothing was written (no partition, no offsets): there is no transaction to end.
+    if (this.written.size === 0 && this.groupsAdded.size === 0) {
       this.reset();
       return;
     }
@@ -304,8 +303,9 @@ export class TransactionalProducer {
       );
     } catch (err) {
       const error = this.failed(err);
-      // A transaction the coordinator never saw (nothing was added) has nothing to end.
-      if (error.code === 'INVALID_TXN_STATE' && this.added.size === 0 && this.groupsAdded.size === 0) {
+      // A transaction the coordinator never saw (every send failed before its partition joined,
+      // no offsets) has nothing to end.
+      if (error.code === 'INVALID_TXN_STATE' && commit === false && this.groupsAdded.size === 0) {
         this.reset();
         return;
       }
@@ -318,69 +318,13 @@ export class TransactionalProducer {
   private reset(): void {
     this.phase = 'ready';
     this.failure = undefined;
-    this.added.clear();
+    this.written.clear();
     this.groupsAdded.clear();
   }
 
   private setIdentity(identity: Identity): void {
     this.identity = identity;
     this.producer.setIdentity(identity);
-  }
-
-  /** The sender's gate: a partition sends once the coordinator has it in the transaction. */
-  private mayProduce(topic: string, partition: number): boolean {
-    if (this.added.has(partitionKey(topic, partition))) return true;
-    this.toAdd.set(partitionKey(topic, partition), { topic, partition });
-    this.startAdding();
-    return false;
-  }
-
-  private startAdding(): void {
-    this.adding ??= this.addPending().finally(() => {
-      this.adding = undefined;
-      // Partitions that asked during the round trip go in the next one, unless this one added them.
-      for (const [key, p] of this.toAdd) {
-        if (!this.added.has(key)) continue;
-        this.toAdd.delete(key);
-        this.producer.resume(p.topic, p.partition);
-      }
-      // (An abortable transaction adds nothing more unasked: abortTransaction's flush offers every
-      // partition to the gate again.)
-      if (this.toAdd.size > 0 && this.phase === 'in-transaction') this.startAdding();
-    });
-  }
-
-  private async addPending(): Promise<void> {
-    // Let the partitions of the same flush join this round trip.
-    await Promise.resolve();
-    const batch = [...this.toAdd.values()];
-    this.toAdd.clear();
-    const byTopic = new Map<string, number[]>();
-    for (const p of batch) {
-      let list = byTopic.get(p.topic);
-      if (!list) byTopic.set(p.topic, (list = []));
-      list.push(p.partition);
-    }
-    const identity = this.identity as Identity;
-    try {
-      await this.calls.call(this.transactionalId, (c, o, cb) =>
-        c.AddPartitionsToTxn(
-          {
-            transactional_id: this.transactionalId,
-            producer_id: identity.producerId,
-            producer_epoch: identity.producerEpoch,
-            partitions: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
-          },
-          o,
-          cb,
-        ),
-      );
-      for (const p of batch) this.added.add(partitionKey(p.topic, p.partition));
-      for (const p of batch) this.producer.resume(p.topic, p.partition);
-    } catch (err) {
-      const error = this.failed(err);
-      for (const p of batch) this.producer.failUnsent(p.topic, p.partition, error);
-    }
   }
 
   /** A send's failure makes the transaction abortable (or the producer fenced). */

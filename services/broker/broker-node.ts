@@ -37,6 +37,7 @@ import {
   ReplicaFetcherManager,
   ReplicationService,
   grpcConnector,
+  withZeroCopyReplication,
   type LeaderUnreachableReporter,
   type ReplicationConnector,
 } from './replication';
@@ -45,6 +46,7 @@ import { CoordinatorLocator } from '../common/cluster/coordinator-locator';
 import { ShardOwners } from '../common/cluster/coordinator-owners';
 import { CoordinatorRelay } from './api/coordinator-forward';
 import { TransactionRelay } from './api/txn-forward';
+import { TxnJoinClient } from './api/txn-join-client';
 import type { ElasticAdmin } from '../common/cluster/elastic-operations';
 import { insecureServiceSecurity, type ServiceSecurity } from '../common/security/service-security';
 import { NO_AUTH, auditLogger, type ServiceAuth } from '../common/security/auth/service-auth';
@@ -157,6 +159,14 @@ export class BrokerNode {
             deps.leaderUnreachableReporter!.reportLeaderUnreachable(config.brokerId, leaderId, forMs)
         : undefined,
     });
+    // Transactional batches join their partition to the transaction at its coordinator (KIP-890).
+    const owners: { current?: ShardOwners } = {};
+    const txnJoins = new TxnJoinClient({
+      owners: () => owners.current,
+      clock: deps.clock,
+      credentials: security.channel,
+      maxMessageBytes: config.maxRequestBytes,
+    });
     const replicas = new ReplicaManager({
       brokerId: config.brokerId,
       logs,
@@ -167,6 +177,7 @@ export class BrokerNode {
       isrProposer: deps.isrProposer,
       mayLead: () => fence.mayAct(),
       offlineReporter: deps.offlineReporter,
+      txnJoiner: txnJoins,
     });
     hosted.replicas = replicas;
     const metrics = new BrokerMetrics(() => replicas.status());
@@ -237,6 +248,7 @@ export class BrokerNode {
         clock: deps.clock,
         logger,
       });
+      owners.current = shardOwners;
       const relay = (coordinatorRelay = new CoordinatorRelay({
         owners: shardOwners,
         locator: new CoordinatorLocator(deps.store, config.clusterName),
@@ -314,7 +326,10 @@ export class BrokerNode {
               edge: metrics.edge(logger),
             }),
           });
-          s.addService(internalProto().replication.Replication.service, replication.handlers());
+          s.addService(
+            withZeroCopyReplication(internalProto().replication.Replication.service),
+            replication.handlers(),
+          );
           s.addService(
             txnMarkersProto().TxnMarkers.service,
             txnMarkersHandlers({ partitions: replicas, internalToken }, metrics.edge(logger)),
@@ -383,6 +398,7 @@ export class BrokerNode {
           brokerWatch,
           { cancel: async () => faults?.close() },
           { cancel: async () => txnRelay.close() },
+          { cancel: async () => txnJoins.close() },
           { cancel: () => auth.close() },
         ],
         brokerInfo,
@@ -404,6 +420,7 @@ export class BrokerNode {
       await auth.close();
       coordinatorRelay?.close();
       transactionRelay?.close();
+      txnJoins.close();
       await shardOwners?.stop();
       replicas.closeAll();
       await fetchers.close();

@@ -108,6 +108,10 @@ export const ERROR_CODES = {
     retriable: true,
     hint: 'the previous transaction of this transactional id is still completing; retry shortly',
   },
+  UNSTABLE_OFFSET_COMMIT: {
+    retriable: true,
+    hint: 'a transaction that committed offsets for the partition has not completed yet; retry shortly (read_committed consumers wait for it, KIP-447)',
+  },
   TRANSACTIONAL_ID_NOT_FOUND: {
     retriable: false,
     hint: 'call initTransactions first (InitProducerId with the transactional id)',

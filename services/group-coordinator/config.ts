@@ -6,7 +6,7 @@ import type { ConfigOf, ConfigSchema } from '../common/config';
 import { SERVICE_CONFIG_KEYS } from '../common/service-config-keys';
 import { DEFAULT_SHARD_COUNT } from '../common/cluster/coordinator-shards';
 import { DEFAULT_COORDINATOR_LEASE_TTL_MS } from './shard-ownership';
-import { DEFAULT_TRANSACTION_MAX_TIMEOUT_MS } from './txn/txn-state';
+import { DEFAULT_TRANSACTION_MAX_TIMEOUT_MS, DEFAULT_TRANSACTIONAL_ID_EXPIRATION_MS } from './txn/txn-state';
 
 export const DEFAULT_COORDINATOR_PORT = 9094;
 export const DEFAULT_OFFSETS_TOPIC_PARTITIONS = 16;
@@ -111,6 +111,13 @@ export const COORDINATOR_CONFIG_SCHEMA = {
     min: 1,
     max: 2_147_483_647,
     doc: 'Largest transaction timeout a producer may ask for (Kafka transaction.max.timeout.ms); a transaction open longer than its timeout (default 60000) is aborted by the coordinator.',
+  },
+  transactionalIdExpirationMs: {
+    type: 'int',
+    default: DEFAULT_TRANSACTIONAL_ID_EXPIRATION_MS,
+    min: 1,
+    max: 2_147_483_647,
+    doc: 'A transactional id whose last transaction ended this long ago is forgotten (Kafka transactional.id.expiration.ms, 7 days): its record in __transaction_state is tombstoned, and a producer that uses the id again starts with a new producer id.',
   },
   metricsPort: {
     type: 'int',

@@ -36,6 +36,7 @@ import { transactionHandlers, txnOffsetsHandlers } from './api/transaction-servi
 import { TRANSACTION_STATE_TOPIC } from './txn/txn-codec';
 import { RetryingCompletion, TideGroupOutcomeWriter, TideMarkerWriter } from './txn/txn-completion';
 import { TransactionCoordinator } from './txn/txn-coordinator';
+import { transactionMetrics } from './txn/txn-metrics';
 
 export const HEALTH_SERVICE = 'tide.v1.GroupCoordinator';
 /** How long start() waits for brokers (to create and reach `__consumer_offsets`). */
@@ -174,6 +175,8 @@ export class CoordinatorNode {
         clusterName: config.clusterName,
         logger,
       });
+      const metrics = config.metricsPort >= 0 ? coordinatorMetrics(coordinator) : undefined;
+      const txnMetrics = metrics ? transactionMetrics(metrics) : undefined;
       const transactions = new TransactionCoordinator({
         selfId: id,
         clock: deps.clock,
@@ -184,6 +187,8 @@ export class CoordinatorNode {
         ownerOf: (shard) => ownershipRef.current?.ownerOf(shard),
         newProducerId: () => producerIds.next(),
         maxTimeoutMs: config.transactionMaxTimeoutMs,
+        idExpirationMs: config.transactionalIdExpirationMs,
+        observer: txnMetrics?.observer,
         completion: new RetryingCompletion(
           new TideMarkerWriter(
             cluster,
@@ -207,7 +212,7 @@ export class CoordinatorNode {
           logger,
         ),
       });
-      const metrics = config.metricsPort >= 0 ? coordinatorMetrics(coordinator) : undefined;
+      txnMetrics?.watch(() => transactions.list([]));
       const server = await startServer({
         interceptors: auth.interceptors,
         host: config.host,

@@ -67,11 +67,19 @@ import {
 /** A group's pending transactional offsets: producer id → partition key → offset. */
 export type PendingTxnOffsets = Map<number, Map<string, PendingTxnOffset>>;
 
+/**
+ * Per group, per producer id: the marker epoch of the producer's last completed transaction with
+ * offsets in the group. A TxnOffsetCommit of an older epoch is a fenced zombie's (its transaction
+ * ended): refused, as the producer state of `__consumer_offsets` refuses it in Kafka.
+ */
+export type TxnOffsetFences = Map<number, number>;
+
 interface LoadedGroup {
   shard: number;
   snapshot?: GroupSnapshot;
   offsets: Map<string, CommittedOffset>;
   pending: PendingTxnOffsets;
+  fences: TxnOffsetFences;
 }
 
 export const DEFAULT_TICK_MS = 100;
@@ -100,6 +108,8 @@ interface ShardState extends OwnedShard {
    * runtimes: a group may have nothing else, and its pending offsets must outlive an idle runtime).
    */
   pendingTxn: Map<string, PendingTxnOffsets>;
+  /** Per group: the epochs below which producers' TxnOffsetCommits are refused. */
+  txnFences: Map<string, TxnOffsetFences>;
   // writable (OwnedShard) turns false once the shard is dropped, or handed over after its queued
   // writes drained: its key may be someone else's by then, so nothing more of it may be written.
 }
@@ -186,7 +196,12 @@ export class Coordinator {
   /** Starts loading newly owned shards (grouped per offsets partition: one replay each). */
   acquire(acquired: AcquiredShard[]): void {
     for (const a of acquired)
-      this.shards.set(a.shard, { ...acquiredShard(a), groups: new Map(), pendingTxn: new Map() });
+      this.shards.set(a.shard, {
+        ...acquiredShard(a),
+        groups: new Map(),
+        pendingTxn: new Map(),
+        txnFences: new Map(),
+      });
     this.loader.load(acquired);
   }
 
@@ -261,8 +276,26 @@ export class Coordinator {
     return out.sort((a, b) => (a.groupId < b.groupId ? -1 : 1));
   }
 
-  /** Committed offsets of `keys` (every committed partition when empty); -1 for none. */
-  fetchOffsets(groupId: string, keys: string[]): { key: string; committed?: CommittedOffset }[] {
+  /**
+   * Committed offsets of `keys` (every committed partition when empty); -1 for none. With
+   * `requireStable`, UNSTABLE_OFFSET_COMMIT (retriable) while one of those partitions has a
+   * pending transactional offset: its transaction may have committed already (the transaction
+   * coordinator answers EndTxn before it completes the groups), and a consumer starting from the
+   * older offset would process those records again (KIP-447).
+   */
+  fetchOffsets(
+    groupId: string,
+    keys: string[],
+    requireStable = false,
+  ): { key: string; committed?: CommittedOffset }[] {
+    if (requireStable) {
+      const pending = this.unstablePartition(groupId, keys);
+      if (pending)
+        throw new TideError(
+          'UNSTABLE_OFFSET_COMMIT',
+          `group ${groupId}: a transaction of producer ${pending.producerId} committed an offset for ${pending.key.replace('\u0000', '/')} and has not completed yet`,
+        );
+    }
     let rt: GroupRuntime;
     try {
       rt = this.runtime(groupId, false);
@@ -409,6 +442,12 @@ export class Coordinator {
           'PRODUCER_FENCED',
           `producer ${producer.producerId} epoch ${producer.producerEpoch} is fenced: group ${groupId} holds its offsets of epoch ${newer.producerEpoch}`,
         );
+      const fence = state.txnFences.get(groupId)?.get(producer.producerId);
+      if (fence !== undefined && producer.producerEpoch < fence)
+        throw new TideError(
+          'PRODUCER_FENCED',
+          `producer ${producer.producerId} epoch ${producer.producerEpoch} is fenced: its transaction ended (group ${groupId} completed one of epoch ${fence - 1})`,
+        );
       const partition = partitionOfShard(state.shard, this.options.offsetsPartitions);
       const written = entries.map((e): [string, PendingTxnOffset] => [
         e.key,
@@ -450,6 +489,9 @@ export class Coordinator {
     const rt = this.runtime(groupId, true);
     const state = this.shards.get(shardOf(groupId, this.options.shardCount()))!;
     return rt.serialized(async () => {
+      let fences = state.txnFences.get(groupId);
+      if (!fences) state.txnFences.set(groupId, (fences = new Map()));
+      fences.set(producerId, Math.max(fences.get(producerId) ?? 0, producerEpoch));
       const offsets = state.pendingTxn.get(groupId)?.get(producerId);
       const resolved = [...(offsets ?? [])].filter(([, p]) => p.producerEpoch < producerEpoch);
       if (resolved.length === 0) return 0;
@@ -483,6 +525,17 @@ export class Coordinator {
       if (state.pendingTxn.get(groupId)?.size === 0) state.pendingTxn.delete(groupId);
       return resolved.length;
     });
+  }
+
+  /** A partition of `keys` (any when empty) with a pending transactional offset of the group. */
+  private unstablePartition(
+    groupId: string,
+    keys: string[],
+  ): { key: string; producerId: number } | undefined {
+    const wanted = keys.length > 0 ? new Set(keys) : undefined;
+    for (const [producerId, offsets] of this.pendingTxnOffsets(groupId))
+      for (const key of offsets.keys()) if (!wanted || wanted.has(key)) return { key, producerId };
+    return undefined;
   }
 
   /** The group's pending transactional offsets (DescribeGroup, tests). */
@@ -626,7 +679,7 @@ export class Coordinator {
     const groups = new Map<string, LoadedGroup>();
     const entry = (group: string, shard: number) => {
       let e = groups.get(group);
-      if (!e) groups.set(group, (e = { shard, offsets: new Map(), pending: new Map() }));
+      if (!e) groups.set(group, (e = { shard, offsets: new Map(), pending: new Map(), fences: new Map() }));
       return e;
     };
     await this.options.log.replay(partition, through, (key, value, offset) => {
@@ -637,12 +690,22 @@ export class Coordinator {
           const shard = shardOf(pending.group, shardCount);
           if (!fence.wants(shard)) return;
           if (pending.value && fence.stale(shard, pending.value.coordinatorEpoch)) return;
-          const byProducer = entry(pending.group, shard).pending;
+          const loaded = entry(pending.group, shard);
+          const byProducer = loaded.pending;
           let offsets = byProducer.get(pending.producerId);
           if (!offsets) byProducer.set(pending.producerId, (offsets = new Map()));
           const k = tpKey(pending.topic, pending.partition);
+          const before = offsets.get(k);
           if (pending.value) offsets.set(k, pending.value);
-          else offsets.delete(k);
+          else {
+            offsets.delete(k);
+            // Tombstoned: a completion of at least the next epoch ran (see TxnOffsetFences).
+            if (before)
+              loaded.fences.set(
+                pending.producerId,
+                Math.max(loaded.fences.get(pending.producerId) ?? 0, before.producerEpoch + 1),
+              );
+          }
           if (offsets.size === 0) byProducer.delete(pending.producerId);
           return;
         }
@@ -689,6 +752,7 @@ export class Coordinator {
       for (const [groupId, loaded] of groups) {
         if (loaded.shard !== a.shard) continue;
         if (loaded.pending.size > 0) state.pendingTxn.set(groupId, loaded.pending);
+        if (loaded.fences.size > 0) state.txnFences.set(groupId, loaded.fences);
         const group = new ConsumerGroup(groupId, this.groupOptions());
         if (loaded.snapshot) group.restore(loaded.snapshot, nowMs);
         group.applyCommit([...loaded.offsets].map(([key, offset]) => ({ key, offset })));

@@ -329,7 +329,11 @@ it('zero anomalies under coordinator and leader SIGKILL, a zombie producer and r
     });
     step(`replayed EndTxn: ${JSON.stringify(replays)}`);
     for (const code of Object.values(replays)) expect(code).not.toBe('OK');
-    expect((await describe('replay')).state).toBe('CompleteAbort');
+    // EndTxn answered once PrepareAbort was durable; the markers follow.
+    await waitFor(async () => (await describe('replay')).state === 'CompleteAbort', {
+      timeoutMs: 20_000,
+      what: 'the abort of the replay producer to complete',
+    });
     await replayer.close();
 
     await sleep(2_000);

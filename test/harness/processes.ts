@@ -15,6 +15,8 @@ export const REPO_ROOT = ((): string => {
   throw new Error(`cannot find the Tide checkout above ${__dirname}`);
 })();
 export const CLI = path.join(REPO_ROOT, 'bin', 'tide.js');
+/** How the image starts node (deploy/tuned-node.sh); long-running services are started through it. */
+const TUNED_NODE = path.join(REPO_ROOT, 'deploy', 'tuned-node.sh');
 
 const live = new Set<ChildProcess>();
 process.on('exit', () => {
@@ -49,9 +51,16 @@ export function startTide(
   // CHILD_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles every child: node
   // refuses --cpu-prof in NODE_OPTIONS.
   const nodeArgs = (process.env.CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, CLI, ...args], {
+  // Through deploy/tuned-node.sh, as the image runs them (its malloc settings and V8 heap flags),
+  // with this node first on PATH; it execs node, so the child's pid is node's.
+  const child = spawn('sh', [TUNED_NODE, ...nodeArgs, CLI, ...args], {
     cwd: REPO_ROOT,
-    env: { ...process.env, TIDE_LOG_LEVEL: process.env.TIDE_LOG_LEVEL ?? 'warn', ...options.env },
+    env: {
+      ...process.env,
+      PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
+      TIDE_LOG_LEVEL: process.env.TIDE_LOG_LEVEL ?? 'warn',
+      ...options.env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   live.add(child);

@@ -172,7 +172,12 @@ describe('deploy/entrypoint.sh', () => {
         .map((l) => l.split('=') as [string, string]),
     );
     const argsLine = /^args: (.*)$/m.exec(result.stdout)?.[1];
-    return { code: result.status, stderr: result.stderr, vars, malloc, args: argsLine?.split(' ') ?? [] };
+    const all = argsLine?.split(' ') ?? [];
+    // node's own flags (tuned-node.sh's) come before the script; args are the script's.
+    const script = all.findIndex((a) => !a.startsWith('--'));
+    const nodeFlags = script < 0 ? all : all.slice(0, script);
+    const scriptArgs = script < 0 ? [] : all.slice(script);
+    return { code: result.status, stderr: result.stderr, vars, malloc, nodeFlags, args: scriptArgs };
   }
 
   const tideJs = `${REPO_ROOT}/deploy/../bin/tide.js`;
@@ -191,6 +196,13 @@ describe('deploy/entrypoint.sh', () => {
       MALLOC_MMAP_THRESHOLD_: '4194304',
       MALLOC_TRIM_THRESHOLD_: '1048576',
     });
+  });
+
+  test('node runs with the V8 heap floor of tuned-node.sh', () => {
+    for (const service of ['broker', 'controller', 'dev'])
+      expect(run([service], { POD_NAME: 'tide-broker-0' }).nodeFlags).toEqual([
+        '--initial-old-space-size=128',
+      ]);
   });
 
   test('broker: the id is the StatefulSet ordinal of POD_NAME (or HOSTNAME)', () => {

@@ -1,8 +1,11 @@
 /**
- * Transactions on the partition leaders, against real processes: etcd, a controller and three
- * brokers (RF=3). The test plays the transaction coordinator: it takes producer ids from
- * InitProducerId, writes transactional batches (record codec, transactional bit) with Produce, and
- * ends them with raw WriteTxnMarkers calls (COMMIT or ABORT, the bumped epoch, the internal token).
+ * Transactions on the partition leaders, against real processes: etcd, a controller, three
+ * brokers (RF=3) and a coordinator. The test plays the transaction coordinator's marker side: it
+ * takes producer ids from InitTransactions (a long timeout, so the coordinator never ends them
+ * itself), writes transactional batches (record codec, transactional bit) with Produce and the
+ * transactional id (the leader joins the partition to the transaction at the coordinator, KIP-890),
+ * and ends them with raw WriteTxnMarkers calls (COMMIT or ABORT, the bumped epoch, the internal
+ * token).
  *
  * Checked: read_committed consumers (FetchStream and unary Fetch of the TypeScript client, and the
  * portable RECORDS format) get exactly the committed records and stop at the LSO of an open
@@ -19,6 +22,7 @@ import { EtcdMetadataStore } from '../../services/common/metadata/etcd';
 import { tideProto } from '../../services/common/grpc/proto';
 import { fromGrpcError } from '../../services/common/grpc/status';
 import { txnMarkersProto } from '../../services/common/grpc/txn-markers-proto';
+import { transactionsProto } from '../../services/common/grpc/transactions-proto';
 import { INTERNAL_TOKEN_HEADER } from '../../services/common/grpc/routing-headers';
 import { encodeBatch } from '../../services/common/records';
 import { TestCluster } from '../harness/cluster';
@@ -81,8 +85,14 @@ async function onLeader<T>(method: string, request: unknown): Promise<T> {
   );
 }
 
+interface TxnProducer {
+  transactionalId: string;
+  id: number;
+  epoch: number;
+}
+
 const sequences = new Map<number, number>();
-async function produce(value: string, producer?: { id: number; epoch: number }): Promise<void> {
+async function produce(value: string, producer?: TxnProducer): Promise<void> {
   const seq = producer ? (sequences.get(producer.id) ?? 0) : -1;
   const batch = encodeBatch([{ key: null, value: Buffer.from(value) }], {
     ...(producer
@@ -95,13 +105,36 @@ async function produce(value: string, producer?: { id: number; epoch: number }):
     acks: 'ACKS_ALL',
     timeout_ms: 10_000,
     record_batches: batch,
+    transactional_id: producer?.transactionalId ?? '',
   });
   if (producer) sequences.set(producer.id, seq + 1);
 }
 
-async function initProducer(): Promise<{ id: number; epoch: number }> {
-  const r = await onLeader<{ producer_id: string | number; producer_epoch: number }>('InitProducerId', {});
-  return { id: Number(r.producer_id), epoch: r.producer_epoch };
+/** A transactional id at the coordinator (through a broker's relay), open for 15 minutes. */
+async function initProducer(name: string): Promise<TxnProducer> {
+  const transactionalId = `broker-test-${name}`;
+  const r = await waitFor(
+    async () => {
+      const client = new (transactionsProto().TransactionCoordinator)(
+        cluster.broker(await leader()).address,
+        grpc.credentials.createInsecure(),
+      );
+      try {
+        return await call<{ producer_id: string | number; producer_epoch: number }>(
+          client,
+          'InitTransactions',
+          {
+            transactional_id: transactionalId,
+            transaction_timeout_ms: 900_000,
+          },
+        );
+      } finally {
+        client.close();
+      }
+    },
+    { what: `InitTransactions of ${transactionalId}`, timeoutMs: 60_000, intervalMs: 200 },
+  );
+  return { transactionalId, id: Number(r.producer_id), epoch: r.producer_epoch };
 }
 
 /** One WriteTxnMarkers call to the leader for `producer` at `epoch`; the partition's error, if any. */
@@ -213,6 +246,10 @@ async function portableCommitted(): Promise<string[]> {
 
 beforeAll(async () => {
   cluster = await TestCluster.start({ brokers: 3, controllers: 1 });
+  await cluster.startCoordinator('c1', {
+    args: ['--shards', '4', '--offsets-partitions', '2'],
+    env: { TIDE_TRANSACTION_STATE_PARTITIONS: '2' },
+  });
   const store = new EtcdMetadataStore({ endpoints: [cluster.etcd.endpoint], logger: silentLogger() });
   try {
     token = await ensureInternalToken(store, 'tide');
@@ -233,9 +270,9 @@ afterAll(async () => {
 });
 
 test('read_committed hides aborted and open transactions, across a leader SIGKILL and a full crash', async () => {
-  const a = await initProducer();
-  const b = await initProducer();
-  const c = await initProducer();
+  const a = await initProducer('a');
+  const b = await initProducer('b');
+  const c = await initProducer('c');
   await produce('p0'); // 0
   await produce('a1', a); // 1
   await produce('b1', b); // 2
@@ -263,6 +300,7 @@ test('read_committed hides aborted and open transactions, across a leader SIGKIL
         baseSequence: 1,
         transactional: true,
       }),
+      transactional_id: b.transactionalId,
     }).then(
       (response) => response.error,
       (err: unknown) => fromGrpcError(err),
@@ -321,7 +359,7 @@ test('read_committed hides aborted and open transactions, across a leader SIGKIL
 
   // A transaction left open, then every broker crashes and restarts: recovery rebuilds it all.
   await cluster.startBroker(first);
-  const d = await initProducer();
+  const d = await initProducer('d');
   await produce('d1', d); // 12: open
   await produce('p5'); // 13
   await Promise.all([...cluster.brokers.values()].map((p) => p.stop('SIGKILL')));

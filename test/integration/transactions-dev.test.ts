@@ -4,7 +4,9 @@
  * factor 1). A committed transaction across two partitions is seen by read_committed, an aborted
  * one is not, and after a restart the transactional id is fenced and resumed from the persisted
  * state (the epoch moves on). Then the portable Produce path's `producer` field (plain records
- * that the broker builds into an idempotent or transactional batch) is checked and enforced.
+ * that the broker builds into an idempotent or transactional batch) is checked and enforced, and
+ * partitions join transactions at their leader (KIP-890): no AddPartitionsToTxn needed, and a
+ * batch the coordinator has no open transaction for is refused before it is written.
  */
 import * as fs from 'fs';
 import * as grpc from '@grpc/grpc-js';
@@ -33,6 +35,18 @@ afterAll(async () => {
   await node?.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
+
+/**
+ * Waits until the id's last transaction has its markers everywhere: EndTxn answers once the end
+ * is decided (the Prepare state durable), and the markers follow.
+ */
+async function completed(transactionalId: string): Promise<void> {
+  await waitFor(
+    async () =>
+      /^Complete|^Empty/.test((await tide.transactions().describeTransaction(transactionalId)).state),
+    { what: `the markers of ${transactionalId}`, timeoutMs: 20_000, intervalMs: 50 },
+  );
+}
 
 /** Values read_committed hands out, from offset 0 up to the partition's end. */
 async function readCommitted(topic: string, partition: number): Promise<string[]> {
@@ -70,6 +84,7 @@ it('commits and aborts a two-partition transaction; read_committed sees the comm
   expect(producer.producerIdentity!.producerEpoch).toBeGreaterThan(first.producerEpoch);
   before = producer.producerIdentity!;
   await producer.close();
+  await completed('dev-writer');
 
   expect(await readCommitted('dev-txn', 0)).toEqual(['c0']);
   expect(await readCommitted('dev-txn', 1)).toEqual(['c1']);
@@ -90,27 +105,8 @@ it('after a restart the same transactional id goes on from the persisted state',
     await tx.send('dev-txn', [{ value: 'after-restart' }], { partition: 0 });
   });
   await producer.close();
+  await completed('dev-writer');
   expect(await readCommitted('dev-txn', 0)).toEqual(['c0', 'after-restart']);
-});
-
-it('a partition joins the transaction when its first batch opens, not after the linger', async () => {
-  // A linger far longer than the test: the batch goes only when commitTransaction flushes it.
-  const producer = tide.producer({ transactionalId: 'dev-early-add', lingerMs: 600_000 });
-  await producer.initTransactions();
-  producer.beginTransaction();
-  const sent = producer.send('dev-txn', { value: 'early' }, { partition: 1 });
-  const described = await waitFor(
-    async () => {
-      const t = await tide.transactions().describeTransaction('dev-early-add');
-      return t.partitions.length > 0 ? t : undefined;
-    },
-    { what: 'the partition in the transaction during the linger', timeoutMs: 10_000, intervalMs: 50 },
-  );
-  expect(described?.partitions).toEqual([{ topic: 'dev-txn', partition: 1 }]);
-  await producer.commitTransaction();
-  await sent;
-  await producer.close();
-  expect(await readCommitted('dev-txn', 1)).toEqual(['c1', 'early']);
 });
 
 type Unary = (request: unknown, callback: (err: Error | null, res: unknown) => void) => void;
@@ -214,22 +210,23 @@ it('a portable transaction: transactional records are held back until EndTxn, ab
   );
   const producerId = init.producer_id;
   let epoch = init.producer_epoch;
-  const run = async (value: string, commit: boolean) => {
+  const run = async (value: string, commit: boolean, explicitAdd: boolean) => {
     const identity = { transactional_id: txnId, producer_id: producerId, producer_epoch: epoch };
-    await rawCall('TransactionCoordinator', 'AddPartitionsToTxn', {
-      ...identity,
-      partitions: [{ topic: 'dev-portable', partitions: [0] }],
-    });
-    await rawCall(
-      'Broker',
-      'Produce',
-      portable([value], {
+    // Optional: the leader adds the partition itself on the first batch (KIP-890 part 2).
+    if (explicitAdd)
+      await rawCall('TransactionCoordinator', 'AddPartitionsToTxn', {
+        ...identity,
+        partitions: [{ topic: 'dev-portable', partitions: [0] }],
+      });
+    await rawCall('Broker', 'Produce', {
+      ...portable([value], {
         producer_id: producerId,
         producer_epoch: epoch,
         base_sequence: 0,
         transactional: true,
       }),
-    );
+      transactional_id: txnId,
+    });
     const ended = await rawCall<{ producer_epoch: number }>('TransactionCoordinator', 'EndTxn', {
       ...identity,
       commit,
@@ -237,23 +234,80 @@ it('a portable transaction: transactional records are held back until EndTxn, ab
     expect(ended.producer_epoch).toBeGreaterThan(epoch);
     epoch = ended.producer_epoch;
   };
-  await run('committed', true);
-  await run('aborted', false);
+  await run('committed', true, true);
+  await run('aborted', false, false);
+  // EndTxn answers once the end is decided; its markers follow.
+  await waitFor(
+    async () => (await tide.transactions().describeTransaction(txnId)).state === 'CompleteAbort',
+    {
+      what: 'the abort markers',
+      timeoutMs: 20_000,
+    },
+  );
   const values = await readCommitted('dev-portable', 0);
   expect(values).toEqual(['a', 'b', 'c', 'd', 'committed']);
-  // A transactional batch of the ended epoch is refused (KIP-890: every end bumps the epoch).
-  expect(
-    await codeOf(
-      rawCall(
-        'Broker',
-        'Produce',
-        portable(['late'], {
-          producer_id: producerId,
-          producer_epoch: epoch - 1,
-          base_sequence: 1,
-          transactional: true,
-        }),
-      ),
-    ),
-  ).toMatch(/INVALID_PRODUCER_EPOCH|PRODUCER_FENCED/);
+  const late = (producerEpoch: number, sequence: number) => ({
+    ...portable(['late'], {
+      producer_id: producerId,
+      producer_epoch: producerEpoch,
+      base_sequence: sequence,
+      transactional: true,
+    }),
+    transactional_id: txnId,
+  });
+  // A transactional batch of the ended epoch is refused (KIP-890: every end bumps the epoch): the
+  // leader has no transaction of it open, asks the coordinator, which knows it ended aborted.
+  expect(await codeOf(rawCall('Broker', 'Produce', late(epoch - 1, 1)))).toMatch(
+    /INVALID_PRODUCER_EPOCH|PRODUCER_FENCED|TRANSACTION_ABORTED/,
+  );
+  // Transactional batches need the transactional id: the leader adds the partition with it.
+  const { transactional_id: _, ...withoutId } = late(epoch, 0);
+  expect(await codeOf(rawCall('Broker', 'Produce', withoutId))).toBe('INVALID_REQUEST');
+});
+
+it('partitions join implicitly; a leader refuses a batch the coordinator has no open transaction for (KIP-890)', async () => {
+  await tide.admin().createTopic('dev-join', { partitions: 2 });
+  const txnId = 'dev-join-txn';
+  const init = await rawCall<{ producer_id: number; producer_epoch: number }>(
+    'TransactionCoordinator',
+    'InitTransactions',
+    { transactional_id: txnId, transaction_timeout_ms: 1_500 },
+  );
+  const produce = (partition: number, value: string, epoch: number, sequence = 0) =>
+    rawCall<Produced>('Broker', 'Produce', {
+      topic: 'dev-join',
+      partition,
+      acks: 'ACKS_ALL',
+      records: [{ value: Buffer.from(value) }],
+      producer: {
+        producer_id: init.producer_id,
+        producer_epoch: epoch,
+        base_sequence: sequence,
+        transactional: true,
+      },
+      transactional_id: txnId,
+    });
+  // No AddPartitionsToTxn: the leader added partition 0 on the first batch.
+  await produce(0, 'joined', init.producer_epoch);
+  const described = await tide.transactions().describeTransaction(txnId);
+  expect(described).toMatchObject({ state: 'Ongoing', partitions: [{ topic: 'dev-join', partition: 0 }] });
+  // The coordinator aborts it on its timeout (epoch + 1). A late batch to a partition the
+  // transaction never had would open a hanging transaction there: the leader asks first, and
+  // the coordinator refuses it, so nothing is written.
+  await waitFor(
+    async () => (await tide.transactions().describeTransaction(txnId)).state === 'CompleteAbort',
+    {
+      what: 'the timeout abort',
+      timeoutMs: 20_000,
+    },
+  );
+  expect(await codeOf(produce(1, 'hanging', init.producer_epoch))).toMatch(
+    /TRANSACTION_ABORTED|PRODUCER_FENCED/,
+  );
+  const consumer = tide.consumer();
+  try {
+    expect((await consumer.listOffset({ topic: 'dev-join', partition: 1 }, 'latest')).offset).toBe(0);
+  } finally {
+    await consumer.close();
+  }
 });

@@ -12,7 +12,7 @@
  * - the coordinator aborts a transaction open past its timeout (epoch bumped);
  * - coordinator SIGKILL mid-commit (the markers held up by a paused partition leader): the other
  *   coordinator takes the shard over, finds PrepareCommit in __transaction_state, and completes the
- *   commit; the client's commitTransaction resolves through its retries.
+ *   commit (commitTransaction resolved already: EndTxn answers once PrepareCommit is durable).
  *
  * Needs the broker side of WriteTxnMarkers (services/broker/api/txn-markers.ts) and the consumer's
  * isolation option; without them the coordinator cannot write markers and the ends never complete.
@@ -40,7 +40,22 @@ let tide: Tide;
 const producers: TransactionalProducer[] = [];
 
 function coordinatorArgs(): string[] {
-  return ['--shards', '4', '--offsets-partitions', '2'];
+  return ['--shards', '4', '--offsets-partitions', '2', '--metrics-port', '0'];
+}
+
+/** The sum over both coordinators of one Prometheus series (GET /metrics; ports in their ready lines). */
+async function metricSum(series: RegExp): Promise<number> {
+  let sum = 0;
+  for (const id of ['c1', 'c2']) {
+    const port = /metrics on port (\d+)/.exec(cluster.coordinator(id).output())?.[1];
+    if (!port) continue;
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    for (const line of text.split('\n')) {
+      const m = series.exec(line);
+      if (m) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+    }
+  }
+  return sum;
 }
 
 beforeAll(async () => {
@@ -104,6 +119,20 @@ async function describe(transactionalId: string): Promise<TransactionDescription
   }
 }
 
+/**
+ * Waits until the id's last transaction has its markers everywhere (Complete*): EndTxn answers once
+ * the end is decided (the Prepare state durable), and the coordinator writes the markers after.
+ */
+async function completed(transactionalId: string): Promise<TransactionDescription> {
+  let last: TransactionDescription | undefined;
+  await waitFor(async () => /^(Complete|Empty)/.test((last = await describe(transactionalId)).state), {
+    what: `the markers of ${transactionalId}`,
+    timeoutMs: 30_000,
+    intervalMs: 50,
+  });
+  return last!;
+}
+
 /** Every batch of a partition as stored (read_uncommitted, raw): data and control batches. */
 async function rawBatches(
   topic: string,
@@ -163,7 +192,7 @@ it('commit: transactional batches, a COMMIT marker on every partition, read_comm
     );
   });
   expect(p.producerIdentity).toEqual({ producerId, producerEpoch: 1 });
-  expect(await describe('tx-commit')).toMatchObject({ state: 'CompleteCommit', producer_epoch: 1 });
+  expect(await completed('tx-commit')).toMatchObject({ state: 'CompleteCommit', producer_epoch: 1 });
   for (const partition of [0, 1]) {
     const batches = (await rawBatches(TOPIC, partition)).filter((b) => b.producerId === producerId);
     expect(batches).toEqual([
@@ -174,6 +203,13 @@ it('commit: transactional batches, a COMMIT marker on every partition, read_comm
   expect(await readCommitted(TOPIC, 0)).toContain('c-0');
   const offsets = await tide.groups().fetchOffsets('g-commit');
   expect(offsets.find((o) => o.topic === INPUT && o.partition === 0)?.offset).toBe(17);
+  // The coordinators' metrics counted the end, its EndTxn and its completion.
+  expect(
+    await metricSum(/^tide_transactions_ended_total\{(?=[^}]*result="commit")(?=[^}]*reason="client")/),
+  ).toBeGreaterThanOrEqual(1);
+  expect(await metricSum(/^tide_transaction_end_txn_duration_seconds_count/)).toBeGreaterThanOrEqual(1);
+  expect(await metricSum(/^tide_transaction_completion_duration_seconds_count/)).toBeGreaterThanOrEqual(1);
+  expect(await metricSum(/^tide_transactions\{[^}]*state="CompleteCommit"/)).toBeGreaterThanOrEqual(1);
   // The CLI shows it, through any broker.
   const bootstrap = cluster.broker(1).address;
   const described = await runCli(['transactions', 'describe', 'tx-commit', '--bootstrap', bootstrap]);
@@ -207,7 +243,7 @@ it('abort: an ABORT marker follows the records, read_committed skips them, the o
       throw failure;
     }),
   ).rejects.toBe(failure);
-  expect(await describe('tx-abort')).toMatchObject({ state: 'CompleteAbort', producer_epoch: 1 });
+  expect(await completed('tx-abort')).toMatchObject({ state: 'CompleteAbort', producer_epoch: 1 });
   const batches = (await rawBatches(TOPIC, 2)).filter((b) => b.producerId === producerId);
   expect(batches.map((b) => b.control ?? 'data')).toEqual(['data', 'ABORT']);
   expect(await readCommitted(TOPIC, 2)).not.toContain('a-2');
@@ -217,6 +253,7 @@ it('abort: an ABORT marker follows the records, read_committed skips them, the o
     await tx.send(TOPIC, { value: 'a-after' }, { partition: 2 });
   });
   expect(p.producerIdentity).toEqual({ producerId, producerEpoch: 2 });
+  await completed('tx-abort');
   expect(await readCommitted(TOPIC, 2)).toContain('a-after');
 });
 
@@ -237,6 +274,7 @@ it('a second producer with the same transactional id aborts the open transaction
   await second.transaction(async (tx) => {
     await tx.send(TOPIC, { value: 'successor' }, { partition: 0 });
   });
+  await completed('tx-fence');
   const values = await readCommitted(TOPIC, 0);
   expect(values).toContain('successor');
   expect(values).not.toContain('zombie');
@@ -261,6 +299,7 @@ it('the coordinator aborts a transaction open past its timeout; the producer abo
   await p.transaction(async (tx) => {
     await tx.send(TOPIC, { value: 'in-time' }, { partition: 1 });
   });
+  await completed('tx-timeout');
   const values = await readCommitted(TOPIC, 1);
   expect(values).toContain('in-time');
   expect(values).not.toContain('too-slow');
@@ -314,7 +353,7 @@ it('coordinator SIGKILL mid-commit: the new owner resumes PrepareCommit and comp
     expect((await describe(txnId)).state).toMatch(/^(PrepareCommit|CompleteCommit)$/);
     resume();
     await commit;
-    expect(await describe(txnId)).toMatchObject({ state: 'CompleteCommit', producer_epoch: 1 });
+    expect(await completed(txnId)).toMatchObject({ state: 'CompleteCommit', producer_epoch: 1 });
     expect(p.producerIdentity).toEqual({ producerId, producerEpoch: 1 });
     for (const [topic, partition] of [
       [STUCK, stuck],

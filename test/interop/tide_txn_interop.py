@@ -6,10 +6,12 @@ Usage: tide_txn_interop.py STUB_DIR BOOTSTRAP TOPIC TRANSACTIONAL_ID
 The call sequence of docs/protocol.md ("A transaction with the protos alone"), plain protobuf only:
 creates TOPIC (2 partitions); asks the bootstrap broker which coordinator owns the transactional
 id (FindTransactionCoordinator) and talks to it directly; InitTransactions; then a transaction
-that commits and one that aborts, each AddPartitionsToTxn for both partitions, Produce of plain
-records to each partition's leader with the portable `producer` identity (transactional, sequence
-0 per partition for this epoch), EndTxn (whose answer is the next transaction's epoch). Then reads
-both partitions with a read_committed FetchStream in RECORD_FORMAT_RECORDS, up to the latest offset.
+that commits and one that aborts, each a Produce of plain records to each partition's leader with
+the portable `producer` identity (transactional, sequence 0 per partition for this epoch) and the
+transactional id (the leader adds the partition to the transaction: no AddPartitionsToTxn), then
+EndTxn (whose answer is the next transaction's epoch; the markers follow). Then waits for the
+markers (DescribeTransaction: CompleteAbort) and reads both partitions with a read_committed
+FetchStream in RECORD_FORMAT_RECORDS, up to the latest offset.
 Prints one JSON object with what it saw; exits non-zero on failure.
 """
 import json
@@ -27,7 +29,6 @@ from tide.v1 import (  # noqa: E402
     broker_pb2,
     broker_pb2_grpc,
     common_pb2,
-    coordinator_pb2,
     transactions_pb2,
     transactions_pb2_grpc,
 )
@@ -91,35 +92,25 @@ def main():
     transactions = []
     for commit in [True, False]:
         label = "committed" if commit else "aborted"
-        # 3. AddPartitionsToTxn before the first record to each partition.
-        with_retry(
-            lambda: coordinator.AddPartitionsToTxn(
-                transactions_pb2.AddPartitionsToTxnRequest(
-                    transactional_id=TRANSACTIONAL_ID,
-                    producer_id=producer_id,
-                    producer_epoch=epoch,
-                    partitions=[coordinator_pb2.TopicPartitions(topic=TOPIC, partitions=PARTITIONS)],
-                ),
-                timeout=TIMEOUT_S,
-            )
-        )
-        # 4. Produce plain records to each leader; the broker builds a transactional batch.
+        # 3. Produce plain records to each leader, with the transactional id: the broker builds a
+        # transactional batch, and the leader adds the partition to the transaction first.
         produced = []
         for p in PARTITIONS:
-            response = broker_pb2_grpc.BrokerStub(channel(leaders[p])).Produce(
-                broker_pb2.ProduceRequest(
-                    topic=TOPIC,
-                    partition=p,
-                    acks=common_pb2.ACKS_ALL,
-                    records=[common_pb2.Record(value=f"{label}-{p}-{i}".encode()) for i in range(3)],
-                    producer=broker_pb2.PortableProducer(
-                        producer_id=producer_id, producer_epoch=epoch, base_sequence=0, transactional=True
-                    ),
+            request = broker_pb2.ProduceRequest(
+                topic=TOPIC,
+                partition=p,
+                acks=common_pb2.ACKS_ALL,
+                records=[common_pb2.Record(value=f"{label}-{p}-{i}".encode()) for i in range(3)],
+                producer=broker_pb2.PortableProducer(
+                    producer_id=producer_id, producer_epoch=epoch, base_sequence=0, transactional=True
                 ),
-                timeout=TIMEOUT_S,
+                transactional_id=TRANSACTIONAL_ID,
+            )
+            response = with_retry(
+                lambda: broker_pb2_grpc.BrokerStub(channel(leaders[p])).Produce(request, timeout=TIMEOUT_S)
             )
             produced.append({"partition": p, "base_offset": response.base_offset, "last_offset": response.last_offset})
-        # 5. EndTxn: commit or abort; its answer is the next transaction's epoch.
+        # 4. EndTxn: commit or abort; its answer (once the end is decided) is the next epoch.
         ended = with_retry(
             lambda: coordinator.EndTxn(
                 transactions_pb2.EndTxnRequest(
@@ -132,6 +123,15 @@ def main():
             {"commit": commit, "epoch": epoch, "next_epoch": ended.producer_epoch, "produced": produced}
         )
         producer_id, epoch = ended.producer_id, ended.producer_epoch
+
+    # 5. The markers follow EndTxn's answer: DescribeTransaction says Complete* once all are written.
+    deadline = time.time() + TIMEOUT_S
+    while not coordinator.DescribeTransaction(
+        transactions_pb2.DescribeTransactionRequest(transactional_id=TRANSACTIONAL_ID), timeout=TIMEOUT_S
+    ).transaction.state.startswith("Complete"):
+        if time.time() > deadline:
+            raise RuntimeError("the last transaction's markers were not written in time")
+        time.sleep(0.05)
 
     # 6. read_committed, portable records: the committed records only, no control records.
     committed = {}

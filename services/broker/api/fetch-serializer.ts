@@ -7,10 +7,11 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 import type { FetchResponse__Input } from '../../common/grpc/generated/tide/v1/FetchResponse';
-import { headroomOf } from '../log';
+import { lengthDelimitedKey, uvarintSize, writeUvarint } from '../../common/grpc/protobuf-wire';
+import { headroomOf, prependInHeadroom } from '../log';
 
-/** Field 5 (record_batches), wire type 2 (length-delimited). */
-const RECORD_BATCHES_TAG = (5 << 3) | 2;
+/** FetchResponse field 5: record_batches. */
+const RECORD_BATCHES_KEY = lengthDelimitedKey(5);
 
 type Serialize = (value: FetchResponse__Input) => Buffer;
 
@@ -18,24 +19,14 @@ export function zeroCopyFetchSerializer(standard: Serialize): Serialize {
   return (value) => {
     const batches = value.record_batches;
     if (!(batches instanceof Uint8Array) || batches.length === 0) return standard(value);
-    const room = headroomOf(batches);
-    if (room === 0) return standard(value); // not a read buffer (a forwarded response): encode once
+    if (headroomOf(batches) === 0) return standard(value); // not a read buffer (a forwarded response): encode once
     const { record_batches: _batches, ...rest } = value;
     const head = standard(rest);
-    const prefix = head.length + 1 + varintSize(batches.length);
-    if (room < prefix) return standard(value);
-    const out = Buffer.from(batches.buffer, batches.byteOffset - prefix, prefix + batches.length);
-    head.copy(out, 0);
-    let p = head.length;
-    out[p++] = RECORD_BATCHES_TAG;
-    for (let n = batches.length; ; n >>>= 7) {
-      if (n < 0x80) {
-        out[p++] = n;
-        break;
-      }
-      out[p++] = (n & 0x7f) | 0x80;
-    }
-    return out;
+    const prefix = Buffer.allocUnsafe(head.length + 1 + uvarintSize(batches.length));
+    head.copy(prefix, 0);
+    prefix[head.length] = RECORD_BATCHES_KEY;
+    writeUvarint(prefix, head.length + 1, batches.length);
+    return prependInHeadroom(batches, prefix) ?? standard(value);
   };
 }
 
@@ -53,13 +44,4 @@ export function withZeroCopyFetch(service: grpc.ServiceDefinition): grpc.Service
     };
   }
   return out;
-}
-
-function varintSize(n: number): number {
-  let size = 1;
-  while (n >= 0x80) {
-    n >>>= 7;
-    size++;
-  }
-  return size;
 }

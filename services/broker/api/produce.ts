@@ -61,19 +61,22 @@ export function produce(
     const batches = batchesOf(request, deps.clock);
     const partition = deps.partitions.leaderFor(topic, partitionId);
     const acks = wireAcks === 'ACKS_NONE' ? 'none' : wireAcks === 'ACKS_LEADER' ? 'leader' : 'all';
-    return partition.append(batches, { acks, timeoutMs: request.timeout_ms }).then((result) => {
-      if (!result.duplicate)
-        deps.metrics?.produced(topic, result.lastOffset - result.baseOffset + 1, batches.length);
-      return {
-        correlation_id: request.correlation_id,
-        topic,
-        partition: partitionId,
-        base_offset: result.baseOffset,
-        last_offset: result.lastOffset,
-        log_append_time_ms: result.logAppendTimeMs,
-        log_start_offset: result.logStartOffset,
-      };
-    });
+    const transactionalId = request.transactional_id || undefined;
+    return partition
+      .append(batches, { acks, timeoutMs: request.timeout_ms, transactionalId })
+      .then((result) => {
+        if (!result.duplicate)
+          deps.metrics?.produced(topic, result.lastOffset - result.baseOffset + 1, batches.length);
+        return {
+          correlation_id: request.correlation_id,
+          topic,
+          partition: partitionId,
+          base_offset: result.baseOffset,
+          last_offset: result.lastOffset,
+          log_append_time_ms: result.logAppendTimeMs,
+          log_start_offset: result.logStartOffset,
+        };
+      });
   } catch (err) {
     return Promise.reject(err);
   }

@@ -1,8 +1,9 @@
 /**
- * Read buffers with room in front of their data. The fetch path writes a response's protobuf
- * header into the bytes just before the batches it serves, so serialising a FetchResponse copies
- * nothing (grpc-js's own frame copy is the only one left). Only a buffer made here may be written
- * before its data: each is made for one read and held by nobody else.
+ * Read buffers with room in front of their data. The fetch and replication paths write a
+ * response's protobuf header into the bytes just before the batches they serve, so serialising a
+ * FetchResponse or a ReplicaFetchResponse copies nothing (grpc-js's own frame copy is the only one
+ * left). Only a buffer made here may be written before its data: each is made for one read and
+ * held by nobody else.
  */
 
 /** Room for a FetchResponse's other fields (topic names are at most 249 bytes) and the tag. */
@@ -21,4 +22,15 @@ export function allocateWithHeadroom(length: number): Buffer {
 /** How many bytes just before `view` may be overwritten: 0 unless it lies in such a buffer. */
 export function headroomOf(view: Uint8Array): number {
   return owned.has(view.buffer) ? view.byteOffset : 0;
+}
+
+/**
+ * `prefix` written just before `view` in its headroom, and the span from the prefix's first byte to
+ * the view's last: undefined when `view` has less room than that (then nothing is written).
+ */
+export function prependInHeadroom(view: Uint8Array, prefix: Uint8Array): Buffer | undefined {
+  if (prefix.length > headroomOf(view)) return undefined;
+  const out = Buffer.from(view.buffer, view.byteOffset - prefix.length, prefix.length + view.length);
+  out.set(prefix, 0);
+  return out;
 }

@@ -49,4 +49,4 @@ export {
   type LogFailureListener,
 } from './disk-faults';
 export { LEADER_EPOCH_CHECKPOINT_FILE, NO_EPOCH } from './leader-epoch-cache';
-export { headroomOf } from './headroom';
+export { headroomOf, prependInHeadroom } from './headroom';

@@ -178,6 +178,9 @@ export interface PartitionLog {
   /** The newest epoch this partition knows for the producer; undefined for an unknown producer. */
   producerEpoch(producerId: number): number | undefined;
 
+  /** Whether the producer has a transaction open here whose batches carry `producerEpoch`. */
+  hasOpenTransaction(producerId: number, producerEpoch: number): boolean;
+
   /** The first offset with timestamp >= timestampMs, or undefined when every record is older. */
   offsetForTimestamp(timestampMs: number): Promise<TimestampLookup | undefined>;
 

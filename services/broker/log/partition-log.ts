@@ -357,6 +357,11 @@ export class SegmentedLog implements PartitionLog {
     return this.log.producers.get(producerId)?.epoch;
   }
 
+  hasOpenTransaction(producerId: number, producerEpoch: number): boolean {
+    const entry = this.log.producers.get(producerId);
+    return entry !== undefined && entry.currentTxnFirstOffset >= 0 && entry.epoch === producerEpoch;
+  }
+
   async offsetForTimestamp(timestampMs: number): Promise<TimestampLookup | undefined> {
     await this.gate.enterRead();
     const segments = this.log.segments;

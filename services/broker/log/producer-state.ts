@@ -14,7 +14,8 @@
  *
  * Transactions (docs/transactions.md): a transactional batch opens the producer's transaction in
  * this partition when none is open (currentTxnFirstOffset = its first offset); a non-transactional
- * batch while one is open -> INVALID_TXN_STATE. A control batch (COMMIT/ABORT marker, written by
+ * batch while one is open -> INVALID_TXN_STATE; a transactional batch of a newer epoch while one is
+ * open (the next transaction before this one's marker) -> CONCURRENT_TRANSACTIONS. A control batch (COMMIT/ABORT marker, written by
  * the coordinator) skips the sequence checks, needs epoch >= the known epoch (else
  * INVALID_PRODUCER_EPOCH: a marker of an older epoch is a late duplicate) and closes the open
  * transaction. Markers carry the epoch the coordinator bumped at the transaction's end (KIP-890),
@@ -248,7 +249,8 @@ export class ProducerAppend {
     const known = this.staged.get(info.producerId) ?? this.entries.get(info.producerId);
     const lastSeq = sequenceAfter(info.firstSeq, info.lastOffsetDelta);
     const fail = (
-      code: 'OUT_OF_ORDER_SEQUENCE' | 'INVALID_PRODUCER_EPOCH' | 'INVALID_TXN_STATE',
+      code:
+        'OUT_OF_ORDER_SEQUENCE' | 'INVALID_PRODUCER_EPOCH' | 'INVALID_TXN_STATE' | 'CONCURRENT_TRANSACTIONS',
       why: string,
     ): never => {
       throw new TideError(
@@ -272,6 +274,14 @@ export class ProducerAppend {
       fail(
         'INVALID_TXN_STATE',
         `a non-transactional batch while transaction from offset ${known.currentTxnFirstOffset} is open`,
+      );
+    // The next transaction (a newer epoch) before the marker that ends this one: its records would
+    // join the open transaction and share its outcome. The coordinator writes every marker before
+    // it lets the next transaction add a partition, so only a producer that skipped that gets here.
+    if (known && info.transactional && known.currentTxnFirstOffset >= 0 && info.epoch > known.epoch)
+      fail(
+        'CONCURRENT_TRANSACTIONS',
+        `the transaction of epoch ${known.epoch} from offset ${known.currentTxnFirstOffset} has no marker yet`,
       );
     if (known) {
       if (info.epoch < known.epoch) fail('INVALID_PRODUCER_EPOCH', `fenced by epoch ${known.epoch}`);

@@ -40,6 +40,7 @@ import {
 import { ReplicationTail } from './replication-tail';
 import type { ReplicationSettings } from './replication-settings';
 import { divergenceTruncationOffset } from './truncation';
+import { TxnJoins, transactionalProducerOf, type TxnPartitionJoiner } from './txn-join';
 
 export interface PartitionReadResult extends ReadResult {
   highWatermark: number;
@@ -76,6 +77,11 @@ export interface ProduceOptions {
   acks?: ProduceAcks;
   /** acks=all: how long to wait for the ISR; default settings.produceTimeoutDefaultMs. */
   timeoutMs?: number;
+  /**
+   * The transactional id of a transactional producer: its first batch here in a transaction joins
+   * the partition to the transaction at the coordinator first (txn-join.ts).
+   */
+  transactionalId?: string;
 }
 
 /** An ISR change a leader proposes to the controller (one type with the controller client's). */
@@ -99,6 +105,11 @@ export interface PartitionDeps {
   isrProposer?: IsrProposer;
   /** False while this broker must not act as a leader (registration lost or stale). */
   mayLead?: () => boolean;
+  /**
+   * The transaction coordinator, for transactional batches sent with their transactional id
+   * (txn-join.ts). Absent: such batches append without asking it (unit tests).
+   */
+  txnJoiner?: TxnPartitionJoiner;
 }
 
 /** A snapshot for `cluster describe` and tests. */
@@ -139,6 +150,8 @@ export class Partition {
   private isrIds: number[] = [];
   private minIsr = 1;
   private hw: number;
+  /** Transactional appends waiting for their partition to join the transaction (txn-join.ts). */
+  private txnJoins?: TxnJoins;
   /** As leader: the offset after the last local append that completed (written, and synced under 'sync'). */
   private localLeo: number;
   private leaderEpochStartOffset = 0;
@@ -403,7 +416,32 @@ export class Partition {
    * min.insync.replicas by then, NOT_LEADER when leadership moved. The log's append is called
    * synchronously, so offsets follow call order.
    */
-  async append(batches: Buffer, options: ProduceOptions = {}): Promise<AppendResult> {
+  append(batches: Buffer, options: ProduceOptions = {}): Promise<AppendResult> {
+    try {
+      const joiner = this.deps.txnJoiner;
+      const producer = joiner ? transactionalProducerOf(batches) : undefined;
+      if (!producer || !joiner) return this.appendAsLeader(batches, options);
+      this.ensureLeader(true);
+      if (!options.transactionalId)
+        throw new TideError(
+          'INVALID_REQUEST',
+          `transactional batches of producer ${producer.producerId} epoch ${producer.producerEpoch} need the producer's transactional_id in the produce request: the leader adds ${this.topic}/${this.partition} to that transaction first (docs/transactions.md)`,
+          { context: this.context() },
+        );
+      this.txnJoins ??= new TxnJoins(joiner, (id, epoch) => this.log.hasOpenTransaction(id, epoch), {
+        topic: this.topic,
+        partition: this.partition,
+      });
+      const timeoutMs = options.timeoutMs || this.deps.settings.produceTimeoutDefaultMs;
+      return this.txnJoins.run(producer, options.transactionalId!, timeoutMs, () =>
+        this.appendAsLeader(batches, options),
+      );
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private async appendAsLeader(batches: Buffer, options: ProduceOptions): Promise<AppendResult> {
     this.ensureLeader(true);
     const acks = options.acks ?? 'all';
     if (acks === 'all' && this.isrIds.length < this.minIsr) throw this.notEnoughReplicas(false);
@@ -437,8 +475,10 @@ export class Partition {
   /**
    * Ends producer `producerId`'s transaction here with a COMMIT or ABORT marker, for the
    * transaction coordinator (WriteTxnMarkers); resolves once the marker is below the HW.
-   * Idempotent: with no transaction of the producer open, nothing is written and it resolves once
-   * everything already in the log is below the HW (so a retried marker is committed too).
+   * Idempotent: with no transaction of the producer open, or only one whose batches carry the
+   * marker's epoch or a newer one (the marker is an earlier transaction's, sent again), nothing is
+   * written and it resolves once everything already in the log is below the HW (so a retried
+   * marker is committed too).
    * Fencing: a producer epoch older than the partition's, or a coordinator epoch older than the
    * last marker's, fails with PRODUCER_FENCED.
    */
@@ -456,7 +496,13 @@ export class Partition {
     const lastCoordinatorEpoch = this.coordinatorEpochs.get(marker.producerId);
     if (lastCoordinatorEpoch !== undefined && marker.coordinatorEpoch < lastCoordinatorEpoch)
       throw fenced(`a marker of coordinator epoch ${lastCoordinatorEpoch} was written already`);
-    const open = this.log.openTransactions().some((t) => t.producerId === marker.producerId);
+    // Every end bumps the epoch (KIP-890): a marker closes the open transaction whose batches
+    // carry an older epoch. One no newer than them is an earlier transaction's, sent again (a new
+    // coordinator resuming it): that transaction is closed here already, and the open one is not
+    // its to end.
+    const open = this.log
+      .openTransactions()
+      .some((t) => t.producerId === marker.producerId && t.epoch < marker.producerEpoch);
     if (!open) {
       await this.awaitHighWatermark(this.localLeo, marker.timeoutMs);
       return 'no-open-transaction';

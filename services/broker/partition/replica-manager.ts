@@ -23,6 +23,7 @@ import type { LogManager } from '../log';
 import type { PartitionRegistry } from './partition-registry';
 import { Partition, type IsrProposer, type PartitionStatus } from './partition';
 import { replicationSettings, type ReplicationSettings } from './replication-settings';
+import type { TxnPartitionJoiner } from './txn-join';
 
 /** Partitions of one topic opened at a time when a metadata update hosts them. */
 const HOST_CONCURRENCY = 32;
@@ -58,6 +59,8 @@ export interface ReplicaManagerDeps {
   mayLead?: () => boolean;
   /** Where a replica whose log failed is reported (the controller). Absent: not reported. */
   offlineReporter?: OfflineReplicaReporter;
+  /** The transaction coordinator for implicit partition joins (partition/txn-join.ts). */
+  txnJoiner?: TxnPartitionJoiner;
 }
 
 /** The controller's ReportReplicaOffline, as the replica manager needs it. */
@@ -175,6 +178,7 @@ export class ReplicaManager implements PartitionRegistry {
           settings: this.settings,
           isrProposer: this.deps.isrProposer,
           mayLead: this.deps.mayLead,
+          txnJoiner: this.deps.txnJoiner,
         });
         this.partitions.set(key, partition);
       } else if (configsChanged) {

@@ -5,10 +5,11 @@
  *   const fetchers = new ReplicaFetcherManager({ brokerId, brokerEpoch, connect: grpcConnector(), clock, logger, settings });
  *   const replicas = new ReplicaManager({ brokerId, logs, clock, logger, settings, fetchers, isrProposer, mayLead });
  *   const replication = new ReplicationService({ partitions: replicas, clock, logger, defaultMaxBytes: replicas.settings.replicaFetchMaxBytes });
- *   server.addService(internalProto().replication.Replication.service, replication.handlers());
+ *   server.addService(withZeroCopyReplication(internalProto().replication.Replication.service), replication.handlers());
  *   brokerRegistry.watchBrokers((u) => fetchers.setBrokers(u.brokers));
  */
 export { ReplicationService, replicationHandlers } from './replication-service';
+export { withZeroCopyReplication, zeroCopyReplicaFetchSerializer } from './response-serializer';
 export {
   serveReplicaFetch,
   ReplicaFetchSession,

@@ -257,7 +257,11 @@ export function coordinatorHandlers(deps: CoordinatorServiceDeps): GroupCoordina
     }),
     FetchOffsets: unary(edge, 'FetchOffsets', async (req) => {
       const groupId = validateGroupId(req.group_id);
-      const offsets = coordinator.fetchOffsets(groupId, fromWire('partitions', req.partitions));
+      const offsets = coordinator.fetchOffsets(
+        groupId,
+        fromWire('partitions', req.partitions),
+        req.require_stable,
+      );
       return {
         offsets: offsets.map(({ key, committed }) => {
           const at = key.lastIndexOf('\u0000');

@@ -7,6 +7,13 @@
  * (acks=all, idempotent producer) before it is applied in memory and answered, behind the same
  * lease-time fence as group writes (coordinator.ts's header): nothing is sent unless the shard is
  * certainly still held, and nothing is acknowledged if that stopped holding while the append ran.
+ * The one state applied before it is written is Complete* (writeCompleteLater says why that is
+ * safe): the next state of the id usually stands for it.
+ *
+ * Ends. EndTxn is answered once the Prepare state is durable (the outcome is decided); the markers
+ * and group offsets are written after it (completion()), as Kafka's coordinator does. A call of
+ * the id's next transaction waits for that completion (whenCompleted), so no partition gets the
+ * next transaction's records before the previous one's marker.
  *
  * Takeover (shard-loading.ts, as for groups). Loading a shard writes a shard marker (keyed by
  * shard and epoch) and replays the partition through it; records older than the newest marker of
@@ -15,7 +22,7 @@
  * still applies. Until a shard is loaded its ids answer COORDINATOR_NOT_AVAILABLE (retriable).
  *
  * Calls of one transactional id run one at a time (a promise chain per id). Writing markers runs
- * outside that chain (it can take long), and ends with the Complete state written through it.
+ * outside that chain (it can take long), and ends with the Complete state applied through it.
  */
 import type { Clock, Timer } from '../../common/clock';
 import { TideError } from '../../common/errors';
@@ -41,8 +48,11 @@ import {
   alreadyAdded,
   complete,
   end,
+  expired,
   init,
   isPrepare,
+  DEFAULT_TRANSACTIONAL_ID_EXPIRATION_MS,
+  MAX_PRODUCER_EPOCH,
   prepare,
   rotateIfExhausted,
   timedOut,
@@ -51,6 +61,8 @@ import {
 } from './txn-state';
 
 export const DEFAULT_TXN_TICK_MS = 1_000;
+/** How long an applied Complete state waits for the next transaction's record to stand for it. */
+export const COMPLETE_WRITE_DELAY_MS = 500;
 /** Marker coordinator epochs are int32 on the wire; shard epochs are etcd revisions. */
 const MAX_INT32 = 0x7fff_ffff;
 
@@ -72,11 +84,34 @@ export interface TxnCoordinatorOptions {
   completion: TxnCompletion;
   newProducerId: () => Promise<number>;
   maxTimeoutMs: number;
+  /** Idle ids are forgotten after this long (default DEFAULT_TRANSACTIONAL_ID_EXPIRATION_MS). */
+  idExpirationMs?: number;
   tickMs?: number;
+  /** Told of transaction ends (metrics); absent: nobody is. */
+  observer?: TxnObserver;
 }
+
+/** What the coordinator tells its metrics (metrics.ts). */
+export interface TxnObserver {
+  /** An idle transactional id was forgotten (transactionalIdExpirationMs). */
+  expired(): void;
+  /** A transaction's end is decided: its Prepare state is durable. */
+  prepared(result: 'commit' | 'abort', reason: 'client' | 'timeout' | 'fenced'): void;
+  /** An EndTxn call was answered, `ms` after it arrived. */
+  endTxnAnswered(ms: number): void;
+  /** A transaction's markers and group outcomes are all written, `ms` after its completion started. */
+  completed(ms: number): void;
+}
+
+const NO_OBSERVER: TxnObserver = { expired() {}, prepared() {}, endTxnAnswered() {}, completed() {} };
 
 interface TxnShard extends OwnedShard {
   txns: Map<string, TxnMetadata>;
+  /**
+   * Ids whose Complete state is applied but not written yet: `__transaction_state` still ends
+   * with their Prepare state (see completion()).
+   */
+  unwritten: Map<string, number>;
 }
 
 export interface Identity {
@@ -88,6 +123,10 @@ export class TransactionCoordinator {
   private readonly shards = new Map<number, TxnShard>();
   private readonly chains = new Map<string, Promise<unknown>>();
   private readonly completing = new Map<string, Promise<void>>();
+  /** Ids whose Complete state is being written (writeCompleteLater). */
+  private readonly writingComplete = new Set<string>();
+  /** Ids whose expiry tombstone is being written. */
+  private readonly expiring = new Set<string>();
   private readonly logger: Logger;
   private readonly loader: ShardLoader<Map<string, TxnMetadata>>;
   private timer?: Timer;
@@ -95,9 +134,11 @@ export class TransactionCoordinator {
   private statePartitions: number | undefined;
   /** Shards acquired before `__transaction_state` existed: loaded by setStatePartitions. */
   private deferred: AcquiredShard[] = [];
+  private readonly observer: TxnObserver;
 
   constructor(private readonly options: TxnCoordinatorOptions) {
     this.logger = options.logger.child({ component: 'txn-coordinator' });
+    this.observer = options.observer ?? NO_OBSERVER;
     this.statePartitions = options.statePartitions;
     this.loader = new ShardLoader({
       clock: options.clock,
@@ -157,7 +198,8 @@ export class TransactionCoordinator {
   // ---------------------------------------------------------------- shard ownership
 
   acquire(acquired: AcquiredShard[]): void {
-    for (const a of acquired) this.shards.set(a.shard, { ...acquiredShard(a), txns: new Map() });
+    for (const a of acquired)
+      this.shards.set(a.shard, { ...acquiredShard(a), txns: new Map(), unwritten: new Map() });
     if (this.statePartitions === undefined) this.deferred.push(...acquired);
     else this.loader.load(acquired);
   }
@@ -182,8 +224,9 @@ export class TransactionCoordinator {
         // The previous producer's transaction is aborted (fencing it), then this one starts.
         await this.serial(transactionalId, async (s) => {
           const current = s.txns.get(transactionalId);
-          if (current?.state === 'Ongoing')
-            await this.persist(s, prepare(current, 'PrepareAbort', this.options.clock.nowMs()));
+          if (current?.state !== 'Ongoing') return;
+          await this.persist(s, prepare(current, 'PrepareAbort', this.options.clock.nowMs()));
+          this.observer.prepared('abort', 'fenced');
         });
         await this.completion(transactionalId);
         continue;
@@ -233,22 +276,38 @@ export class TransactionCoordinator {
     return this.addToTxn(transactionalId, producerId, epoch, { groups: [groupId] });
   }
 
-  /** Ends the open transaction; resolves with the identity of the next one once every marker is written. */
+  /**
+   * Ends the open transaction. Resolves with the identity of the next transaction once the
+   * Prepare state is durable: from then on the outcome is decided, and this instance (or the next
+   * owner of the shard, on takeover) writes the markers and completes it in the background, as
+   * Kafka's coordinator does. Calls of the next transaction wait for that completion
+   * (whenCompleted). Only when the bumped epoch exhausts the producer id does it wait for the
+   * completion itself (the next identity is a new producer id, chosen at completion).
+   */
   async endTxn(
     transactionalId: string,
     producerId: number,
     epoch: number,
     commit: boolean,
   ): Promise<Identity> {
-    const decision = await this.serial(transactionalId, async (s) => {
-      const m = this.known(s, transactionalId);
-      const d = end(m, producerId, epoch, commit, this.options.clock.nowMs());
-      if (d.kind === 'prepare') await this.persist(s, d.next);
-      return d;
-    });
-    if (decision.kind !== 'done') await this.completion(transactionalId);
+    const startedMs = this.options.clock.nowMs();
+    const decision = await this.whenCompleted(transactionalId, producerId, epoch, () =>
+      this.serial(transactionalId, async (s) => {
+        const m = this.known(s, transactionalId);
+        const d = end(m, producerId, epoch, commit, this.options.clock.nowMs());
+        if (d.kind === 'prepare') await this.persist(s, d.next);
+        return d;
+      }),
+    );
+    if (decision.kind === 'prepare') this.observer.prepared(commit ? 'commit' : 'abort', 'client');
+    const completing = this.completion(transactionalId);
+    // Handed over (shard lost): the next owner completes it; the caller already has its answer.
+    completing.catch(() => undefined);
     const m = this.known(this.shardOf(transactionalId), transactionalId);
-    return { producerId: m.producerId, producerEpoch: m.producerEpoch };
+    if (m.producerEpoch >= MAX_PRODUCER_EPOCH && isPrepare(m.state)) await completing;
+    const next = this.known(this.shardOf(transactionalId), transactionalId);
+    this.observer.endTxnAnswered(this.options.clock.nowMs() - startedMs);
+    return { producerId: next.producerId, producerEpoch: next.producerEpoch };
   }
 
   describe(transactionalId: string): TxnMetadata {
@@ -272,13 +331,47 @@ export class TransactionCoordinator {
     epoch: number,
     what: { partitions?: string[]; groups?: string[] },
   ): Promise<void> {
-    await this.serial(transactionalId, async (s) => {
-      const m = this.known(s, transactionalId);
-      const next = add(m, producerId, epoch, what, this.options.clock.nowMs());
-      // A retried add changes nothing: answered without a write (the checks above still ran).
-      if (alreadyAdded(m, what)) return;
-      await this.persist(s, next);
-    });
+    await this.whenCompleted(transactionalId, producerId, epoch, () =>
+      this.serial(transactionalId, async (s) => {
+        const m = this.known(s, transactionalId);
+        const next = add(m, producerId, epoch, what, this.options.clock.nowMs());
+        // A retried add changes nothing: answered without a write (the checks above still ran).
+        if (alreadyAdded(m, what)) return;
+        await this.persist(s, next);
+      }),
+    );
+  }
+
+  /**
+   * Runs `call`; while it fails with CONCURRENT_TRANSACTIONS because the previous transaction of
+   * this producer (the one whose end bumped the epoch to `epoch`) is still writing its markers,
+   * waits for that completion and runs it again. So the next transaction's first call is answered
+   * as soon as the previous one is complete, instead of the caller polling (KIP-890's producer
+   * retries CONCURRENT_TRANSACTIONS the same way, only from afar). Every partition and group of
+   * the previous transaction has its marker or outcome before the next can add anything: a
+   * partition never sees the next transaction's records before the previous one's marker.
+   */
+  private async whenCompleted<T>(
+    transactionalId: string,
+    producerId: number,
+    epoch: number,
+    call: () => Promise<T>,
+  ): Promise<T> {
+    for (;;) {
+      try {
+        return await call();
+      } catch (err) {
+        const m = this.shardOf(transactionalId).txns.get(transactionalId);
+        const waiting =
+          (err as TideError).code === 'CONCURRENT_TRANSACTIONS' &&
+          m !== undefined &&
+          isPrepare(m.state) &&
+          m.producerId === producerId &&
+          m.producerEpoch === epoch;
+        if (!waiting) throw err;
+        await this.completion(transactionalId);
+      }
+    }
   }
 
   /** The shard of an id, if this instance serves it now (else the retriable error saying why). */
@@ -335,6 +428,7 @@ export class TransactionCoordinator {
       { key: txnKey(next.transactionalId), value: txnValue(s.epoch, next) },
     ]);
     s.txns.set(next.transactionalId, next);
+    s.unwritten.delete(next.transactionalId);
   }
 
   /** The running completion of the id's Prepare state (started when none runs); resolved when not in one. */
@@ -354,6 +448,7 @@ export class TransactionCoordinator {
       groups: m.groups,
     };
     const cancelled = () => this.stopped || this.shards.get(s.shard) !== s || !s.writable;
+    const startedMs = this.options.clock.nowMs();
     const done = this.options.completion
       .complete(ending, cancelled)
       .then(() =>
@@ -361,7 +456,14 @@ export class TransactionCoordinator {
           const now = current.txns.get(transactionalId);
           if (!now || now.state !== m.state || now.producerEpoch !== m.producerEpoch) return;
           const completed = complete(now, this.options.clock.nowMs());
-          await this.persist(current, await rotateIfExhausted(completed, this.options.newProducerId));
+          const next = await rotateIfExhausted(completed, this.options.newProducerId);
+          // A new producer id must be durable before anyone is told it.
+          if (next !== completed) await this.persist(current, next);
+          else {
+            current.txns.set(transactionalId, next);
+            current.unwritten.set(transactionalId, this.options.clock.nowMs());
+          }
+          this.observer.completed(this.options.clock.nowMs() - startedMs);
           this.logger.debug(
             { transactionalId, state: m.state, partitions: m.partitions.length, groups: m.groups.length },
             'transaction completed',
@@ -373,11 +475,46 @@ export class TransactionCoordinator {
     return done;
   }
 
+  /**
+   * Writes an applied Complete state unless a newer state of the id is written first. Left to the
+   * tick, and only once the completion is at least COMPLETE_WRITE_DELAY_MS old, so that the next
+   * transaction's first call (a producer running transactions back to back makes it within
+   * milliseconds) writes its own state first: that record (Ongoing, Empty) then stands for the
+   * completion, and the next transaction pays one `__transaction_state` write, not two, with none
+   * of them queued behind a Complete write.
+   *
+   * Why a completion may go unwritten: the log holding the Prepare state instead only means that
+   * a new owner of the shard writes the markers again and completes it. Markers are idempotent,
+   * and they cannot touch the next transaction: its records reach a partition only once its own
+   * state is durable after this Prepare (txn-join.ts), and then replay finds that state, not
+   * the Prepare.
+   */
+  private writeCompleteLater(s: TxnShard, nowMs: number): void {
+    for (const [transactionalId, completedMs] of s.unwritten) {
+      if (nowMs - completedMs < COMPLETE_WRITE_DELAY_MS || this.writingComplete.has(transactionalId))
+        continue;
+      this.writingComplete.add(transactionalId);
+      void this.serial(transactionalId, async (current) => {
+        const m = current.txns.get(transactionalId);
+        if (m && current.unwritten.has(transactionalId)) await this.persist(current, m);
+      })
+        .catch((err: unknown) =>
+          this.logger.debug(
+            { err, transactionalId },
+            'writing a completed state failed; the next tick retries',
+          ),
+        )
+        .finally(() => this.writingComplete.delete(transactionalId));
+    }
+  }
+
   private tick(): void {
     const nowMs = this.options.clock.nowMs();
     for (const s of this.shards.values()) {
       // A paused instance waking past its lease aborts nobody: the transactions are not its to judge.
       if (s.status !== 'active' || !s.fence.mayAct()) continue;
+      this.writeCompleteLater(s, nowMs);
+      this.expireIdle(s, nowMs);
       for (const m of s.txns.values()) {
         if (!timedOut(m, nowMs)) continue;
         const id = m.transactionalId;
@@ -394,12 +531,50 @@ export class TransactionCoordinator {
             'aborting a transaction open past its timeout',
           );
           await this.persist(current, prepare(now, 'PrepareAbort', this.options.clock.nowMs()));
+          this.observer.prepared('abort', 'timeout');
         })
           .then(() => this.completion(id))
           .catch((err: unknown) =>
             this.logger.warn({ err, transactionalId: id }, 'timeout abort failed; retrying'),
           );
       }
+    }
+  }
+
+  /**
+   * Forgets the shard's ids idle past transactionalIdExpirationMs: a tombstone in
+   * `__transaction_state` (replay then drops the id; compaction drops both), then the memory. A
+   * producer that uses the id again gets a new producer id; one still using the old identity is
+   * refused (TRANSACTIONAL_ID_NOT_FOUND, or fenced by the new producer id).
+   */
+  private expireIdle(s: TxnShard, nowMs: number): void {
+    const expirationMs = this.options.idExpirationMs ?? DEFAULT_TRANSACTIONAL_ID_EXPIRATION_MS;
+    for (const m of s.txns.values()) {
+      if (!expired(m, nowMs, expirationMs) || this.expiring.has(m.transactionalId)) continue;
+      const id = m.transactionalId;
+      this.expiring.add(id);
+      void this.serial(id, async (current) => {
+        const now = current.txns.get(id);
+        if (!now || !expired(now, this.options.clock.nowMs(), expirationMs)) return;
+        await this.appendFenced([current], partitionOfShard(current.shard, this.partitions()), [
+          { key: txnKey(id), value: null },
+        ]);
+        current.txns.delete(id);
+        current.unwritten.delete(id);
+        this.observer.expired();
+        this.logger.info(
+          {
+            transactionalId: id,
+            producerId: now.producerId,
+            idleMs: this.options.clock.nowMs() - now.lastUpdateMs,
+          },
+          'transactional id expired',
+        );
+      })
+        .catch((err: unknown) =>
+          this.logger.warn({ err, transactionalId: id }, 'expiring a transactional id failed; retrying'),
+        )
+        .finally(() => this.expiring.delete(id));
     }
   }
 

@@ -37,6 +37,8 @@ export const MAX_PRODUCER_EPOCH = 32_766;
 export const DEFAULT_TRANSACTION_TIMEOUT_MS = 60_000;
 /** Kafka's transaction.max.timeout.ms default (15 minutes). */
 export const DEFAULT_TRANSACTION_MAX_TIMEOUT_MS = 900_000;
+/** Kafka's transactional.id.expiration.ms default (7 days). */
+export const DEFAULT_TRANSACTIONAL_ID_EXPIRATION_MS = 604_800_000;
 
 export interface TxnMetadata {
   transactionalId: string;
@@ -251,6 +253,14 @@ export async function rotateIfExhausted(
 ): Promise<TxnMetadata> {
   if (m.producerEpoch < MAX_PRODUCER_EPOCH) return m;
   return { ...m, producerId: await newProducerId(), producerEpoch: 0, lastProducerEpoch: -1 };
+}
+
+/**
+ * Whether the id may be forgotten: no transaction open or ending (Empty or Complete*), and the
+ * last change older than `expirationMs`.
+ */
+export function expired(m: TxnMetadata, nowMs: number, expirationMs: number): boolean {
+  return isIdle(m.state) && nowMs - m.lastUpdateMs > expirationMs;
 }
 
 /** Whether the coordinator must abort the open transaction now (it outlived its timeout). */

@@ -25,6 +25,41 @@ describe('encodeProduceRequest', () => {
     },
   );
 
+  test("a transactional producer's request carries its transactional id (field 9)", () => {
+    const recordBatches = Buffer.alloc(50, 0xcd);
+    for (const transactionalId of ['payments-writer', 'ü'.repeat(100)]) {
+      const decoded = decode(
+        encodeProduceRequest({
+          correlationId: 9,
+          topic: 'out',
+          partition: 1,
+          acks: 'all',
+          timeoutMs: 30_000,
+          recordBatches,
+          transactionalId,
+        }),
+      );
+      expect(decoded).toMatchObject({
+        correlation_id: 9,
+        topic: 'out',
+        partition: 1,
+        transactional_id: transactionalId,
+      });
+      expect(Buffer.compare(decoded.record_batches, recordBatches)).toBe(0);
+    }
+    const plain = decode(
+      encodeProduceRequest({
+        correlationId: 1,
+        topic: 't',
+        partition: 0,
+        acks: 'all',
+        timeoutMs: 1,
+        recordBatches,
+      }),
+    );
+    expect(plain.transactional_id).toBe('');
+  });
+
   test('a pre-encoded request is resent with a new correlation id each time', () => {
     const recordBatches = Buffer.from('batch bytes');
     const pool = { acquire: (size: number) => Buffer.alloc(size + 100, 0xee) }; // a larger, dirty buffer

@@ -4,6 +4,7 @@ import { TideError } from '../../../services/common/errors';
 import { silentLogger } from '../../../services/common/logger';
 import type { PartitionState } from '../../../services/common/metadata/keys';
 import { Partition, type IsrProposal, type IsrProposer } from '../../../services/broker/partition/partition';
+import type { TxnPartitionJoiner } from '../../../services/broker/partition/txn-join';
 import {
   replicationSettings,
   type ReplicationSettings,
@@ -52,7 +53,12 @@ export interface PartitionFixture {
 
 export async function partitionOn(
   dirs: TempDirs,
-  options: { brokerId?: number; settings?: Partial<ReplicationSettings>; clock?: ManualClock } = {},
+  options: {
+    brokerId?: number;
+    settings?: Partial<ReplicationSettings>;
+    clock?: ManualClock;
+    txnJoiner?: TxnPartitionJoiner;
+  } = {},
 ): Promise<PartitionFixture> {
   const clock = options.clock ?? new ManualClock();
   const log = await openLog(await dirs.make(), testConfig({ segmentBytes: 1 << 20 }), clock);
@@ -65,6 +71,7 @@ export async function partitionOn(
     settings: replicationSettings({ replicaLagTimeMaxMs: LAG_MS, ...options.settings }),
     isrProposer: proposer,
     mayLead: () => lease.ok,
+    txnJoiner: options.txnJoiner,
   });
   return { partition, log, clock, proposer, lease };
 }

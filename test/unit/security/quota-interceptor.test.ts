@@ -2,8 +2,8 @@
  * The quota interceptor on a real in-process gRPC server (the Broker service with stand-in
  * handlers) and a ManualClock: an over-quota produce is answered only after its throttle delay,
  * with the delay in the tide-throttle-ms trailer (likewise fetch responses, partition creation and
- * request rate); a caller within its quota is not held; the
- * stream cap refuses the excess stream with RESOURCE_EXHAUSTED / TOO_MANY_STREAMS.
+ * request rate), and on streams in each response's throttle_time_ms as it happens; a caller
+ * within its quota is not held; the stream cap refuses the excess stream with RESOURCE_EXHAUSTED / TOO_MANY_STREAMS.
  */
 import * as grpc from '@grpc/grpc-js';
 import { ManualClock } from '../../../services/common/clock';
@@ -13,6 +13,7 @@ import { QuotaTable } from '../../../services/common/security/quota/quota';
 import {
   quotaInterceptor,
   recordBytes,
+  THROTTLE_FIELD,
   THROTTLE_TRAILER,
   type QuotaInterceptor,
 } from '../../../services/common/security/quota/quota-interceptor';
@@ -32,6 +33,8 @@ beforeAll(async () => {
     { entity: { user: 'ANONYMOUS', clientId: 'capped' }, values: { max_streams: 2 } },
     { entity: { user: 'ANONYMOUS', clientId: 'one-connection' }, values: { max_connections: 1 } },
     { entity: { clientId: 'reader' }, values: { consumer_byte_rate: 1000 } },
+    { entity: { clientId: 'stream-reader' }, values: { consumer_byte_rate: 1000 } },
+    { entity: { clientId: 'stream-writer' }, values: { producer_byte_rate: 1000 } },
     { entity: { clientId: 'creator' }, values: { controller_mutation_rate: 5 } },
     { entity: { clientId: 'chatty' }, values: { request_rate: 2 } },
   ]);
@@ -53,6 +56,10 @@ beforeAll(async () => {
         FetchStream: (call: grpc.ServerWritableStream<Any, Any>) => {
           openFetches.add(call);
           call.on('cancelled', () => openFetches.delete(call));
+        },
+        ProduceStream: (call: grpc.ServerDuplexStream<Any, Any>) => {
+          call.on('data', (request: Any) => call.write({ correlation_id: request['correlation_id'] }));
+          call.on('end', () => call.end());
         },
       });
     },
@@ -271,4 +278,82 @@ it('refuses a call on a connection beyond the max_connections quota, and counts 
   expect(quotas.openConnections('ANONYMOUS')).toBe(0);
   expect((await call(second)).code).not.toBe(grpc.status.RESOURCE_EXHAUSTED);
   second.close();
+});
+
+const STEP_MS = 100;
+
+/** Advances the manual clock a step at a time until `done`; returns the time advanced. */
+async function advanceUntil(done: () => boolean): Promise<number> {
+  let advanced = 0;
+  await settle();
+  while (!done()) {
+    if (advanced > 10_000) throw new Error('never happened');
+    clock.advance(STEP_MS);
+    advanced += STEP_MS;
+    await settle();
+  }
+  return advanced;
+}
+
+it('reports each fetch stream response its own throttle in throttle_time_ms, as it happens', async () => {
+  const def = method('FetchStream');
+  const c = new grpc.Client(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure(), {
+    'grpc.secondary_user_agent': 'tide-client/stream-reader',
+  });
+  const before = new Set(openFetches);
+  const stream = c.makeServerStreamRequest(def.path, def.requestSerialize, def.responseDeserialize, {
+    positions: [],
+  });
+  stream.on('error', () => undefined);
+  const received: Any[] = [];
+  stream.on('data', (response: Any) => received.push(response));
+  await settle();
+  const call = [...openFetches].find((f) => !before.has(f))!;
+  // Within the first sample's burst (1 s of quota): sent at once, nothing to report.
+  call.write({ topic: 't', record_batches: Buffer.alloc(500) });
+  await settle();
+  expect(received.map((r) => r[THROTTLE_FIELD])).toEqual([0]);
+  // 3000 bytes at 1000 B/s: this one leaves up to 3 s later (the first sample began before the
+  // first response), and says how long it was held.
+  call.write({ topic: 't', record_batches: Buffer.alloc(2500) });
+  const heldMs = await advanceUntil(() => received.length === 2);
+  expect(heldMs).toBeGreaterThan(2000);
+  expect(received[1]![THROTTLE_FIELD]).toBeGreaterThan(heldMs - STEP_MS);
+  expect(received[1]![THROTTLE_FIELD]).toBeLessThanOrEqual(heldMs);
+  expect(received[0]![THROTTLE_FIELD]).toBe(0);
+  // A response carrying no records is not held; the delay was reported already.
+  call.write({ topic: 't', next_offset: 7 });
+  await settle();
+  expect(received[2]![THROTTLE_FIELD]).toBe(0);
+  stream.cancel();
+  await settle();
+  c.close();
+});
+
+it('reports a throttled produce stream request in the throttle_time_ms of the responses that follow', async () => {
+  const def = method('ProduceStream');
+  const c = new grpc.Client(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure(), {
+    'grpc.secondary_user_agent': 'tide-client/stream-writer',
+  });
+  const stream = c.makeBidiStreamRequest(def.path, def.requestSerialize, def.responseDeserialize);
+  stream.on('error', () => undefined);
+  const received: Any[] = [];
+  stream.on('data', (response: Any) => received.push(response));
+  const send = (id: number, bytes: number) =>
+    stream.write({ correlation_id: id, topic: 't', partition: 0, record_batches: Buffer.alloc(bytes) });
+  send(1, 500);
+  await settle();
+  expect(received.map((r) => [r['correlation_id'], r[THROTTLE_FIELD]])).toEqual([[1, 0]]);
+  send(2, 2500);
+  send(3, 0);
+  // Request 2 is held, and request 3 behind it (not over the quota itself).
+  const heldMs = await advanceUntil(() => received.length === 3);
+  expect(heldMs).toBeGreaterThan(2000);
+  expect(received.map((r) => r['correlation_id'])).toEqual([1, 2, 3]);
+  expect(received[1]![THROTTLE_FIELD]).toBeGreaterThan(heldMs - STEP_MS);
+  expect(received[1]![THROTTLE_FIELD]).toBeLessThanOrEqual(heldMs);
+  expect(received[2]![THROTTLE_FIELD]).toBe(0);
+  stream.end();
+  await settle();
+  c.close();
 });

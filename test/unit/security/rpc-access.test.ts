@@ -39,6 +39,13 @@ it('refusal-relevant extractors read the request fields the protos define', () =
   expect(produce?.kind === 'client' && produce.needs?.({ topic: 'orders' })).toEqual([
     { resourceType: 'topic', name: 'orders', operation: 'write' },
   ]);
+  // A transactional produce joins its partition to the named transaction: write on the id too.
+  expect(
+    produce?.kind === 'client' && produce.needs?.({ topic: 'orders', transactional_id: 'payments-writer' }),
+  ).toEqual([
+    { resourceType: 'topic', name: 'orders', operation: 'write' },
+    { resourceType: 'transactional_id', name: 'payments-writer', operation: 'write' },
+  ]);
   const fetch = ruleOf('/tide.v1.Broker/FetchStream');
   expect(
     fetch?.kind === 'client' &&

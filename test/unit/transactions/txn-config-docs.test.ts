@@ -11,6 +11,7 @@ it('documents the transaction keys of tide coordinator', () => {
     'transactionMaxTimeoutMs',
     'transactionStatePartitions',
     'transactionStateReplicationFactor',
+    'transactionalIdExpirationMs',
   ]);
   for (const file of ['consumer-groups.md', 'configuration.md', 'transactions.md'])
     for (const key of keys)

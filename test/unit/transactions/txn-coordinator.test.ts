@@ -15,7 +15,11 @@ import { tpKey } from '../../../services/group-coordinator/partitions';
 import type { AcquiredShard } from '../../../services/group-coordinator/shard-ownership';
 import { decodeTxnStateRecord } from '../../../services/group-coordinator/txn/txn-codec';
 import type { TxnCompletion, TxnEnding } from '../../../services/group-coordinator/txn/txn-completion';
-import { TransactionCoordinator } from '../../../services/group-coordinator/txn/txn-coordinator';
+import {
+  COMPLETE_WRITE_DELAY_MS,
+  TransactionCoordinator,
+  type TxnObserver,
+} from '../../../services/group-coordinator/txn/txn-coordinator';
 import { MAX_PRODUCER_EPOCH } from '../../../services/group-coordinator/txn/txn-state';
 import { TestLease } from '../group/test-lease';
 
@@ -90,7 +94,11 @@ function held(shard: number, epoch: number): AcquiredShard {
   return { shard, epoch, fence: new TestLease(clock, 60_000).fence };
 }
 
-function coordinator(selfId: string, statePartitions: number | 'missing' = 2): TransactionCoordinator {
+function coordinator(
+  selfId: string,
+  statePartitions: number | 'missing' = 2,
+  observer?: TxnObserver,
+): TransactionCoordinator {
   const c = new TransactionCoordinator({
     selfId,
     clock,
@@ -102,7 +110,9 @@ function coordinator(selfId: string, statePartitions: number | 'missing' = 2): T
     completion,
     newProducerId: async () => producerIds++,
     maxTimeoutMs: 900_000,
+    idExpirationMs: 5_000,
     tickMs: 100,
+    observer,
   });
   c.start();
   return c;
@@ -123,8 +133,8 @@ beforeEach(() => {
   completion = new RecordingCompletion();
 });
 
-async function loaded(selfId: string, epoch = 5): Promise<TransactionCoordinator> {
-  const c = coordinator(selfId);
+async function loaded(selfId: string, epoch = 5, observer?: TxnObserver): Promise<TransactionCoordinator> {
+  const c = coordinator(selfId, 2, observer);
   c.acquire([held(SHARD, epoch)]);
   await flush();
   return c;
@@ -150,6 +160,13 @@ it('commit: markers carry the bumped epoch; each state is durable; the next tran
       groups: ['billing'],
     },
   ]);
+  // Answered once PrepareCommit is durable; the completion applies CompleteCommit after the
+  // markers, and writes it when no newer state of the id came first (COMPLETE_WRITE_DELAY_MS).
+  await flush();
+  expect(c.describe(TX).state).toBe('CompleteCommit');
+  expect(log.states(TX)).toEqual(['Empty', 'Ongoing', 'Ongoing', 'PrepareCommit']);
+  clock.advance(COMPLETE_WRITE_DELAY_MS + 100);
+  await flush();
   expect(log.states(TX)).toEqual(['Empty', 'Ongoing', 'Ongoing', 'PrepareCommit', 'CompleteCommit']);
   // A retried EndTxn of the finished transaction gets the same answer; the old epoch cannot add.
   expect(await c.endTxn(TX, id.producerId, 0, true)).toEqual(next);
@@ -159,8 +176,72 @@ it('commit: markers carry the bumped epoch; each state is durable; the next tran
     producerId: id.producerId,
     producerEpoch: 2,
   });
+  await flush();
   expect(c.describe(TX).state).toBe('CompleteAbort');
   expect(completion.endings[1]).toMatchObject({ commit: false, producerEpoch: 2 });
+});
+
+it('EndTxn is answered once Prepare is durable; the next transaction waits for the markers before it adds', async () => {
+  const c = await loaded('a');
+  const id = await c.initTransactions(TX, 0);
+  await c.addPartitions(TX, id.producerId, 0, [tpKey('out', 0)]);
+  completion.hold();
+  const next = await c.endTxn(TX, id.producerId, 0, true);
+  expect(next).toEqual({ producerId: id.producerId, producerEpoch: 1 });
+  expect(c.describe(TX).state).toBe('PrepareCommit');
+  // A retried EndTxn (its answer lost) is answered at once too.
+  expect(await c.endTxn(TX, id.producerId, 0, true)).toEqual(next);
+  // The next transaction's first add waits for the completion instead of failing.
+  let added = false;
+  const adding = c.addPartitions(TX, id.producerId, 1, [tpKey('out', 0)]).then(() => (added = true));
+  await flush();
+  expect(added).toBe(false);
+  expect(log.states(TX)).toEqual(['Empty', 'Ongoing', 'PrepareCommit']);
+  completion.release();
+  await adding;
+  // The next transaction's Ongoing record stands for the completion: no CompleteCommit write first.
+  expect(log.states(TX)).toEqual(['Empty', 'Ongoing', 'PrepareCommit', 'Ongoing']);
+  expect(c.describe(TX)).toMatchObject({ state: 'Ongoing', producerEpoch: 1, partitions: [tpKey('out', 0)] });
+  // A fenced caller is not made to wait: the older epoch is refused at once.
+  completion.hold();
+  await c.endTxn(TX, id.producerId, 1, false);
+  expect(await codeOf(c.addPartitions(TX, id.producerId, 0, [tpKey('out', 1)]))).toBe('PRODUCER_FENCED');
+  completion.release();
+  await flush();
+});
+
+it('an id idle past transactionalIdExpirationMs is forgotten (a tombstone); an open transaction is not', async () => {
+  const events: string[] = [];
+  const observer: TxnObserver = {
+    expired: () => events.push('expired'),
+    prepared: (result, reason) => events.push(`${result}/${reason}`),
+    endTxnAnswered: () => events.push('answered'),
+    completed: () => events.push('completed'),
+  };
+  const c = await loaded('a', 5, observer);
+  const id = await c.initTransactions(TX, 900_000);
+  await c.addPartitions(TX, id.producerId, 0, [tpKey('out', 0)]);
+  clock.advance(5_001);
+  await flush();
+  expect(c.describe(TX).state).toBe('Ongoing'); // open: never expired (its timeout ends it)
+  await c.endTxn(TX, id.producerId, 0, true);
+  await flush();
+  expect(events).toEqual(['commit/client', 'answered', 'completed']);
+  clock.advance(4_900);
+  await flush();
+  expect(c.describe(TX).state).toBe('CompleteCommit');
+  clock.advance(200);
+  await flush();
+  expect(() => c.describe(TX)).toThrow(expect.objectContaining({ code: 'TRANSACTIONAL_ID_NOT_FOUND' }));
+  expect(events).toContain('expired');
+  // The log ends with a tombstone: a new owner does not know the id either.
+  const records = [...log.partitions.values()].flat().map((r) => decodeTxnStateRecord(r.key, r.value));
+  expect(records[records.length - 1]).toMatchObject({ type: 'txn', transactionalId: TX, value: null });
+  // The old producer is refused; a new one starts with a new producer id.
+  expect(await codeOf(c.endTxn(TX, id.producerId, 1, true))).toBe('TRANSACTIONAL_ID_NOT_FOUND');
+  const again = await c.initTransactions(TX, 0);
+  expect(again.producerId).not.toBe(id.producerId);
+  expect(again.producerEpoch).toBe(0);
 });
 
 it('an end that reaches the largest epoch moves the id to a new producer id at epoch 0', async () => {
@@ -243,7 +324,8 @@ it('a new owner rebuilds the state and completes a PrepareCommit the old owner l
   a.release(SHARD);
   await a.stop();
   completion.release();
-  expect(await codeOf(ending)).not.toBe('none');
+  // The client had its answer at PrepareCommit: the commit is decided, the next owner completes it.
+  expect(await ending).toEqual({ producerId: id.producerId, producerEpoch: 1 });
   const b = await loaded('b', 9);
   await flush();
   expect(completion.endings).toHaveLength(2);
@@ -355,15 +437,23 @@ describe('transactional offsets in the group coordinator', () => {
     expect(await b.completeTxnOffsets(GROUP, 7, 2, false)).toBe(1);
     expect(offsetOf(b, 0)).toBe(10);
 
-    // A zombie of epoch 0 writes after its successor (epoch 2) began: the successor's commit
-    // (marker epoch 3) commits its own offsets only and drops the zombie's.
-    await b.txnOffsetCommit(GROUP, { producerId: 7, producerEpoch: 0 }, { memberId: '', memberEpoch: -1 }, [
-      { key: tpKey('in', 1), offset: 999, metadata: '' },
-    ]);
+    // A zombie of epoch 0 writing after its transactions ended (the last completion was of marker
+    // epoch 2) is fenced, also with nothing pending.
+    await expect(
+      b.txnOffsetCommit(GROUP, { producerId: 7, producerEpoch: 0 }, { memberId: '', memberEpoch: -1 }, [
+        { key: tpKey('in', 1), offset: 999, metadata: '' },
+      ]),
+    ).rejects.toMatchObject({ code: 'PRODUCER_FENCED' });
     await b.txnOffsetCommit(GROUP, { producerId: 7, producerEpoch: 2 }, { memberId: '', memberEpoch: -1 }, [
       { key: tpKey('in', 0), offset: 30, metadata: '' },
     ]);
-    expect(await b.completeTxnOffsets(GROUP, 7, 3, true)).toBe(2);
+    // While pending, a require_stable fetch (read_committed consumers) waits rather than read 10.
+    expect(() => b.fetchOffsets(GROUP, [tpKey('in', 0)], true)).toThrow(
+      expect.objectContaining({ code: 'UNSTABLE_OFFSET_COMMIT', retriable: true }),
+    );
+    expect(b.fetchOffsets(GROUP, [tpKey('in', 1)], true)[0].committed).toBeUndefined();
+    expect(await b.completeTxnOffsets(GROUP, 7, 3, true)).toBe(1);
+    expect(b.fetchOffsets(GROUP, [tpKey('in', 0)], true)[0].committed?.offset).toBe(30);
     expect(offsetOf(b, 0)).toBe(30);
     expect(offsetOf(b, 1)).toBe(-1);
 
@@ -372,6 +462,12 @@ describe('transactional offsets in the group coordinator', () => {
     expect(offsetOf(c, 0)).toBe(30);
     expect(offsetOf(c, 1)).toBe(-1);
     expect(c.pendingTxnOffsets(GROUP).size).toBe(0);
+    // The replay fences the ended epochs too.
+    await expect(
+      c.txnOffsetCommit(GROUP, { producerId: 7, producerEpoch: 2 }, { memberId: '', memberEpoch: -1 }, [
+        { key: tpKey('in', 1), offset: 999, metadata: '' },
+      ]),
+    ).rejects.toMatchObject({ code: 'PRODUCER_FENCED' });
   });
 
   it('refuses a member that is not in the group (KIP-447 fencing through group metadata)', async () => {

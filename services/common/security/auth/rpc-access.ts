@@ -71,13 +71,21 @@ function filterMetadata(message: Message, can: Can): Message {
   return { ...message, topics: topics.filter((t) => can(topic(t.name, 'describe'))) };
 }
 
+function produceNeeds(m: Record<string, unknown>): AccessRequest[] {
+  const needs = [topic(m['topic'], 'write')];
+  if (m['transactional_id']) needs.push(transactionalId(m['transactional_id'], 'write'));
+  return needs;
+}
+
 const PUBLIC = { kind: 'public' } as const;
 const INTERNAL = { kind: 'internal' } as const;
 
 export const RPC_RULES: Record<string, RpcRule> = {
   // tide.v1.Broker
-  '/tide.v1.Broker/Produce': { kind: 'client', needs: (m) => [topic(m['topic'], 'write')] },
-  '/tide.v1.Broker/ProduceStream': { kind: 'client', needs: (m) => [topic(m['topic'], 'write')] },
+  // A transactional produce names its transactional id (the leader adds the partition to that
+  // transaction): write on the id too, as Kafka's Produce with a transactional id needs.
+  '/tide.v1.Broker/Produce': { kind: 'client', needs: produceNeeds },
+  '/tide.v1.Broker/ProduceStream': { kind: 'client', needs: produceNeeds },
   '/tide.v1.Broker/Fetch': { kind: 'client', needs: (m) => [topic(m['topic'], 'read')] },
   '/tide.v1.Broker/FetchStream': {
     kind: 'client',

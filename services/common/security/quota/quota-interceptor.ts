@@ -4,7 +4,9 @@
  * against the caller's quota and, as Kafka does, slows a caller over its quota instead of refusing
  * it: the request is handed to the handler (or the response sent) only after the throttle delay,
  * and on a stream every later message waits behind it, so a producer streaming as fast as it can
- * is held to its rate. The delay a call spent is reported in the `tide-throttle-ms` trailer.
+ * is held to its rate. The delay a call spent is reported in the `tide-throttle-ms` trailer and,
+ * as it happens, in the `throttle_time_ms` field of each produce and fetch response (the delay
+ * since the previous response), so a client sees it while a stream goes on, as in Kafka.
  *
  * Open streams are capped per principal (max_streams): the excess stream is refused at once with
  * RESOURCE_EXHAUSTED / TOO_MANY_STREAMS. Connections too (max_connections): a call arriving on a
@@ -33,7 +35,12 @@ interface Metering {
   inbound?: { key: QuotaKey; size: (m: Message) => number };
   /** Units of a response message. */
   outbound?: { key: QuotaKey; size: (m: Message) => number };
+  /** Its responses have a `throttle_time_ms` field (ProduceResponse, FetchResponse). */
+  reportsThrottle?: boolean;
 }
+
+/** The response field that reports throttling as it happens. */
+export const THROTTLE_FIELD = 'throttle_time_ms';
 
 function byteLength(v: unknown): number {
   return v instanceof Uint8Array ? v.length : typeof v === 'string' ? Buffer.byteLength(v) : 0;
@@ -61,10 +68,22 @@ const count = (field: string) => (m: Message) => {
 };
 
 const METERING: Record<string, Metering> = {
-  '/tide.v1.Broker/Produce': { inbound: { key: 'producer_byte_rate', size: recordBytes } },
-  '/tide.v1.Broker/ProduceStream': { inbound: { key: 'producer_byte_rate', size: recordBytes } },
-  '/tide.v1.Broker/Fetch': { outbound: { key: 'consumer_byte_rate', size: recordBytes } },
-  '/tide.v1.Broker/FetchStream': { outbound: { key: 'consumer_byte_rate', size: recordBytes } },
+  '/tide.v1.Broker/Produce': {
+    inbound: { key: 'producer_byte_rate', size: recordBytes },
+    reportsThrottle: true,
+  },
+  '/tide.v1.Broker/ProduceStream': {
+    inbound: { key: 'producer_byte_rate', size: recordBytes },
+    reportsThrottle: true,
+  },
+  '/tide.v1.Broker/Fetch': {
+    outbound: { key: 'consumer_byte_rate', size: recordBytes },
+    reportsThrottle: true,
+  },
+  '/tide.v1.Broker/FetchStream': {
+    outbound: { key: 'consumer_byte_rate', size: recordBytes },
+    reportsThrottle: true,
+  },
   '/tide.v1.Admin/CreateTopic': { inbound: { key: 'controller_mutation_rate', size: count('partitions') } },
   // The requested total, an upper bound of the partitions added (the interceptor does not know
   // the current count).
@@ -167,6 +186,8 @@ export function quotaInterceptor(options: QuotaInterceptorOptions): QuotaInterce
     let user = ANONYMOUS.principal;
     let clientId = '';
     let throttledMs = 0;
+    /** Throttle time not yet reported in a response's throttle_time_ms. */
+    let unreportedMs = 0;
     let ended = false;
     let streamSlot: string | undefined;
     const self: { call?: grpc.ServerInterceptingCall } = {};
@@ -235,6 +256,7 @@ export function quotaInterceptor(options: QuotaInterceptorOptions): QuotaInterce
           }
         }
         throttledMs += delay;
+        unreportedMs += delay;
         inbound.run(delay, () => {
           if (!ended) next(message);
         });
@@ -247,6 +269,15 @@ export function quotaInterceptor(options: QuotaInterceptorOptions): QuotaInterce
       .withOnCancel(() => release())
       .build();
 
+    // The time held since the previous response, set in the field even when 0 when the handler's
+    // message already had one (a response forwarded from another broker reports that broker's).
+    const withThrottle = (message: Message): Message => {
+      const reported = unreportedMs;
+      if (reported === 0 && !message[THROTTLE_FIELD]) return message;
+      unreportedMs = 0;
+      return { ...message, [THROTTLE_FIELD]: reported };
+    };
+
     const responder = new grpc.ResponderBuilder()
       .withStart((next) => next(listener))
       .withSendMetadata((metadata, next) => outbound.run(0, () => next(metadata)))
@@ -258,7 +289,10 @@ export function quotaInterceptor(options: QuotaInterceptorOptions): QuotaInterce
           if (amount > 0) delay = use(table, metering.outbound.key, user, clientId, amount);
         }
         throttledMs += delay;
-        outbound.run(delay, () => next(message));
+        unreportedMs += delay;
+        outbound.run(delay, () =>
+          next(metering.reportsThrottle ? withThrottle(message as Message) : message),
+        );
       })
       .withSendStatus((status, next) => {
         outbound.run(0, () => {

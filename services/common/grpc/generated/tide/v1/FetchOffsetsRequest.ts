@@ -5,9 +5,11 @@ import type { TopicPartitions__Input as _tide_v1_TopicPartitions__Input, TopicPa
 export interface FetchOffsetsRequest__Input {
   'group_id'?: (string);
   'partitions'?: (_tide_v1_TopicPartitions__Input)[];
+  'require_stable'?: (boolean);
 }
 
 export interface FetchOffsetsRequest {
   'group_id': (string);
   'partitions': (_tide_v1_TopicPartitions)[];
+  'require_stable': (boolean);
 }

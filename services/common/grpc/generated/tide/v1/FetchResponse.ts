@@ -16,6 +16,7 @@ export interface FetchResponse__Input {
   'error'?: (_tide_v1_Error__Input | null);
   'last_stable_offset'?: (number | string | Long);
   'aborted_transactions'?: (_tide_v1_AbortedTransaction__Input)[];
+  'throttle_time_ms'?: (number);
 }
 
 export interface FetchResponse {
@@ -29,4 +30,5 @@ export interface FetchResponse {
   'error': (_tide_v1_Error | null);
   'last_stable_offset': (number);
   'aborted_transactions': (_tide_v1_AbortedTransaction)[];
+  'throttle_time_ms': (number);
 }

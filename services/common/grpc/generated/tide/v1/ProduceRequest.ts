@@ -14,6 +14,7 @@ export interface ProduceRequest__Input {
   'record_batches'?: (Buffer | Uint8Array | string);
   'records'?: (_tide_v1_Record__Input)[];
   'producer'?: (_tide_v1_PortableProducer__Input | null);
+  'transactional_id'?: (string);
 }
 
 export interface ProduceRequest {
@@ -25,4 +26,5 @@ export interface ProduceRequest {
   'record_batches': (Buffer);
   'records': (_tide_v1_Record)[];
   'producer': (_tide_v1_PortableProducer | null);
+  'transactional_id': (string);
 }

@@ -12,6 +12,7 @@ export interface ProduceResponse__Input {
   'log_append_time_ms'?: (number | string | Long);
   'log_start_offset'?: (number | string | Long);
   'error'?: (_tide_v1_Error__Input | null);
+  'throttle_time_ms'?: (number);
 }
 
 export interface ProduceResponse {
@@ -23,4 +24,5 @@ export interface ProduceResponse {
   'log_append_time_ms': (number);
   'log_start_offset': (number);
   'error': (_tide_v1_Error | null);
+  'throttle_time_ms': (number);
 }
