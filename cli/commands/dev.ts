@@ -30,9 +30,11 @@ export function devCommand(): Command {
         const logger = createLogger({ level: config.logLevel });
         logger.info({ config: redactConfig(BROKER_CONFIG_SCHEMA, config) }, 'starting tide dev');
         const node = await DevNode.start(config, { clock: systemClock, logger });
+        // Handlers first: a signal sent as soon as the ready lines are read must stop the node cleanly.
+        const stopped = untilStopSignal(() => node.stop(), logger);
         process.stdout.write(`Tide dev is ready. Data in ${config.dataDir}\nbootstrap ${node.address}\n`);
         process.stdout.write(`Try: npx tide topics create demo --partitions 3 --bootstrap ${node.address}\n`);
-        await untilStopSignal(() => node.stop(), logger);
+        await stopped;
         process.stdout.write('Tide stopped.\n');
       }),
     );

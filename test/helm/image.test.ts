@@ -198,9 +198,10 @@ describe('deploy/entrypoint.sh', () => {
     });
   });
 
-  test('node runs with the V8 heap floor of tuned-node.sh', () => {
+  test('node runs with the V8 settings of tuned-node.sh (heap growing factor and floor)', () => {
     for (const service of ['broker', 'controller', 'dev'])
       expect(run([service], { POD_NAME: 'tide-broker-0' }).nodeFlags).toEqual([
+        '--heap-growing-percent=300',
         '--initial-old-space-size=128',
       ]);
   });

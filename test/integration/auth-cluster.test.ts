@@ -37,6 +37,7 @@ const FILTER_ONLY = new Set([
   '/tide.v1.Broker/Metadata',
   '/tide.v1.Broker/WatchMetadata',
   '/tide.v1.Admin/ListTopics',
+  '/tide.v1.Admin/ListApplicationMetadata',
   '/tide.v1.GroupCoordinator/ListGroups',
   '/tide.v1.TransactionCoordinator/ListTransactions',
 ]);

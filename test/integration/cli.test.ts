@@ -496,7 +496,7 @@ describe('npm start', () => {
     await new Promise<void>((resolve) =>
       npm.stdout.on('data', (c: Buffer) => {
         out += c.toString();
-        // The "Try:" line is the last one printed before the signal handlers are installed.
+        // The "Try:" line is printed after the signal handlers are installed.
         if (/bootstrap \S+:\d+/.test(out) && /Try: /.test(out)) resolve();
       }),
     );
