@@ -2,7 +2,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import type { ResetTarget, TopicPartition } from '../../client';
 import { UsageError, action, addBootstrap, collectList, parseInteger, withClient } from '../common';
-import { printTable } from '../format';
+import { dash, printGroupLag, printTable } from '../format';
 import { parseTime } from './consume';
 
 function partitionsText(tps: TopicPartition[]): string {
@@ -14,8 +14,6 @@ function partitionsText(tps: TopicPartition[]): string {
   }
   return [...byTopic].map(([topic, ps]) => `${topic}:${ps.sort((a, b) => a - b).join(',')}`).join(' ') || '-';
 }
-
-const dash = (n: number) => (n < 0 ? '-' : n);
 
 interface ResetOptions {
   topic?: string[];
@@ -158,19 +156,7 @@ export function groupsCommand(): Command {
           } else {
             process.stdout.write('no active members\n\n');
           }
-          printTable(
-            ['TOPIC', 'PARTITION', 'COMMITTED', 'END', 'LAG', 'MEMBER'],
-            d.partitions.map((p) => [
-              p.topic,
-              p.partition,
-              dash(p.committedOffset),
-              dash(p.endOffset),
-              dash(p.lag),
-              p.memberId || '-',
-            ]),
-          );
-          const total = d.partitions.reduce((sum, p) => sum + Math.max(0, p.lag), 0);
-          process.stdout.write(`\ntotal lag ${total}\n`);
+          printGroupLag(d.partitions);
         });
       }),
     ),

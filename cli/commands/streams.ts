@@ -7,7 +7,7 @@ import type { GroupDescription, Tide } from '../../client';
 import { mermaidOf } from '../../streams';
 import { TideError } from '../../services/common/errors';
 import { action, addBootstrap, withClient } from '../common';
-import { printTable } from '../format';
+import { dash, printGroupLag, printTable } from '../format';
 import {
   durationText,
   streamsDescription,
@@ -16,8 +16,6 @@ import {
   topologyText,
   type StreamsDescription,
 } from '../streams-view';
-
-const dash = (n: number | undefined) => (n === undefined || n < 0 ? '-' : n);
 
 function partitionsText(tps: { topic: string; partition: number }[]): string {
   return tps.map((tp) => `${tp.topic}:${tp.partition}`).join(' ') || '-';
@@ -101,18 +99,7 @@ function printDescription(d: StreamsDescription): void {
   }
   if (g && g.partitions.length > 0) {
     out();
-    printTable(
-      ['TOPIC', 'PARTITION', 'COMMITTED', 'END', 'LAG', 'MEMBER'],
-      g.partitions.map((p) => [
-        p.topic,
-        p.partition,
-        dash(p.committedOffset),
-        dash(p.endOffset),
-        dash(p.lag),
-        p.memberId || '-',
-      ]),
-    );
-    out(`\ntotal lag ${g.partitions.reduce((sum, p) => sum + Math.max(0, p.lag), 0)}`);
+    printGroupLag(g.partitions);
   }
   if (d.windows.length > 0) {
     out();

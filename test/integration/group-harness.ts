@@ -12,6 +12,7 @@
 import { ChildProcess, spawn } from 'child_process';
 import * as path from 'path';
 import type { Producer } from '../../client';
+import { JsonLinesChild } from '../harness/json-lines-child';
 import { REPO_ROOT, waitFor } from '../harness/processes';
 
 export interface MemberEvent {
@@ -51,36 +52,9 @@ out({ ev: 'started' });
 })().catch((err) => { out({ ev: 'error', code: err.code, msg: err.message }); process.exit(1); });
 `;
 
-export class MemberProcess {
-  readonly events: MemberEvent[] = [];
-  exitedAt: number | undefined;
-  private stderr = '';
-  private readonly exited: Promise<void>;
-
-  constructor(
-    readonly tag: string,
-    readonly child: ChildProcess,
-  ) {
-    let buffer = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      let nl: number;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        if (line.trim()) this.events.push(JSON.parse(line) as MemberEvent);
-      }
-    });
-    child.stderr!.on(
-      'data',
-      (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString()).slice(-20_000)),
-    );
-    this.exited = new Promise((resolve) =>
-      child.on('exit', () => {
-        this.exitedAt = Date.now();
-        resolve();
-      }),
-    );
+export class MemberProcess extends JsonLinesChild<MemberEvent> {
+  constructor(tag: string, child: ChildProcess) {
+    super(tag, child, 20_000);
   }
 
   /** Partitions it holds now, per its own events. */
@@ -97,15 +71,8 @@ export class MemberProcess {
     return this.events.filter((e) => e.ev === 'record');
   }
 
-  output(): string {
-    return this.stderr;
-  }
-
-  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<number> {
-    const at = Date.now();
-    this.child.kill(signal);
-    await this.exited;
-    return at;
+  kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<number> {
+    return this.signal(signal);
   }
 }
 

@@ -9,6 +9,7 @@
  */
 import { ChildProcess, spawn } from 'child_process';
 import * as path from 'path';
+import { JsonLinesChild } from '../harness/json-lines-child';
 import { REPO_ROOT } from '../harness/processes';
 
 export interface AppEvent {
@@ -63,33 +64,9 @@ process.on('SIGTERM', () => {
 app.start().then(() => out({ ev: 'started', endpoint: app.queryEndpoint }), (err) => { out({ ev: 'error', msg: String(err && err.stack || err) }); process.exit(1); });
 `;
 
-export class AppProcess {
-  readonly events: AppEvent[] = [];
-  exitedAt: number | undefined;
-  private stderr = '';
-  private readonly exited: Promise<void>;
-
-  constructor(
-    readonly tag: string,
-    readonly child: ChildProcess,
-  ) {
-    let buffer = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      let nl: number;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        if (line.trim()) this.events.push(JSON.parse(line) as AppEvent);
-      }
-    });
-    child.stderr!.on('data', (c: Buffer) => (this.stderr = (this.stderr + c.toString()).slice(-200_000)));
-    this.exited = new Promise((resolve) =>
-      child.on('exit', () => {
-        this.exitedAt = Date.now();
-        resolve();
-      }),
-    );
+export class AppProcess extends JsonLinesChild<AppEvent> {
+  constructor(tag: string, child: ChildProcess) {
+    super(tag, child, 200_000);
   }
 
   /** Task ids it runs now (its latest metrics line). */
@@ -123,14 +100,8 @@ export class AppProcess {
     return this.events.filter((e) => e.ev === 'error');
   }
 
-  output(): string {
-    return this.stderr;
-  }
-
   async stop(signal: NodeJS.Signals): Promise<void> {
-    if (this.exitedAt !== undefined) return;
-    this.child.kill(signal);
-    await this.exited;
+    await this.signal(signal);
   }
 }
 

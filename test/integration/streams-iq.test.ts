@@ -14,9 +14,7 @@
  *    restores read next to nothing), and queries through either instance meanwhile are the model's
  *    answer or retriable, never wrong.
  */
-import * as path from 'path';
 import * as grpc from '@grpc/grpc-js';
-import { Tide, type Consumer } from '../../client';
 import { Serdes } from '../../streams';
 import { streamsProto } from '../../services/common/grpc/streams-proto';
 import { fromGrpcError } from '../../services/common/grpc/status';
@@ -24,74 +22,37 @@ import type { StreamsQueryClient } from '../../services/common/grpc/generated/ti
 import type { StoreGetResponse } from '../../services/common/grpc/generated/tide/v1/StoreGetResponse';
 import type { StoreAllResponse } from '../../services/common/grpc/generated/tide/v1/StoreAllResponse';
 import { TideError } from '../../services/common/errors';
-import { TestCluster } from '../harness/cluster';
-import { makeTempDir, waitFor } from '../harness/processes';
-import { killAllApps, startApp, type AppProcess } from './streams-harness';
+import { waitFor } from '../harness/processes';
+import type { AppProcess } from './streams-harness';
+import { WordCountFixture } from './streams-word-count';
 
 jest.setTimeout(180_000);
 
 const APP = 'iq';
-const SESSION_MS = 6_000;
 const PARTITIONS = 6;
 const WORDS = Array.from({ length: 60 }, (_, i) => `w${i}`);
 const STATEFUL = Array.from({ length: PARTITIONS }, (_, p) => `1_${p}`);
 
-let cluster: TestCluster;
-let tide: Tide;
-let reader: Consumer;
-const latest = new Map<string, number>();
-const expected = new Map<string, number>();
-let line = 0;
-const stateRoot = makeTempDir('tide-streams-iq-');
+const fixture = new WordCountFixture({
+  appId: APP,
+  stateDirPrefix: 'tide-streams-iq-',
+  wordsOfLine: (line) => Array.from({ length: 5 }, (_, j) => WORDS[(line * 7 + j * 3) % WORDS.length]),
+  sessionTimeoutMs: 6_000,
+  partitions: PARTITIONS,
+});
+const { expected } = fixture;
 const apps: Record<string, AppProcess> = {};
 const clients = new Map<string, StreamsQueryClient>();
 
-beforeAll(async () => {
-  cluster = await TestCluster.start({ brokers: 1, controllers: 1 });
-  await cluster.startCoordinator('c1');
-  tide = new Tide({ bootstrap: cluster.bootstrap() });
-  await tide.admin().createTopic('text', { partitions: PARTITIONS, replicationFactor: 1 });
-  await tide.admin().createTopic('word-counts', { partitions: PARTITIONS, replicationFactor: 1 });
-  reader = tide.consumer({ autoOffsetReset: 'earliest' });
-  reader.assign(
-    Array.from({ length: PARTITIONS }, (_, partition) => ({ topic: 'word-counts', partition, offset: 0 })),
-  );
-  void (async () => {
-    for await (const r of reader)
-      latest.set(Serdes.string.deserialize(r.key!), Serdes.number.deserialize(r.value!));
-  })();
-});
+beforeAll(() => fixture.start());
 
 afterAll(async () => {
   for (const c of clients.values()) c.close();
-  await killAllApps();
-  await tide?.close();
-  await cluster?.stop();
+  await fixture.stop();
 });
 
-async function produce(n: number): Promise<void> {
-  const producer = tide.producer();
-  const records = [];
-  for (let i = 0; i < n; i++, line++) {
-    const words = Array.from({ length: 5 }, (_, j) => WORDS[(line * 7 + j * 3) % WORDS.length]);
-    for (const w of words) expected.set(w, (expected.get(w) ?? 0) + 1);
-    records.push({ key: `line-${line}`, value: words.join(' ') });
-  }
-  await producer.send('text', records);
-  await producer.close();
-}
-
-function start(tag: string): AppProcess {
-  return startApp({
-    bootstrap: cluster.bootstrap(),
-    appId: APP,
-    stateDir: path.join(stateRoot, tag),
-    tag,
-    sessionTimeoutMs: SESSION_MS,
-    numStandbys: 1,
-    query: true,
-  });
-}
+const produce = (n: number) => fixture.produce(n);
+const start = (tag: string) => fixture.startApp(tag, { numStandbys: 1, query: true });
 
 function client(endpoint: string): StreamsQueryClient {
   let c = clients.get(endpoint);
@@ -143,13 +104,11 @@ function all(endpoint: string): Promise<Map<string, number>> {
 }
 
 async function changelogRecords(tasks: string[]): Promise<number> {
-  const d = await tide.admin().describeTopic(`${APP}-counts-changelog`);
+  const d = await fixture.tide.admin().describeTopic(`${APP}-counts-changelog`);
   return d.status.filter((s) => tasks.includes(`1_${s.partition}`)).reduce((n, s) => n + s.highWatermark, 0);
 }
 
-function exact(): boolean {
-  return [...expected].every(([w, n]) => latest.get(w) === n);
-}
+const exact = () => fixture.exact();
 
 it('two instances: every key queried through either instance equals the model; standbys on the other', async () => {
   apps.a = start('a');
@@ -214,7 +173,7 @@ it('SIGKILL: queries of the dead instance keys are retriable, then the survivor 
   // Every input offset committed (at-least-once would otherwise count b's last records twice).
   await waitFor(
     async () => {
-      const d = await tide.groups().describeGroup(APP);
+      const d = await fixture.tide.groups().describeGroup(APP);
       return d.partitions.length > 0 && d.partitions.every((p) => p.lag === 0);
     },
     { timeoutMs: 30_000, what: 'the group committed all its input' },

@@ -239,7 +239,11 @@ describe('static membership', () => {
     await stop(a); // as a pod's SIGTERM: commit, checkpoint, leave temporarily (static member)
     restored['app-0'] = [];
     const a2 = await start(counter('app-0', (p) => restored['app-0'].push(p.restored)));
-    await waitFor(() => a2.taskIds().length === 1, { timeoutMs: 30_000, what: 'app-0 back with its task' });
+    // A task is listed from its assignment on; its restore reports done a little later.
+    await waitFor(() => a2.taskIds().length === 1 && restored['app-0'].length > 0, {
+      timeoutMs: 30_000,
+      what: 'app-0 back with its task, restored',
+    });
     expect(a2.taskIds()).toEqual(aTask);
     expect(restored['app-0']).toEqual([0]); // restored from its checkpoint: nothing to read
     expect(b.taskIds()).toEqual(bTask);

@@ -8,10 +8,10 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { Tide, type Consumer, type PartitionStatus } from '../../client';
+import type { PartitionStatus, Tide } from '../../client';
 import { Serdes, TimeWindows, type RestoreProgress, type StreamsApp, type Windowed } from '../../streams';
-import { TestCluster } from '../harness/cluster';
 import { makeTempDir, waitFor } from '../harness/processes';
+import { WordCountFixture } from './streams-word-count';
 
 jest.setTimeout(150_000);
 
@@ -19,47 +19,28 @@ const APP = 'purging';
 const REPARTITION = `${APP}-counts-repartition`;
 const WORDS = Array.from({ length: 30 }, (_, i) => `w${i}`);
 
-let cluster: TestCluster;
+const fixture = new WordCountFixture({
+  appId: APP,
+  stateDirPrefix: 'tide-streams-purge-',
+  wordsOfLine: (line) => Array.from({ length: 4 }, (_, j) => WORDS[(line * 7 + j * 3) % WORDS.length]),
+  partitions: 3,
+});
+const { expected } = fixture;
 let tide: Tide;
 let app: StreamsApp | undefined;
-let reader: Consumer;
-const latest = new Map<string, number>();
-const expected = new Map<string, number>();
-let line = 0;
 
 beforeAll(async () => {
-  cluster = await TestCluster.start({ brokers: 1, controllers: 1 });
-  await cluster.startCoordinator('c1');
-  tide = new Tide({ bootstrap: cluster.bootstrap() });
-  await tide.admin().createTopic('text', { partitions: 3, replicationFactor: 1 });
-  await tide.admin().createTopic('word-counts', { partitions: 3, replicationFactor: 1 });
+  await fixture.start();
+  tide = fixture.tide;
   await tide.admin().createTopic('window-counts', { partitions: 3, replicationFactor: 1 });
-  reader = tide.consumer({ autoOffsetReset: 'earliest' });
-  reader.assign([0, 1, 2].map((partition) => ({ topic: 'word-counts', partition, offset: 0 })));
-  void (async () => {
-    for await (const r of reader)
-      latest.set(Serdes.string.deserialize(r.key!), Serdes.number.deserialize(r.value!));
-  })();
 });
 
 afterAll(async () => {
   await app?.close();
-  await reader?.close();
-  await tide?.close();
-  await cluster?.stop();
+  await fixture.stop();
 });
 
-async function produce(n: number): Promise<void> {
-  const producer = tide.producer();
-  const records = [];
-  for (let i = 0; i < n; i++, line++) {
-    const words = Array.from({ length: 4 }, (_, j) => WORDS[(line * 7 + j * 3) % WORDS.length]);
-    for (const w of words) expected.set(w, (expected.get(w) ?? 0) + 1);
-    records.push({ key: `line-${line}`, value: words.join(' ') });
-  }
-  await producer.send('text', records);
-  await producer.close();
-}
+const produce = (n: number) => fixture.produce(n);
 
 async function repartitionStatus(): Promise<PartitionStatus[]> {
   return (await tide.admin().describeTopic(REPARTITION)).status.sort((a, b) => a.partition - b.partition);
@@ -84,7 +65,7 @@ test('the repartition topic is purged up to the committed offsets while the app 
     what: 'every repartition partition purged once',
   });
   await produce(300);
-  await waitFor(() => [...expected].every(([w, n]) => latest.get(w) === n), {
+  await waitFor(() => fixture.exact(), {
     timeoutMs: 60_000,
     what: 'exact counts',
   });

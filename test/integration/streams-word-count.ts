@@ -1,7 +1,7 @@
 /**
  * The word-count fixture the streams integration tests share: a real cluster (etcd, a controller,
  * a broker, a coordinator) with the app's input `text` and output `word-counts` topics (4
- * partitions each), a reader that keeps the latest count the app wrote for each word, the counts
+ * partitions each unless told), a reader that keeps the latest count the app wrote for each word, the counts
  * the produced lines should give, and app instances (streams-harness.ts) each on a state
  * directory of its own under one temp dir.
  */
@@ -12,7 +12,11 @@ import { TestCluster } from '../harness/cluster';
 import { makeTempDir } from '../harness/processes';
 import { killAllApps, startApp, type AppProcess } from './streams-harness';
 
-const PARTITIONS = 4;
+/** What a test may choose for an app instance it starts (the rest comes from the fixture). */
+export type WordCountAppOptions = Pick<
+  Parameters<typeof startApp>[0],
+  'guarantee' | 'commitIntervalMs' | 'numStandbys' | 'query'
+>;
 
 export interface WordCountOptions {
   /** The streams application id (it names the app's internal topics). */
@@ -21,7 +25,10 @@ export interface WordCountOptions {
   stateDirPrefix: string;
   /** The words of input line number `line`: each test has its own pattern. */
   wordsOfLine: (line: number) => string[];
-  sessionTimeoutMs: number;
+  /** Session timeout of the app instances (default 10 s). */
+  sessionTimeoutMs?: number;
+  /** Partitions of `text` and `word-counts` (default 4). */
+  partitions?: number;
   /** How the reader of `word-counts` reads (default read_uncommitted). */
   isolation?: IsolationLevel;
   /** Environment of the coordinator process. */
@@ -54,14 +61,15 @@ export class WordCountFixture {
 
   /** Starts the cluster, creates the topics and starts reading the counts. */
   async start(): Promise<void> {
+    const partitions = this.options.partitions ?? 4;
     this.startedCluster = await TestCluster.start({ brokers: 1, controllers: 1 });
     await this.startedCluster.startCoordinator('c1', { env: this.options.coordinatorEnv });
     this.client = new Tide({ bootstrap: this.startedCluster.bootstrap() });
-    await this.client.admin().createTopic('text', { partitions: PARTITIONS, replicationFactor: 1 });
-    await this.client.admin().createTopic('word-counts', { partitions: PARTITIONS, replicationFactor: 1 });
+    await this.client.admin().createTopic('text', { partitions, replicationFactor: 1 });
+    await this.client.admin().createTopic('word-counts', { partitions, replicationFactor: 1 });
     const reader = this.client.consumer({ autoOffsetReset: 'earliest', isolation: this.options.isolation });
     reader.assign(
-      Array.from({ length: PARTITIONS }, (_, partition) => ({ topic: 'word-counts', partition, offset: 0 })),
+      Array.from({ length: partitions }, (_, partition) => ({ topic: 'word-counts', partition, offset: 0 })),
     );
     void this.readCounts(reader);
   }
@@ -82,7 +90,11 @@ export class WordCountFixture {
       for (const w of words) this.expected.set(w, (this.expected.get(w) ?? 0) + 1);
       records.push({ key: `line-${this.line}`, value: words.join(' ') });
     }
-    await producer.send('text', records);
+    try {
+      await producer.send('text', records);
+    } finally {
+      await producer.close();
+    }
   }
 
   /** Every word's latest count is its expected count. */
@@ -96,16 +108,13 @@ export class WordCountFixture {
   }
 
   /** Starts an app instance named `tag` on its own state directory (the same one on a restart). */
-  startApp(
-    tag: string,
-    options: { guarantee?: 'atLeastOnce' | 'exactlyOnce'; commitIntervalMs?: number } = {},
-  ): AppProcess {
+  startApp(tag: string, options: WordCountAppOptions = {}): AppProcess {
     return startApp({
       bootstrap: this.cluster.bootstrap(),
       appId: this.options.appId,
       stateDir: path.join(this.stateRoot, tag),
       tag,
-      sessionTimeoutMs: this.options.sessionTimeoutMs,
+      sessionTimeoutMs: this.options.sessionTimeoutMs ?? 10_000,
       ...options,
     });
   }
