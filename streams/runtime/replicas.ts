@@ -153,7 +153,11 @@ export class Replicas {
   }
 
   private userData(): Buffer {
-    const lags = this.standbys.lags();
+    // The assignor knows active tasks from the owned partitions; their lag would only change the
+    // user data (a new generation under the client assignor) while a task arrives, as when a
+    // static member restarts, which must rebalance nothing.
+    const active = new Set(this.o.activeTasks());
+    const lags = new Map([...this.standbys.lags()].filter(([taskId]) => !active.has(taskId)));
     return encodeMemberInfo({ endpoint: this.endpoint, lags });
   }
 
