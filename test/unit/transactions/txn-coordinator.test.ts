@@ -520,7 +520,7 @@ describe('transactional offsets in the group coordinator', () => {
     ).rejects.toMatchObject({ code: 'PRODUCER_FENCED' });
   });
 
-  it('a marker that lands after a takeover's replay is applied when the coordinator is told, and found by the next replay', async () => {
+  it("a marker that lands after a takeover's replay is applied when the coordinator is told, and found by the next replay", async () => {
     const a = await loadedGroups('a', 3);
     await a.txnOffsetCommit(GROUP, producer(0), noMember, [
       { key: tpKey('in', 0), offset: 10, metadata: 'm' },
