@@ -600,8 +600,7 @@ export class Coordinator {
     records: OffsetsLogRecord[],
   ): Promise<number> {
     const log = this.options.log;
-    if (!log.appendTransactional)
-      throw new AssertionError('the offsets log takes no transactional appends');
+    if (!log.appendTransactional) throw new AssertionError('the offsets log takes no transactional appends');
     const before = this.fenceError(state, 'before');
     if (before) throw before;
     const offset = await log.appendTransactional(

@@ -459,7 +459,9 @@ describe('transactional offsets in the group coordinator', () => {
 
   it('are a transactional batch, invisible until the COMMIT marker, kept across a takeover while open, dropped by an ABORT', async () => {
     const a = await loadedGroups('a', 3);
-    await a.txnOffsetCommit(GROUP, producer(0), noMember, [{ key: tpKey('in', 0), offset: 10, metadata: '' }]);
+    await a.txnOffsetCommit(GROUP, producer(0), noMember, [
+      { key: tpKey('in', 0), offset: 10, metadata: '' },
+    ]);
     expect(offsetOf(a, 0)).toBe(-1);
     expect(a.pendingTxnOffsets(GROUP).get(7)?.get(tpKey('in', 0))).toMatchObject({ offset: 10 });
     // In the log: an ordinary offset record, in a transactional batch of the producer.
@@ -482,7 +484,9 @@ describe('transactional offsets in the group coordinator', () => {
     // Retried completion: nothing pending, no-op.
     expect(await b.completeTxnOffsets(GROUP, 7, 1, true)).toBe(0);
 
-    await b.txnOffsetCommit(GROUP, producer(1), noMember, [{ key: tpKey('in', 0), offset: 20, metadata: '' }]);
+    await b.txnOffsetCommit(GROUP, producer(1), noMember, [
+      { key: tpKey('in', 0), offset: 20, metadata: '' },
+    ]);
     // A zombie of the older epoch is fenced once the newer one has offsets pending.
     await expect(
       b.txnOffsetCommit(GROUP, producer(0), noMember, [{ key: tpKey('in', 1), offset: 5, metadata: '' }]),
@@ -496,7 +500,9 @@ describe('transactional offsets in the group coordinator', () => {
     await expect(
       b.txnOffsetCommit(GROUP, producer(0), noMember, [{ key: tpKey('in', 1), offset: 999, metadata: '' }]),
     ).rejects.toMatchObject({ code: 'PRODUCER_FENCED' });
-    await b.txnOffsetCommit(GROUP, producer(2), noMember, [{ key: tpKey('in', 0), offset: 30, metadata: '' }]);
+    await b.txnOffsetCommit(GROUP, producer(2), noMember, [
+      { key: tpKey('in', 0), offset: 30, metadata: '' },
+    ]);
     // While pending, a require_stable fetch (read_committed consumers) waits rather than read 10.
     expect(() => b.fetchOffsets(GROUP, [tpKey('in', 0)], true)).toThrow(
       expect.objectContaining({ code: 'UNSTABLE_OFFSET_COMMIT', retriable: true }),
