@@ -205,7 +205,7 @@ export class TideOffsetsLog implements OffsetsLog, PartitionOffsets {
         continue;
       }
       const bytes = Buffer.from(response.record_batches ?? Buffer.alloc(0));
-      const { batches } = splitBatches(bytes);
+      const { batches, trailingBytes } = splitBatches(bytes);
       let next = offset;
       for (const { at } of batches) {
         const header = readBatchHeader(bytes, at);
@@ -224,8 +224,9 @@ export class TideOffsetsLog implements OffsetsLog, PartitionOffsets {
         }
         next = Math.max(next, last + 1);
       }
-      // A batch emptied by compaction leaves a gap the broker's next offset steps over.
-      next = Math.max(next, Number(response.next_offset));
+      // A gap left by compaction is stepped over by the broker's next offset; a batch cut off at
+      // max_bytes is fetched again from its start.
+      if (trailingBytes === 0) next = Math.max(next, Number(response.next_offset));
       if (next <= offset) {
         const hw = Number(response.high_watermark);
         if (hw <= offset)
