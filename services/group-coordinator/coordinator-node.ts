@@ -28,7 +28,13 @@ import { coordinatorMetrics } from './metrics';
 import { OFFSETS_TOPIC } from './offsets-codec';
 import { TideOffsetsLog } from './offsets-log';
 import { ShardOwnership } from './shard-ownership';
-import { COORDINATOR_ID, type CoordinatorRecord } from '../common/cluster/coordinator-shards';
+import { tpKey } from './partitions';
+import {
+  COORDINATOR_ID,
+  partitionOfShard,
+  shardOf,
+  type CoordinatorRecord,
+} from '../common/cluster/coordinator-shards';
 import * as grpc from '@grpc/grpc-js';
 import { ProducerIdAllocator } from '../common/cluster/producer-ids';
 import { transactionsProto, txnInternalProto } from '../common/grpc/transactions-proto';
@@ -184,6 +190,11 @@ export class CoordinatorNode {
         log: txnLog,
         shardCount: () => ownershipRef.current?.shardCount ?? 0,
         partitionCount: (topic) => partitionCounts.get(topic),
+        offsetsPartitionOf: (group) => {
+          const shardCount = ownershipRef.current?.shardCount ?? 0;
+          if (shardCount === 0) return undefined;
+          return tpKey(OFFSETS_TOPIC, partitionOfShard(shardOf(group, shardCount), offsetsPartitions));
+        },
         ownerOf: (shard) => ownershipRef.current?.ownerOf(shard),
         newProducerId: () => producerIds.next(),
         maxTimeoutMs: config.transactionMaxTimeoutMs,

@@ -36,6 +36,7 @@
  */
 import { randomUUID } from 'crypto';
 import type { Clock, Timer } from '../common/clock';
+import { AssertionError } from '../common/assert';
 import { TideError } from '../common/errors';
 import { echo } from '../common/echo';
 import type { Logger } from '../common/logger';
@@ -43,7 +44,7 @@ import type { ResetTarget } from '../common/reset-target';
 import { ConsumerGroup, type CommittedOffset, type GroupSnapshot } from './group';
 import { GroupRuntime, type GroupStorage, type ResetEntry } from './group-runtime';
 import { decodeOffsetsRecord, groupKey, groupValue, offsetKey, offsetValue } from './offsets-codec';
-import type { OffsetsLog, OffsetsLogRecord, PartitionOffsets } from './offsets-log';
+import type { OffsetsLog, OffsetsLogRecord, PartitionOffsets, ReplayBatch } from './offsets-log';
 import { parseTpKey, sortedKeys, tpKey } from './partitions';
 import type { AcquiredShard } from './shard-ownership';
 import {
@@ -57,29 +58,33 @@ import {
   type ReplayFence,
 } from './shard-loading';
 import { partitionOfShard, shardOf, type CoordinatorRecord } from '../common/cluster/coordinator-shards';
-import {
-  decodePendingOffset,
-  pendingOffsetKey,
-  pendingOffsetValue,
-  type PendingTxnOffset,
-} from './txn/txn-codec';
+
+/** A transactional offset written but not decided yet: its transaction has no marker here yet. */
+export interface PendingTxnOffset {
+  /** The epoch of the producer that wrote it (its transaction's; the marker carries epoch + 1). */
+  producerEpoch: number;
+  offset: number;
+  metadata: string;
+  commitTimestampMs: number;
+}
 
 /** A group's pending transactional offsets: producer id → partition key → offset. */
 export type PendingTxnOffsets = Map<number, Map<string, PendingTxnOffset>>;
 
 /**
- * Per group, per producer id: the marker epoch of the producer's last completed transaction with
- * offsets in the group. A TxnOffsetCommit of an older epoch is a fenced zombie's (its transaction
- * ended): refused, as the producer state of `__consumer_offsets` refuses it in Kafka.
+ * Per group, per producer id: the last transaction marker applied to the group's offsets (its
+ * epoch, KIP-890's bumped one, and whether it committed). A TxnOffsetCommit of an older epoch is a
+ * fenced zombie's (its transaction ended): refused here before anything is sent, as the producer
+ * state of the `__consumer_offsets` partition would refuse it at the leader.
  */
-export type TxnOffsetFences = Map<number, number>;
+export type TxnMarkers = Map<number, { epoch: number; commit: boolean }>;
 
 interface LoadedGroup {
   shard: number;
   snapshot?: GroupSnapshot;
   offsets: Map<string, CommittedOffset>;
   pending: PendingTxnOffsets;
-  fences: TxnOffsetFences;
+  markers: TxnMarkers;
 }
 
 export const DEFAULT_TICK_MS = 100;
@@ -104,12 +109,12 @@ export interface CoordinatorOptions {
 interface ShardState extends OwnedShard {
   groups: Map<string, GroupRuntime>;
   /**
-   * Transactional offsets written but not committed yet, per group (kept apart from the
-   * runtimes: a group may have nothing else, and its pending offsets must outlive an idle runtime).
+   * Transactional offsets written but not decided yet, per group (kept apart from the runtimes: a
+   * group may have nothing else, and its pending offsets must outlive an idle runtime).
    */
   pendingTxn: Map<string, PendingTxnOffsets>;
-  /** Per group: the epochs below which producers' TxnOffsetCommits are refused. */
-  txnFences: Map<string, TxnOffsetFences>;
+  /** Per group: the last transaction marker applied, per producer. */
+  txnMarkers: Map<string, TxnMarkers>;
   // writable (OwnedShard) turns false once the shard is dropped, or handed over after its queued
   // writes drained: its key may be someone else's by then, so nothing more of it may be written.
 }
@@ -200,7 +205,7 @@ export class Coordinator {
         ...acquiredShard(a),
         groups: new Map(),
         pendingTxn: new Map(),
-        txnFences: new Map(),
+        txnMarkers: new Map(),
       });
     this.loader.load(acquired);
   }
@@ -420,65 +425,78 @@ export class Coordinator {
 
   /**
    * TxnOffsetCommit: the member's epoch and partitions are checked as for a commit (KIP-447: a
-   * zombie of an older generation is refused), then the offsets are written as pending records of
-   * the producer. They stay invisible to FetchOffsets until completeTxnOffsets(commit).
+   * zombie of an older generation is refused), then the offsets are appended to the group's
+   * partition of `__consumer_offsets` as one transactional batch of the producer (its id and
+   * epoch; the leader joins the partition to the producer's transaction first, so the transaction
+   * coordinator writes its marker there). They stay pending, invisible to FetchOffsets, until the
+   * transaction's marker is applied (completeTxnOffsets, or a replay that meets the marker).
    */
   async txnOffsetCommit(
     groupId: string,
-    producer: { producerId: number; producerEpoch: number },
+    producer: { transactionalId: string; producerId: number; producerEpoch: number },
     member: { memberId: string; memberEpoch: number },
     entries: readonly { key: string; offset: number; metadata: string }[],
   ): Promise<void> {
     const rt = this.runtime(groupId, true);
     const state = this.shards.get(shardOf(groupId, this.options.shardCount()))!;
     const keys = entries.map((e) => e.key);
+    const { producerId, producerEpoch } = producer;
     rt.group.validateCommit(member.memberId, member.memberEpoch, keys);
     await rt.serialized(async () => {
       rt.group.validateCommit(member.memberId, member.memberEpoch, keys);
-      const current = state.pendingTxn.get(groupId)?.get(producer.producerId);
-      const newer = [...(current?.values() ?? [])].find((p) => p.producerEpoch > producer.producerEpoch);
+      const current = state.pendingTxn.get(groupId)?.get(producerId);
+      const newer = [...(current?.values() ?? [])].find((p) => p.producerEpoch > producerEpoch);
       if (newer)
         throw new TideError(
           'PRODUCER_FENCED',
-          `producer ${producer.producerId} epoch ${producer.producerEpoch} is fenced: group ${groupId} holds its offsets of epoch ${newer.producerEpoch}`,
+          `producer ${producerId} epoch ${producerEpoch} is fenced: group ${groupId} holds its offsets of epoch ${newer.producerEpoch}`,
         );
-      const fence = state.txnFences.get(groupId)?.get(producer.producerId);
-      if (fence !== undefined && producer.producerEpoch < fence)
+      const marker = state.txnMarkers.get(groupId)?.get(producerId);
+      if (marker !== undefined && producerEpoch < marker.epoch)
         throw new TideError(
           'PRODUCER_FENCED',
-          `producer ${producer.producerId} epoch ${producer.producerEpoch} is fenced: its transaction ended (group ${groupId} completed one of epoch ${fence - 1})`,
+          `producer ${producerId} epoch ${producerEpoch} is fenced: its transaction ended (group ${groupId} has its marker of epoch ${marker.epoch})`,
         );
-      const partition = partitionOfShard(state.shard, this.options.offsetsPartitions);
+      const nowMs = this.options.clock.nowMs();
       const written = entries.map((e): [string, PendingTxnOffset] => [
         e.key,
-        { producerEpoch: producer.producerEpoch, offset: e.offset, metadata: e.metadata },
+        { producerEpoch, offset: e.offset, metadata: e.metadata, commitTimestampMs: nowMs },
       ]);
-      await this.appendFenced(
-        [state],
-        partition,
+      await this.appendTransactionalFenced(
+        state,
+        producer,
         written.map(([key, p]) => {
           const { topic, partition: tp } = parseTpKey(key);
           return {
-            key: pendingOffsetKey(groupId, producer.producerId, topic, tp),
-            value: pendingOffsetValue(state.epoch, p),
+            key: offsetKey(groupId, topic, tp),
+            value: offsetValue({ coordinatorEpoch: state.epoch, ...p }),
           };
         }),
       );
+      // The append landed before the marker (a leader refuses the epoch after it), but the marker
+      // may have been applied while this answer was on its way (a timeout abort): apply it now.
+      const ended = state.txnMarkers.get(groupId)?.get(producerId);
+      if (ended !== undefined && ended.epoch > producerEpoch) {
+        if (ended.commit && ended.epoch === producerEpoch + 1)
+          rt.group.applyCommit(written.map(([key, p]) => ({ key, offset: committedOf(p) })));
+        return;
+      }
       let byProducer = state.pendingTxn.get(groupId);
       if (!byProducer) state.pendingTxn.set(groupId, (byProducer = new Map()));
-      let offsets = byProducer.get(producer.producerId);
-      if (!offsets) byProducer.set(producer.producerId, (offsets = new Map()));
+      let offsets = byProducer.get(producerId);
+      if (!offsets) byProducer.set(producerId, (offsets = new Map()));
       for (const [key, p] of written) offsets.set(key, p);
     });
   }
 
   /**
-   * The transaction of `producerId` that ended with marker epoch `producerEpoch` committed or
-   * aborted: its pending offsets (written with epoch `producerEpoch - 1`, KIP-890's bump) become
-   * committed offsets, or are dropped. Pending offsets of even older epochs are a fenced zombie's
-   * (written after its successor took over) and are dropped either way. One append holds the
-   * committed offsets and the tombstones of the pending records, so a replay sees both or
-   * neither. Nothing pending is a no-op (the transaction coordinator retries).
+   * The marker of the transaction of `producerId` that ended with epoch `producerEpoch` (KIP-890's
+   * bump) is written in the group's partition of `__consumer_offsets`: the transaction
+   * coordinator calls this once it is (TxnOffsets.CompleteTxnOffsets, retried until done). Its
+   * pending offsets (written with older epochs) become the group's committed offsets on COMMIT, and
+   * are dropped on ABORT, as a replay does when it meets the marker; nothing is written (the
+   * marker is the durable record). A marker applied already, or of an older epoch, changes
+   * nothing. Resolves with how many offsets it decided.
    */
   async completeTxnOffsets(
     groupId: string,
@@ -488,43 +506,18 @@ export class Coordinator {
   ): Promise<number> {
     const rt = this.runtime(groupId, true);
     const state = this.shards.get(shardOf(groupId, this.options.shardCount()))!;
-    return rt.serialized(async () => {
-      let fences = state.txnFences.get(groupId);
-      if (!fences) state.txnFences.set(groupId, (fences = new Map()));
-      fences.set(producerId, Math.max(fences.get(producerId) ?? 0, producerEpoch));
-      const offsets = state.pendingTxn.get(groupId)?.get(producerId);
-      const resolved = [...(offsets ?? [])].filter(([, p]) => p.producerEpoch < producerEpoch);
-      if (resolved.length === 0) return 0;
-      const nowMs = this.options.clock.nowMs();
-      const ending = resolved.filter(([, p]) => p.producerEpoch === producerEpoch - 1);
-      const committed = ending.map(([key, p]) => ({
-        key,
-        offset: { offset: p.offset, metadata: p.metadata, commitTimestampMs: nowMs },
-      }));
-      const records: OffsetsLogRecord[] = [];
-      for (const [key] of resolved) {
-        const { topic, partition } = parseTpKey(key);
-        records.push({ key: pendingOffsetKey(groupId, producerId, topic, partition), value: null });
-      }
-      if (commit)
-        for (const c of committed) {
-          const { topic, partition } = parseTpKey(c.key);
-          records.push({
-            key: offsetKey(groupId, topic, partition),
-            value: offsetValue({ coordinatorEpoch: state.epoch, ...c.offset }),
-          });
-        }
-      await this.appendFenced(
-        [state],
-        partitionOfShard(state.shard, this.options.offsetsPartitions),
-        records,
-      );
-      if (commit) rt.group.applyCommit(committed);
-      for (const [key] of resolved) offsets!.delete(key);
-      if (offsets!.size === 0) state.pendingTxn.get(groupId)?.delete(producerId);
-      if (state.pendingTxn.get(groupId)?.size === 0) state.pendingTxn.delete(groupId);
-      return resolved.length;
-    });
+    let markers = state.txnMarkers.get(groupId);
+    if (!markers) state.txnMarkers.set(groupId, (markers = new Map()));
+    const before = markers.get(producerId);
+    if (!before || before.epoch < producerEpoch) markers.set(producerId, { epoch: producerEpoch, commit });
+    const offsets = state.pendingTxn.get(groupId)?.get(producerId);
+    const resolved = [...(offsets ?? [])].filter(([, p]) => p.producerEpoch < producerEpoch);
+    if (resolved.length === 0) return 0;
+    if (commit) rt.group.applyCommit(resolved.map(([key, p]) => ({ key, offset: committedOf(p) })));
+    for (const [key] of resolved) offsets!.delete(key);
+    if (offsets!.size === 0) state.pendingTxn.get(groupId)?.delete(producerId);
+    if (state.pendingTxn.get(groupId)?.size === 0) state.pendingTxn.delete(groupId);
+    return resolved.length;
   }
 
   /** A partition of `keys` (any when empty) with a pending transactional offset of the group. */
@@ -595,6 +588,29 @@ export class Coordinator {
     return appendFenced(this.options.log, states, partition, records, (state, when) =>
       this.fenceError(state, when),
     );
+  }
+
+  /**
+   * appendFenced for a transactional producer's offsets: one transactional batch of `producer` in
+   * the shard's partition, behind the same lease-time fence.
+   */
+  private async appendTransactionalFenced(
+    state: ShardState,
+    producer: { transactionalId: string; producerId: number; producerEpoch: number },
+    records: OffsetsLogRecord[],
+  ): Promise<number> {
+    const log = this.options.log;
+    if (!log.appendTransactional) throw new AssertionError('the offsets log takes no transactional appends');
+    const before = this.fenceError(state, 'before');
+    if (before) throw before;
+    const offset = await log.appendTransactional(
+      partitionOfShard(state.shard, this.options.offsetsPartitions),
+      producer,
+      records,
+    );
+    const after = this.fenceError(state, 'after');
+    if (after) throw after;
+    return offset;
   }
 
   /** Why `state`'s shard may not be written now (undefined: it may). */
@@ -668,7 +684,10 @@ export class Coordinator {
 
   /**
    * The groups of the fence's shards in `partition` of `__consumer_offsets`, through `through`:
-   * each group's last snapshot, committed offsets and pending transactional offsets.
+   * each group's last snapshot and committed offsets, and its pending transactional offsets.
+   * Offset records in a transactional batch are held per producer until the producer's marker:
+   * a COMMIT makes them committed offsets at the marker's place in the log, an ABORT drops them,
+   * and those still without a marker at `through` (an open transaction) stay pending.
    */
   private async replay(
     partition: number,
@@ -679,36 +698,34 @@ export class Coordinator {
     const groups = new Map<string, LoadedGroup>();
     const entry = (group: string, shard: number) => {
       let e = groups.get(group);
-      if (!e) groups.set(group, (e = { shard, offsets: new Map(), pending: new Map(), fences: new Map() }));
+      if (!e) groups.set(group, (e = { shard, offsets: new Map(), pending: new Map(), markers: new Map() }));
       return e;
     };
-    await this.options.log.replay(partition, through, (key, value, offset) => {
+    /** Per producer id: its transactional offsets not closed by a marker yet, in log order. */
+    const open = new Map<number, { group: string; shard: number; key: string; p: PendingTxnOffset }[]>();
+    const applyMarker = (batch: ReplayBatch) => {
+      const records = open.get(batch.producerId) ?? [];
+      open.delete(batch.producerId);
+      const commit = batch.control === 'COMMIT';
+      const touched = new Set<string>();
+      for (const r of records) {
+        const e = entry(r.group, r.shard);
+        touched.add(r.group);
+        if (commit) e.offsets.set(r.key, committedOf(r.p));
+      }
+      for (const group of touched)
+        entry(group, shardOf(group, shardCount)).markers.set(batch.producerId, {
+          epoch: batch.producerEpoch,
+          commit,
+        });
+    };
+    await this.options.log.replay(partition, through, (key, value, offset, batch) => {
+      if (batch?.control) {
+        applyMarker(batch);
+        return;
+      }
       let record;
       try {
-        const pending = decodePendingOffset(key, value);
-        if (pending) {
-          const shard = shardOf(pending.group, shardCount);
-          if (!fence.wants(shard)) return;
-          if (pending.value && fence.stale(shard, pending.value.coordinatorEpoch)) return;
-          const loaded = entry(pending.group, shard);
-          const byProducer = loaded.pending;
-          let offsets = byProducer.get(pending.producerId);
-          if (!offsets) byProducer.set(pending.producerId, (offsets = new Map()));
-          const k = tpKey(pending.topic, pending.partition);
-          const before = offsets.get(k);
-          if (pending.value) offsets.set(k, pending.value);
-          else {
-            offsets.delete(k);
-            // Tombstoned: a completion of at least the next epoch ran (see TxnOffsetFences).
-            if (before)
-              loaded.fences.set(
-                pending.producerId,
-                Math.max(loaded.fences.get(pending.producerId) ?? 0, before.producerEpoch + 1),
-              );
-          }
-          if (offsets.size === 0) byProducer.delete(pending.producerId);
-          return;
-        }
         record = decodeOffsetsRecord(key, value);
       } catch (err) {
         this.logger.error({ err, partition, offset }, 'skipping a malformed offsets record');
@@ -722,6 +739,24 @@ export class Coordinator {
       const shard = shardOf(record.group, shardCount);
       if (!fence.wants(shard)) return;
       if (record.value && fence.stale(shard, record.value.coordinatorEpoch)) return;
+      if (batch?.transactional) {
+        // A transactional offset commit: pending until its producer's marker.
+        if (record.type !== 'offset' || !record.value) return;
+        let list = open.get(batch.producerId);
+        if (!list) open.set(batch.producerId, (list = []));
+        list.push({
+          group: record.group,
+          shard,
+          key: tpKey(record.topic, record.partition),
+          p: {
+            producerEpoch: batch.producerEpoch,
+            offset: record.value.offset,
+            metadata: record.value.metadata,
+            commitTimestampMs: record.value.commitTimestampMs,
+          },
+        });
+        return;
+      }
       const e = entry(record.group, shard);
       if (record.type === 'group') {
         e.snapshot = record.value?.snapshot;
@@ -736,6 +771,13 @@ export class Coordinator {
         else e.offsets.delete(k);
       }
     });
+    for (const [producerId, records] of open)
+      for (const r of records) {
+        const pending = entry(r.group, r.shard).pending;
+        let offsets = pending.get(producerId);
+        if (!offsets) pending.set(producerId, (offsets = new Map()));
+        offsets.set(r.key, r.p);
+      }
     fence.reportSkipped(
       this.logger,
       partition,
@@ -752,7 +794,7 @@ export class Coordinator {
       for (const [groupId, loaded] of groups) {
         if (loaded.shard !== a.shard) continue;
         if (loaded.pending.size > 0) state.pendingTxn.set(groupId, loaded.pending);
-        if (loaded.fences.size > 0) state.txnFences.set(groupId, loaded.fences);
+        if (loaded.markers.size > 0) state.txnMarkers.set(groupId, loaded.markers);
         const group = new ConsumerGroup(groupId, this.groupOptions());
         if (loaded.snapshot) group.restore(loaded.snapshot, nowMs);
         group.applyCommit([...loaded.offsets].map(([key, offset]) => ({ key, offset })));
@@ -762,4 +804,9 @@ export class Coordinator {
       state.status = 'active';
     }
   }
+}
+
+/** A decided transactional offset as a committed offset. */
+function committedOf(p: PendingTxnOffset): CommittedOffset {
+  return { offset: p.offset, metadata: p.metadata, commitTimestampMs: p.commitTimestampMs };
 }

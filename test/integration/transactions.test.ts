@@ -151,6 +151,19 @@ async function rawBatches(
   }));
 }
 
+/** The partition of __consumer_offsets that holds a group's records (4 shards, 2 partitions). */
+function offsetsPartitionOf(groupId: string): number {
+  return shardOf(groupId, 4) % 2;
+}
+
+/** A group's committed offset of INPUT/0 (-1: none). */
+async function committedInput(groupId: string): Promise<number> {
+  return (
+    (await tide.groups().fetchOffsets(groupId)).find((o) => o.topic === INPUT && o.partition === 0)?.offset ??
+    -1
+  );
+}
+
 /** Values read_committed hands out from the start of the partition up to its last stable offset. */
 async function readCommitted(topic: string, partition: number): Promise<string[]> {
   const consumer = tide.consumer({ ...({ isolation: 'read_committed' } as object) });
@@ -203,6 +216,13 @@ it('commit: transactional batches, a COMMIT marker on every partition, read_comm
   expect(await readCommitted(TOPIC, 0)).toContain('c-0');
   const offsets = await tide.groups().fetchOffsets('g-commit');
   expect(offsets.find((o) => o.topic === INPUT && o.partition === 0)?.offset).toBe(17);
+  // The offsets went to the group's partition of __consumer_offsets as a transactional batch of
+  // the producer, closed by the transaction's COMMIT marker like any partition of it.
+  const offsetsBatches = await rawBatches('__consumer_offsets', offsetsPartitionOf('g-commit'));
+  expect(offsetsBatches.filter((b) => b.producerId === producerId)).toEqual([
+    { producerId, transactional: true, records: 1 },
+    { producerId, transactional: true, control: 'COMMIT', records: 1 },
+  ]);
   // The coordinators' metrics counted the end, its EndTxn and its completion.
   expect(
     await metricSum(/^tide_transactions_ended_total\{(?=[^}]*result="commit")(?=[^}]*reason="client")/),
@@ -248,6 +268,11 @@ it('abort: an ABORT marker follows the records, read_committed skips them, the o
   expect(batches.map((b) => b.control ?? 'data')).toEqual(['data', 'ABORT']);
   expect(await readCommitted(TOPIC, 2)).not.toContain('a-2');
   expect((await tide.groups().fetchOffsets('g-abort')).find((o) => o.partition === 0)?.offset ?? -1).toBe(-1);
+  const offsetsBatches = await rawBatches('__consumer_offsets', offsetsPartitionOf('g-abort'));
+  expect(offsetsBatches.filter((b) => b.producerId === producerId).map((b) => b.control ?? 'data')).toEqual([
+    'data',
+    'ABORT',
+  ]);
   // The producer goes on with the next epoch.
   await p.transaction(async (tx) => {
     await tx.send(TOPIC, { value: 'a-after' }, { partition: 2 });
@@ -370,4 +395,60 @@ it('coordinator SIGKILL mid-commit: the new owner resumes PrepareCommit and comp
   } finally {
     resume();
   }
+});
+
+it('group coordinator SIGKILL between the offset commit and the marker: the new owner decides the offsets by the marker', async () => {
+  // A group whose coordinator is not the transactional id's: killing it leaves the transaction
+  // coordinator running, which writes the markers and then tells the group's new owner.
+  const { shards } = await tide.coordinators().describeCoordinators();
+  const ownerOf = (id: string) => shards.find((s) => s.shard === shardOf(id, 4))?.coordinator_id;
+  const group = [...Array(64).keys()].map((i) => `g-gkill-${i}`).find((g) => ownerOf(g) !== undefined)!;
+  const groupOwner = ownerOf(group)!;
+  const txnId = [...Array(64).keys()]
+    .map((i) => `tx-gkill-${i}`)
+    .find((id) => ownerOf(id) !== undefined && ownerOf(id) !== groupOwner)!;
+  expect(txnId).toBeDefined();
+  const p = transactional(txnId);
+  await p.initTransactions();
+  const { producerId } = p.producerIdentity!;
+  try {
+    p.beginTransaction();
+    await p.send(TOPIC, { value: 'gk-0' }, { partition: 0 });
+    await p.sendOffsets({ groupId: group, memberId: '', memberEpoch: -1 }, [
+      { topic: INPUT, partition: 0, offset: 42 },
+    ]);
+    expect(await committedInput(group)).toBe(-1);
+    // The offsets are in the log, pending; their coordinator dies before the marker.
+    await cluster.coordinator(groupOwner).stop('SIGKILL');
+    await p.commitTransaction();
+    // CompleteCommit: every marker written and the group's new owner told (it replayed the
+    // transactional batch, and the marker too if it landed before its replay).
+    await completed(txnId);
+    await waitFor(async () => (await committedInput(group).catch(() => -1)) === 42, {
+      what: `the committed offset of ${group} after the takeover`,
+      timeoutMs: 30_000,
+    });
+    // The same across an abort: the offsets of the aborted transaction never show.
+    p.beginTransaction();
+    await p.sendOffsets({ groupId: group, memberId: '', memberEpoch: -1 }, [
+      { topic: INPUT, partition: 0, offset: 99 },
+    ]);
+    await p.abortTransaction();
+    await completed(txnId);
+    expect(await committedInput(group)).toBe(42);
+    const raw = await rawBatches('__consumer_offsets', offsetsPartitionOf(group));
+    expect(raw.filter((b) => b.producerId === producerId).map((b) => b.control ?? 'data')).toEqual([
+      'data',
+      'COMMIT',
+      'data',
+      'ABORT',
+    ]);
+  } finally {
+    await cluster.startCoordinator(groupOwner, {
+      args: coordinatorArgs(),
+      env: { TIDE_TRANSACTION_STATE_PARTITIONS: '2' },
+    });
+  }
+  // The restarted coordinator may take the group back: its replay gives the same answer.
+  expect(await committedInput(group)).toBe(42);
 });

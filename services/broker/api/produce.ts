@@ -53,7 +53,7 @@ export function produce(
 ): Promise<ProduceResponse__Input> {
   try {
     const topic = requireTopic(request.topic);
-    refuseClientWrite(deps.internalTopics, topic, metadata);
+    const internal = refuseClientWrite(deps.internalTopics, topic, metadata);
     const partitionId = requirePartition(request.partition);
     const wireAcks = requireEnum('acks', request.acks, Acks);
     if (!Number.isInteger(request.timeout_ms) || request.timeout_ms < 0)
@@ -63,7 +63,14 @@ export function produce(
     const acks = wireAcks === 'ACKS_NONE' ? 'none' : wireAcks === 'ACKS_LEADER' ? 'leader' : 'all';
     const transactionalId = request.transactional_id || undefined;
     return partition
-      .append(batches, { acks, timeoutMs: request.timeout_ms, transactionalId })
+      .append(batches, {
+        acks,
+        timeoutMs: request.timeout_ms,
+        transactionalId,
+        // Only Tide's group coordinator writes internal topics: its transactional offset commits
+        // carry the producer's id and epoch but no sequence (docs/transactions.md).
+        origin: internal ? 'group-coordinator' : 'client',
+      })
       .then((result) => {
         if (!result.duplicate)
           deps.metrics?.produced(topic, result.lastOffset - result.baseOffset + 1, batches.length);
@@ -88,15 +95,18 @@ function tokenOf(metadata: grpc.Metadata | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Throws INTERNAL_TOPIC for a write to an internal topic that does not carry the internal token. */
+/**
+ * Throws INTERNAL_TOPIC for a write to an internal topic that does not carry the internal token;
+ * true for an internal topic's write that does (Tide's own services).
+ */
 function refuseClientWrite(
   guard: InternalTopicGuard | undefined,
   topic: string,
   metadata: grpc.Metadata | undefined,
-): void {
-  if (!guard?.isInternal(topic)) return;
+): boolean {
+  if (!guard?.isInternal(topic)) return false;
   const token = tokenOf(metadata);
-  if (token !== undefined && safeEqual(token, guard.token)) return;
+  if (token !== undefined && safeEqual(token, guard.token)) return true;
   throw new TideError(
     'INTERNAL_TOPIC',
     `${topic} is an internal topic: only Tide's group coordinator writes it`,

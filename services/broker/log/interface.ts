@@ -51,9 +51,13 @@ export interface AppendOptions {
   leaderEpoch: number;
   /**
    * 'client' (default): producer batches, never control batches. 'coordinator': transaction
-   * markers (control batches only), written for the transaction coordinator.
+   * markers (control batches only), written for the transaction coordinator. 'group-coordinator':
+   * as 'client', and transactional batches may also come without sequence numbers (baseSequence
+   * -1): a consumer group coordinator's transactional offset commits in `__consumer_offsets`,
+   * written under the transactional producer's id and epoch, which skip the sequence checks (as
+   * Kafka's coordinator-origin appends do) but not the epoch and transaction checks.
    */
-  origin?: 'client' | 'coordinator';
+  origin?: 'client' | 'coordinator' | 'group-coordinator';
   /**
    * Called synchronously once the request's offsets are assigned and its bytes patched (base
    * offsets, leader epochs, LogAppendTime), before they are written: `batches` are then exactly the

@@ -76,6 +76,7 @@ export class LogAppender {
     const incoming = validateBatches(request, log.config.maxMessageBytes, {
       requireKeys: log.cleanup.compact && !control,
       allowControl: control,
+      allowUnsequenced: options.origin === 'group-coordinator',
     });
     const nowMs = log.clock.nowMs();
     const logAppendTime = log.config.timestampType === 'LogAppendTime';

@@ -21,6 +21,11 @@
  * transaction. Markers carry the epoch the coordinator bumped at the transaction's end (KIP-890),
  * so any later data batch of the older epoch is fenced here.
  *
+ * Unsequenced transactional batches (firstSeq -1, accepted only from a group coordinator writing
+ * a producer's transactional offsets to `__consumer_offsets`: log-append's origin
+ * 'group-coordinator') skip the duplicate and sequence checks and are not kept among the last five
+ * batches, as Kafka's coordinator-origin appends; the epoch and transaction rules above apply.
+ *
  * The first unstable offset (for the LSO) is the smallest first offset of an open transaction, or
  * of a closed one whose marker is not below the high watermark yet (its outcome may still be cut
  * off by a leader change).
@@ -31,6 +36,8 @@ import type { ControlType } from '../../common/records/control';
 /** How many of a producer's latest batches are kept for duplicate detection (Kafka: 5). */
 export const PRODUCER_BATCHES_KEPT = 5;
 export const MAX_SEQUENCE = 0x7fff_ffff;
+/** The base sequence of an unsequenced transactional batch (see the header). */
+export const NO_SEQUENCE = -1;
 
 export interface ProducerBatch {
   firstSeq: number;
@@ -102,6 +109,7 @@ function record(entry: ProducerEntry, info: ProducerBatchInfo): CompletedTxn | u
     };
   }
   if (info.transactional && entry.currentTxnFirstOffset < 0) entry.currentTxnFirstOffset = info.firstOffset;
+  if (info.firstSeq === NO_SEQUENCE) return undefined;
   entry.batches.push({
     firstSeq: info.firstSeq,
     lastSeq: sequenceAfter(info.firstSeq, info.lastOffsetDelta),
@@ -283,9 +291,12 @@ export class ProducerAppend {
         'CONCURRENT_TRANSACTIONS',
         `the transaction of epoch ${known.epoch} from offset ${known.currentTxnFirstOffset} has no marker yet`,
       );
+    const unsequenced = info.transactional === true && info.firstSeq === NO_SEQUENCE;
     if (known) {
       if (info.epoch < known.epoch) fail('INVALID_PRODUCER_EPOCH', `fenced by epoch ${known.epoch}`);
-      if (info.epoch === known.epoch) {
+      if (unsequenced) {
+        // A group coordinator's transactional offsets: no sequence to check (see the header).
+      } else if (info.epoch === known.epoch) {
         const original = known.batches.find((b) => b.firstSeq === info.firstSeq && b.lastSeq === lastSeq);
         if (original) return { duplicate: true, original };
         const latest = known.batches[known.batches.length - 1];

@@ -14,8 +14,8 @@
  *   - compression codec 0..4, else INVALID_RECORD; the control bit only with allowControl (the
  *     coordinator's markers, checked by controlTypeOf: transactional bit, one record, a known
  *     type), else INVALID_RECORD; the transactional bit only with a producer id, else INVALID_RECORD
- *   - producerId == -1, or producerId >= 0 with producerEpoch >= 0 and baseSequence >= 0, else
- *     INVALID_RECORD
+ *   - producerId == -1, or producerId >= 0 with producerEpoch >= 0 and baseSequence >= 0 (or -1
+ *     for a transactional batch with allowUnsequenced: a group coordinator's), else INVALID_RECORD
  *   - attribute bit 6 (delete horizon, set only by the cleaner) clear, else INVALID_RECORD
  *   - the records section decompresses with the batch's codec, to at most
  *     decompressedLimitBytes (64 MiB, or 64 times the batch's size when larger), and holds exactly recordCount
@@ -53,6 +53,11 @@ export interface ValidateOptions {
   requireKeys?: boolean;
   /** Accept control batches (transaction markers written for the coordinator), and only those. */
   allowControl?: boolean;
+  /**
+   * Accept transactional batches with baseSequence -1 (a group coordinator's transactional offset
+   * commits, AppendOptions.origin 'group-coordinator').
+   */
+  allowUnsequenced?: boolean;
 }
 
 /** What the append path needs to know about one checked batch. */
@@ -119,7 +124,8 @@ function validateOne(
       'INVALID_RECORD',
       'a transactional batch needs a producer id (InitProducerId with a transactional id)',
     );
-  if (producerId >= 0 && !control && (producerEpoch < 0 || baseSequence < 0)) {
+  const unsequenced = options.allowUnsequenced === true && transactional && baseSequence === -1;
+  if (producerId >= 0 && !control && (producerEpoch < 0 || (baseSequence < 0 && !unsequenced))) {
     fail(
       'INVALID_RECORD',
       `idempotent batch (producerId ${producerId}) needs producerEpoch >= 0 and baseSequence >= 0, got ${producerEpoch} and ${baseSequence}`,

@@ -82,6 +82,11 @@ export interface ProduceOptions {
    * the partition to the transaction at the coordinator first (txn-join.ts).
    */
   transactionalId?: string;
+  /**
+   * 'group-coordinator' for a write to an internal topic by Tide's group coordinator: its
+   * transactional offset commits come without sequence numbers (log AppendOptions.origin).
+   */
+  origin?: 'client' | 'group-coordinator';
 }
 
 /** An ISR change a leader proposes to the controller (one type with the controller client's). */
@@ -448,6 +453,7 @@ export class Partition {
     let announced = false;
     const result = await this.log.append(batches, {
       leaderEpoch: this.epoch,
+      origin: options.origin,
       onAssigned: (bytes, baseOffset, endOffset) => {
         announced = this.announceAppend(bytes, baseOffset, endOffset);
       },

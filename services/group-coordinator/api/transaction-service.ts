@@ -93,7 +93,7 @@ export function transactionHandlers(deps: TransactionServiceDeps): TransactionCo
       return {};
     }),
     TxnOffsetCommit: unary(edge, 'TxnOffsetCommit', async (req) => {
-      validateTransactionalId(req.transactional_id);
+      const transactionalId = validateTransactionalId(req.transactional_id);
       const producer = validateProducer(req);
       const groupId = validateGroupId(req.group_id);
       if (req.offsets.length === 0) throw invalid('offsets is empty');
@@ -105,7 +105,7 @@ export function transactionHandlers(deps: TransactionServiceDeps): TransactionCo
       });
       await groups.txnOffsetCommit(
         groupId,
-        producer,
+        { transactionalId, ...producer },
         { memberId: req.member_id, memberEpoch: req.member_epoch },
         entries,
       );

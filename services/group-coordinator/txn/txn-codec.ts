@@ -10,21 +10,16 @@
  *            type 0: blob TxnMetadata as JSON
  *            type 3: int64 timestampMs
  *
- * Pending transactional offsets, in `__consumer_offsets` next to the group's other records:
- *
- *   key   := int16 type 4, string group, int64 producerId, string topic, int32 partition
- *   value := int16 version (0), int64 coordinatorEpoch, int32 producerEpoch, int64 offset,
- *            blob metadata (UTF-8)
- *
- * A pending offset is not a committed one: the group's offset view ignores it until the
- * transaction commits. Then one append writes the committed offsets (type 0) and tombstones the
- * pending keys; an abort only tombstones them. Readers that predate type 4 skip it as unknown.
+ * Transactional offsets are not records of this file: a TxnOffsetCommit appends ordinary offset
+ * records (type 0 of offsets-codec.ts) to `__consumer_offsets` in a transactional batch of the
+ * producer, closed by the transaction's COMMIT or ABORT marker (docs/transactions.md). Type 4
+ * (pending offsets keyed by producer, completed by a second append) was written by earlier
+ * versions; it is no longer written, and readers skip it as unknown.
  *
  * Unknown types and versions decode as `unknown` (skipped); bad framing throws CORRUPT_MESSAGE.
  */
 import { TideError } from '../../common/errors';
 import { KEY_SHARD_MARKER, Reader, VALUE_VERSION, Writer, decodeOffsetsRecord } from '../offsets-codec';
-import { tpKey } from '../partitions';
 import { TXN_STATES, type TxnMetadata, type TxnStateName } from './txn-state';
 
 export const TRANSACTION_STATE_TOPIC = '__transaction_state';
@@ -120,80 +115,4 @@ function parseMetadata(id: string, json: string): TxnMetadata {
     startTimeMs: int('startTimeMs'),
     lastUpdateMs: int('lastUpdateMs'),
   };
-}
-
-// ---------------------------------------------------------------- pending transactional offsets
-
-export interface PendingTxnOffset {
-  producerEpoch: number;
-  offset: number;
-  metadata: string;
-}
-
-export type PendingOffsetRecord = {
-  group: string;
-  producerId: number;
-  topic: string;
-  partition: number;
-  value: (PendingTxnOffset & { coordinatorEpoch: number }) | null;
-};
-
-export function pendingOffsetKey(
-  group: string,
-  producerId: number,
-  topic: string,
-  partition: number,
-): Buffer {
-  return new Writer()
-    .int16(KEY_PENDING_TXN_OFFSET)
-    .string(group)
-    .int64(producerId)
-    .string(topic)
-    .int32(partition)
-    .done();
-}
-
-export function pendingOffsetValue(coordinatorEpoch: number, p: PendingTxnOffset): Buffer {
-  return new Writer()
-    .int16(VALUE_VERSION)
-    .int64(coordinatorEpoch)
-    .int32(p.producerEpoch)
-    .int64(p.offset)
-    .blob(Buffer.from(p.metadata, 'utf8'))
-    .done();
-}
-
-/** A pending transactional offset of `__consumer_offsets`; undefined for any other record. */
-export function decodePendingOffset(
-  key: Buffer | null,
-  value: Buffer | null,
-): PendingOffsetRecord | undefined {
-  if (!key || key.length < 2 || key.readInt16BE(0) !== KEY_PENDING_TXN_OFFSET) return undefined;
-  const k = new Reader(key, 'key');
-  k.int16('type');
-  const group = k.string('group');
-  const producerId = k.int64('producerId');
-  const topic = k.string('topic');
-  const partition = k.int32('partition');
-  k.end();
-  if (!value) return { group, producerId, topic, partition, value: null };
-  const v = new Reader(value, 'value');
-  const version = v.int16('version');
-  if (version !== VALUE_VERSION) return undefined;
-  const coordinatorEpoch = v.int64('coordinatorEpoch');
-  const producerEpoch = v.int32('producerEpoch');
-  const offset = v.int64('offset');
-  const metadata = v.blob('metadata').toString('utf8');
-  v.end();
-  return {
-    group,
-    producerId,
-    topic,
-    partition,
-    value: { coordinatorEpoch, producerEpoch, offset, metadata },
-  };
-}
-
-export function pendingKeyOf(r: PendingOffsetRecord): string {
-  return tpKey(r.topic, r.partition);
 }

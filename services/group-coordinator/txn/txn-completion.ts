@@ -1,8 +1,9 @@
 /**
  * Ending a transaction everywhere it wrote: a COMMIT or ABORT marker on every partition
  * (TxnMarkers.WriteTxnMarkers at each partition's leader, carrying the bumped epoch and this
- * coordinator's shard epoch), and the outcome of its transactional offsets at each consumer
- * group's coordinator (TxnOffsets.CompleteTxnOffsets). Resolves once all of it is done.
+ * coordinator's shard epoch), the groups' partitions of `__consumer_offsets` included, then, once
+ * every marker is written, each consumer group's coordinator is told to apply the marker to its
+ * pending offsets (TxnOffsets.CompleteTxnOffsets). Resolves once all of it is done.
  *
  * Retries until done or cancelled (the shard was lost: its next owner resumes the Prepare state):
  * a retriable error (no leader, leader moved, not enough replicas, a broker or coordinator down or
@@ -83,14 +84,18 @@ export class RetryingCompletion implements TxnCompletion {
         error = result.error;
       }
       const left: string[] = [];
-      for (const group of groups) {
-        try {
-          await this.groups.complete(ending, group);
-        } catch (err) {
-          left.push(group);
-          error ??= fromGrpcError(err);
+      // A group's coordinator applies the outcome of its offsets on being told the marker is in
+      // its `__consumer_offsets` partition: tell it only once every marker is written.
+      if (partitions.length > 0) left.push(...groups);
+      else
+        for (const group of groups) {
+          try {
+            await this.groups.complete(ending, group);
+          } catch (err) {
+            left.push(group);
+            error ??= fromGrpcError(err);
+          }
         }
-      }
       groups = left;
       if (partitions.length === 0 && groups.length === 0) return;
       const delayMs = Math.min(COMPLETION_BACKOFF_MAX_MS, COMPLETION_BACKOFF_MS * 2 ** Math.min(attempt, 10));

@@ -81,6 +81,12 @@ export interface TxnCoordinatorOptions {
   ownerOf?: (shard: number) => CoordinatorRecord | undefined;
   /** Partition count of a data topic; undefined when it does not exist. */
   partitionCount: (topic: string) => number | undefined;
+  /**
+   * The `__consumer_offsets` partition (a partition key) that holds a group's offsets; undefined
+   * when not known yet. AddOffsetsToTxn adds it to the transaction, as Kafka's does, so its marker
+   * is written there (the leader's join would add it with the first TxnOffsetCommit otherwise).
+   */
+  offsetsPartitionOf?: (groupId: string) => string | undefined;
   completion: TxnCompletion;
   newProducerId: () => Promise<number>;
   maxTimeoutMs: number;
@@ -273,7 +279,11 @@ export class TransactionCoordinator {
   }
 
   addOffsets(transactionalId: string, producerId: number, epoch: number, groupId: string): Promise<void> {
-    return this.addToTxn(transactionalId, producerId, epoch, { groups: [groupId] });
+    const partition = this.options.offsetsPartitionOf?.(groupId);
+    return this.addToTxn(transactionalId, producerId, epoch, {
+      groups: [groupId],
+      ...(partition !== undefined ? { partitions: [partition] } : {}),
+    });
   }
 
   /**

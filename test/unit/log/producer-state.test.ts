@@ -102,6 +102,34 @@ describe('ProducerStateManager checks', () => {
     expect(state.get(1)?.batches).toHaveLength(3);
   });
 
+  it("accepts a group coordinator's unsequenced transactional batches: no sequence checks, epoch and transaction rules kept", () => {
+    const txn = (epoch: number, firstOffset: number, records = 2): ProducerBatchInfo => ({
+      ...batch(epoch, -1, records, firstOffset),
+      transactional: true,
+    });
+    const state = stateWith([txn(3, 0)]);
+    // The same batch again is appended again (nothing to tell a retry by), the transaction open.
+    expect(state.begin(ctx).check(txn(3, 2))).toEqual({ duplicate: false });
+    expect(state.get(1)).toMatchObject({ epoch: 3, batches: [], currentTxnFirstOffset: 0 });
+    expect(state.openTransactions()).toEqual([{ producerId: 1, epoch: 3, firstOffset: 0 }]);
+    // The next epoch before the marker, and an older epoch, are refused as for sequenced batches.
+    const codeOf = (info: ProducerBatchInfo) => {
+      try {
+        state.begin(ctx).check(info);
+      } catch (err) {
+        return (err as TideError).code;
+      }
+      return 'none';
+    };
+    expect(codeOf(txn(4, 2))).toBe('CONCURRENT_TRANSACTIONS');
+    expect(codeOf(txn(2, 2))).toBe('INVALID_PRODUCER_EPOCH');
+    // The marker (epoch bumped) closes it; the ended epoch is fenced from then on.
+    state.replay({ ...batch(4, -1, 1, 2), transactional: true, marker: 'COMMIT' });
+    expect(state.openTransactions()).toEqual([]);
+    expect(codeOf(txn(3, 3))).toBe('INVALID_PRODUCER_EPOCH');
+    expect(codeOf(txn(4, 3))).toBe('none');
+  });
+
   it('removeBefore drops producers whose batches are all below the offset', () => {
     const state = stateWith([batch(0, 0, 5, 0)]);
     expect(state.removeBefore(5)).toBe(1);

@@ -145,6 +145,29 @@ describe('append validation', () => {
     ).resolves.toMatchObject({ baseOffset: before.leo });
   });
 
+  it("takes transactional batches without a sequence only from a group coordinator's append", async () => {
+    log = await openLog(await dirs.make());
+    const unsequenced = () =>
+      buildBatch({ producerId: 4, baseSequence: -1, attributes: TRANSACTIONAL_BIT, records: 2 });
+    await expect(log.append(unsequenced(), { leaderEpoch: 0 })).rejects.toMatchObject({
+      code: 'INVALID_RECORD',
+    });
+    await expect(
+      log.append(unsequenced(), { leaderEpoch: 0, origin: 'group-coordinator' }),
+    ).resolves.toMatchObject({ baseOffset: 0, lastOffset: 1 });
+    // No sequence, so no duplicate detection: the same batch again is appended again.
+    await expect(
+      log.append(unsequenced(), { leaderEpoch: 0, origin: 'group-coordinator' }),
+    ).resolves.toMatchObject({ baseOffset: 2, duplicate: false });
+    // A non-transactional batch of the producer while its transaction is open is still refused.
+    await expect(
+      log.append(buildBatch({ producerId: 4, baseSequence: -1 }), {
+        leaderEpoch: 0,
+        origin: 'group-coordinator',
+      }),
+    ).rejects.toMatchObject({ code: 'INVALID_RECORD' });
+  });
+
   it('refuses a request that mixes a retried batch with new ones', async () => {
     log = await openLog(await dirs.make());
     const first = buildBatch({ producerId: 1, baseSequence: 0 });

@@ -10,7 +10,11 @@ import type { TideError } from '../../../services/common/errors';
 import { silentLogger } from '../../../services/common/logger';
 import { shardOf } from '../../../services/common/cluster/coordinator-shards';
 import { Coordinator } from '../../../services/group-coordinator/coordinator';
-import type { OffsetsLog, OffsetsLogRecord } from '../../../services/group-coordinator/offsets-log';
+import type {
+  OffsetsLog,
+  OffsetsLogRecord,
+  ReplayBatch,
+} from '../../../services/group-coordinator/offsets-log';
 import { tpKey } from '../../../services/group-coordinator/partitions';
 import type { AcquiredShard } from '../../../services/group-coordinator/shard-ownership';
 import { decodeTxnStateRecord } from '../../../services/group-coordinator/txn/txn-codec';
@@ -27,24 +31,67 @@ const SHARDS = 4;
 const TX = 'payments-writer';
 const SHARD = shardOf(TX, SHARDS);
 
-class MemoryLog implements OffsetsLog {
-  readonly partitions = new Map<number, OffsetsLogRecord[]>();
+/** A record of the in-memory log, with the batch it came in (undefined: a plain record). */
+type MemoryRecord = OffsetsLogRecord & { batch?: ReplayBatch };
 
-  async append(partition: number, records: OffsetsLogRecord[]): Promise<number> {
+/**
+ * `__transaction_state` and `__consumer_offsets` in memory. Transactional appends keep the
+ * producer's id and epoch, `marker()` appends a control batch as a leader would for the
+ * transaction coordinator, and a transactional append after the producer's marker of a newer
+ * epoch is refused as a leader refuses it (INVALID_PRODUCER_EPOCH).
+ */
+class MemoryLog implements OffsetsLog {
+  readonly partitions = new Map<number, MemoryRecord[]>();
+
+  private list(partition: number): MemoryRecord[] {
     let list = this.partitions.get(partition);
     if (!list) this.partitions.set(partition, (list = []));
+    return list;
+  }
+
+  async append(partition: number, records: OffsetsLogRecord[]): Promise<number> {
+    const list = this.list(partition);
     list.push(...records);
     return list.length - 1;
+  }
+
+  async appendTransactional(
+    partition: number,
+    producer: { producerId: number; producerEpoch: number },
+    records: OffsetsLogRecord[],
+  ): Promise<number> {
+    const list = this.list(partition);
+    const newest = list
+      .filter((r) => r.batch?.producerId === producer.producerId)
+      .reduce((max, r) => Math.max(max, r.batch!.producerEpoch), -1);
+    if (producer.producerEpoch < newest)
+      throw Object.assign(new Error(`fenced by epoch ${newest}`), { code: 'INVALID_PRODUCER_EPOCH' });
+    const batch: ReplayBatch = {
+      producerId: producer.producerId,
+      producerEpoch: producer.producerEpoch,
+      transactional: true,
+    };
+    list.push(...records.map((r) => ({ ...r, batch })));
+    return list.length - 1;
+  }
+
+  /** A COMMIT or ABORT marker of `producerId` with (bumped) epoch `producerEpoch`. */
+  marker(partition: number, producerId: number, producerEpoch: number, commit: boolean): void {
+    this.list(partition).push({
+      key: Buffer.from([0, 0, 0, commit ? 1 : 0]),
+      value: null,
+      batch: { producerId, producerEpoch, transactional: true, control: commit ? 'COMMIT' : 'ABORT' },
+    });
   }
 
   async replay(
     partition: number,
     through: number,
-    onRecord: (k: Buffer, v: Buffer | null, o: number) => void,
+    onRecord: (k: Buffer, v: Buffer | null, o: number, b?: ReplayBatch) => void,
   ) {
     (this.partitions.get(partition) ?? [])
       .slice(0, through + 1)
-      .forEach((r, i) => onRecord(r.key, r.value, i));
+      .forEach((r, i) => onRecord(r.key, r.value, i, r.batch));
   }
 
   /** The states written for `id`, in order. */
@@ -406,45 +453,54 @@ describe('transactional offsets in the group coordinator', () => {
   const offsetOf = (g: Coordinator, partition: number) =>
     g.fetchOffsets(GROUP, [tpKey('in', partition)])[0].committed?.offset ?? -1;
 
-  it('are invisible until the commit, survive a takeover while pending, and an abort drops them', async () => {
+  const GPART = GSHARD % 2;
+  const producer = (epoch: number) => ({ transactionalId: 'tx', producerId: 7, producerEpoch: epoch });
+  const noMember = { memberId: '', memberEpoch: -1 };
+
+  it('are a transactional batch, invisible until the COMMIT marker, kept across a takeover while open, dropped by an ABORT', async () => {
     const a = await loadedGroups('a', 3);
-    await a.txnOffsetCommit(GROUP, { producerId: 7, producerEpoch: 0 }, { memberId: '', memberEpoch: -1 }, [
+    await a.txnOffsetCommit(GROUP, producer(0), noMember, [
       { key: tpKey('in', 0), offset: 10, metadata: '' },
     ]);
     expect(offsetOf(a, 0)).toBe(-1);
     expect(a.pendingTxnOffsets(GROUP).get(7)?.get(tpKey('in', 0))).toMatchObject({ offset: 10 });
+    // In the log: an ordinary offset record, in a transactional batch of the producer.
+    const written = log.partitions.get(GPART)!.at(-1)!;
+    expect(written.batch).toEqual({ producerId: 7, producerEpoch: 0, transactional: true });
 
     // Another instance takes the group over before the transaction ends: the offsets stay pending.
     const b = await loadedGroups('b', 4);
     expect(offsetOf(b, 0)).toBe(-1);
     expect(b.pendingTxnOffsets(GROUP).get(7)?.size).toBe(1);
-    // An ending of an older epoch (not this transaction's) resolves nothing.
+    expect(() => b.fetchOffsets(GROUP, [tpKey('in', 0)], true)).toThrow(
+      expect.objectContaining({ code: 'UNSTABLE_OFFSET_COMMIT', retriable: true }),
+    );
+    // The COMMIT marker lands in the partition, then the transaction coordinator says so.
+    log.marker(GPART, 7, 1, true);
+    // A marker of an older epoch (not this transaction's) decides nothing.
     expect(await b.completeTxnOffsets(GROUP, 7, 0, true)).toBe(0);
     expect(await b.completeTxnOffsets(GROUP, 7, 1, true)).toBe(1);
     expect(offsetOf(b, 0)).toBe(10);
     // Retried completion: nothing pending, no-op.
     expect(await b.completeTxnOffsets(GROUP, 7, 1, true)).toBe(0);
 
-    await b.txnOffsetCommit(GROUP, { producerId: 7, producerEpoch: 1 }, { memberId: '', memberEpoch: -1 }, [
+    await b.txnOffsetCommit(GROUP, producer(1), noMember, [
       { key: tpKey('in', 0), offset: 20, metadata: '' },
     ]);
     // A zombie of the older epoch is fenced once the newer one has offsets pending.
     await expect(
-      b.txnOffsetCommit(GROUP, { producerId: 7, producerEpoch: 0 }, { memberId: '', memberEpoch: -1 }, [
-        { key: tpKey('in', 1), offset: 5, metadata: '' },
-      ]),
+      b.txnOffsetCommit(GROUP, producer(0), noMember, [{ key: tpKey('in', 1), offset: 5, metadata: '' }]),
     ).rejects.toMatchObject({ code: 'PRODUCER_FENCED' });
+    log.marker(GPART, 7, 2, false);
     expect(await b.completeTxnOffsets(GROUP, 7, 2, false)).toBe(1);
     expect(offsetOf(b, 0)).toBe(10);
 
-    // A zombie of epoch 0 writing after its transactions ended (the last completion was of marker
-    // epoch 2) is fenced, also with nothing pending.
+    // A zombie of epoch 0 writing after its transactions ended (the last marker is of epoch 2) is
+    // fenced, also with nothing pending.
     await expect(
-      b.txnOffsetCommit(GROUP, { producerId: 7, producerEpoch: 0 }, { memberId: '', memberEpoch: -1 }, [
-        { key: tpKey('in', 1), offset: 999, metadata: '' },
-      ]),
+      b.txnOffsetCommit(GROUP, producer(0), noMember, [{ key: tpKey('in', 1), offset: 999, metadata: '' }]),
     ).rejects.toMatchObject({ code: 'PRODUCER_FENCED' });
-    await b.txnOffsetCommit(GROUP, { producerId: 7, producerEpoch: 2 }, { memberId: '', memberEpoch: -1 }, [
+    await b.txnOffsetCommit(GROUP, producer(2), noMember, [
       { key: tpKey('in', 0), offset: 30, metadata: '' },
     ]);
     // While pending, a require_stable fetch (read_committed consumers) waits rather than read 10.
@@ -452,28 +508,72 @@ describe('transactional offsets in the group coordinator', () => {
       expect.objectContaining({ code: 'UNSTABLE_OFFSET_COMMIT', retriable: true }),
     );
     expect(b.fetchOffsets(GROUP, [tpKey('in', 1)], true)[0].committed).toBeUndefined();
+    log.marker(GPART, 7, 3, true);
     expect(await b.completeTxnOffsets(GROUP, 7, 3, true)).toBe(1);
     expect(b.fetchOffsets(GROUP, [tpKey('in', 0)], true)[0].committed?.offset).toBe(30);
     expect(offsetOf(b, 0)).toBe(30);
     expect(offsetOf(b, 1)).toBe(-1);
 
-    // A third owner replays commits and tombstones: 30 committed, nothing pending.
+    // A third owner replays the batches and markers: 30 committed (10 by the first COMMIT, 20
+    // aborted), nothing pending.
     const c = await loadedGroups('c', 5);
     expect(offsetOf(c, 0)).toBe(30);
     expect(offsetOf(c, 1)).toBe(-1);
     expect(c.pendingTxnOffsets(GROUP).size).toBe(0);
     // The replay fences the ended epochs too.
     await expect(
-      c.txnOffsetCommit(GROUP, { producerId: 7, producerEpoch: 2 }, { memberId: '', memberEpoch: -1 }, [
-        { key: tpKey('in', 1), offset: 999, metadata: '' },
-      ]),
+      c.txnOffsetCommit(GROUP, producer(2), noMember, [{ key: tpKey('in', 1), offset: 999, metadata: '' }]),
     ).rejects.toMatchObject({ code: 'PRODUCER_FENCED' });
+  });
+
+  it("a marker that lands after a takeover's replay is applied when the coordinator is told, and found by the next replay", async () => {
+    const a = await loadedGroups('a', 3);
+    await a.txnOffsetCommit(GROUP, producer(0), noMember, [
+      { key: tpKey('in', 0), offset: 10, metadata: 'm' },
+      { key: tpKey('in', 1), offset: 11, metadata: '' },
+    ]);
+    // The shard moves while the transaction is open; the marker lands after the new owner's
+    // replay: the new owner holds the offsets pending and applies them when told.
+    const b = await loadedGroups('b', 4);
+    log.marker(GPART, 7, 1, true);
+    expect(offsetOf(b, 0)).toBe(-1);
+    expect(await b.completeTxnOffsets(GROUP, 7, 1, true)).toBe(2);
+    expect(b.fetchOffsets(GROUP, [tpKey('in', 0)])[0].committed).toMatchObject({ offset: 10, metadata: 'm' });
+    // A coordinator that crashed before being told finds the marker in its replay.
+    const c = await loadedGroups('c', 5);
+    expect(offsetOf(c, 0)).toBe(10);
+    expect(offsetOf(c, 1)).toBe(11);
+    expect(c.pendingTxnOffsets(GROUP).size).toBe(0);
+  });
+
+  it('the marker applied while the append was being answered decides the appended offsets', async () => {
+    const a = await loadedGroups('a', 3);
+    // The append is written, its answer held back.
+    const append = log.appendTransactional.bind(log);
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    log.appendTransactional = async (...args) => {
+      const offset = await append(...args);
+      await answered;
+      return offset;
+    };
+    const appending = a.txnOffsetCommit(GROUP, producer(0), noMember, [
+      { key: tpKey('in', 0), offset: 10, metadata: '' },
+    ]);
+    await flush();
+    // The timeout abort's marker and completion overtake the append's answer.
+    log.marker(GPART, 7, 1, false);
+    expect(await a.completeTxnOffsets(GROUP, 7, 1, false)).toBe(0);
+    answer();
+    await appending;
+    expect(a.pendingTxnOffsets(GROUP).size).toBe(0);
+    expect(offsetOf(a, 0)).toBe(-1);
   });
 
   it('refuses a member that is not in the group (KIP-447 fencing through group metadata)', async () => {
     const a = await loadedGroups('a', 3);
     await expect(
-      a.txnOffsetCommit(GROUP, { producerId: 7, producerEpoch: 0 }, { memberId: 'ghost', memberEpoch: 3 }, [
+      a.txnOffsetCommit(GROUP, producer(0), { memberId: 'ghost', memberEpoch: 3 }, [
         { key: tpKey('in', 0), offset: 10, metadata: '' },
       ]),
     ).rejects.toMatchObject({ code: 'UNKNOWN_MEMBER_ID' });

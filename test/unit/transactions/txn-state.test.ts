@@ -17,15 +17,8 @@ import {
   transactionTimeout,
   type TxnMetadata,
 } from '../../../services/group-coordinator/txn/txn-state';
-import {
-  decodePendingOffset,
-  decodeTxnStateRecord,
-  pendingOffsetKey,
-  pendingOffsetValue,
-  txnKey,
-  txnValue,
-} from '../../../services/group-coordinator/txn/txn-codec';
-import { markerKey, markerValue, offsetKey } from '../../../services/group-coordinator/offsets-codec';
+import { decodeTxnStateRecord, txnKey, txnValue } from '../../../services/group-coordinator/txn/txn-codec';
+import { markerKey, markerValue } from '../../../services/group-coordinator/offsets-codec';
 
 let nextId = 100;
 const newProducerId = async () => nextId++;
@@ -179,20 +172,5 @@ describe('transaction state codec', () => {
     expect(() => decodeTxnStateRecord(txnKey('other'), txnValue(1, m))).toThrow(/names tx/);
     const bad = txnValue(1, { ...m, state: 'Weird' as never });
     expect(() => decodeTxnStateRecord(txnKey('tx'), bad)).toThrow(/unknown state/);
-  });
-
-  it('round-trips pending transactional offsets; other offsets records are not pending ones', () => {
-    const key = pendingOffsetKey('g', 42, 'in', 3);
-    expect(
-      decodePendingOffset(key, pendingOffsetValue(5, { producerEpoch: 2, offset: 77, metadata: 'm' })),
-    ).toEqual({
-      group: 'g',
-      producerId: 42,
-      topic: 'in',
-      partition: 3,
-      value: { coordinatorEpoch: 5, producerEpoch: 2, offset: 77, metadata: 'm' },
-    });
-    expect(decodePendingOffset(key, null)?.value).toBeNull();
-    expect(decodePendingOffset(offsetKey('g', 'in', 3), null)).toBeUndefined();
   });
 });
