@@ -37,8 +37,14 @@ import type { Subtopology, Topology } from '../topology/topology';
 import type { OutgoingRecord, RecordCollector } from './internal-context';
 import { StreamTask, type TaskMetrics } from './task';
 import { changelogTopic, ChangelogCodec } from './changelog';
-import { readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint';
-import { applyChange, restoreStore, type RestoreProgress } from './restore';
+import {
+  checkpointStreamTime,
+  readCheckpoint,
+  removeCheckpoint,
+  STREAM_TIME_KEY,
+  writeCheckpoint,
+} from './checkpoint';
+import { changelogApplier, restoreStore, type RestoreProgress } from './restore';
 import { DEFAULT_REPARTITION_PURGE_INTERVAL_MS, RepartitionPurger } from './purge';
 import { join } from 'node:path';
 import type { Registry } from 'prom-client';
@@ -669,7 +675,9 @@ export class StreamsApp {
       const next = rt.changelogNext.get(topic);
       if (next !== undefined) checkpoint[topic] = next;
     }
-    if (Object.keys(checkpoint).length > 0) writeCheckpoint(dir, rt.id, checkpoint);
+    if (Object.keys(checkpoint).length === 0) return;
+    if (rt.task.metrics.streamTimeMs >= 0) checkpoint[STREAM_TIME_KEY] = rt.task.metrics.streamTimeMs;
+    writeCheckpoint(dir, rt.id, checkpoint);
   }
 
   private async updateLag(
@@ -807,6 +815,7 @@ export class StreamsApp {
       const slots = [...rt.slots.values()].map((slot) => ({
         ...slot,
         position: rt.changelogNext.get(changelogTopic(this.applicationId, slot.def.name)) ?? slot.position,
+        streamTimeMs: rt.task.metrics.streamTimeMs,
       }));
       this.replicas!.adopt(rt.id, slots);
     }
@@ -856,7 +865,7 @@ export class StreamsApp {
           }
           const relay: ChangeRelay = { fn: log };
           const store = createStore(def, id, this.options.stateDir, (change) => relay.fn?.(change));
-          slots.set(def.name, { def, store, relay, position: 0 });
+          slots.set(def.name, { def, store, relay, position: 0, streamTimeMs: -1 });
           return store;
         },
       },
@@ -892,6 +901,9 @@ export class StreamsApp {
     if (dir && this.eos) removeCheckpoint(dir, rt.id);
     rt.restoredRecords = 0;
     rt.restoreTotal = 0;
+    // Stream time goes on from where it was: the checkpoint's (or the standby copy's), raised by
+    // every changelog record read (each carries its writer's stream time).
+    let streamTimeMs = -1;
     try {
       for (const def of rt.subtopology.stores) {
         if (!def.logged) continue;
@@ -899,20 +911,25 @@ export class StreamsApp {
         const topic = changelogTopic(this.applicationId, def.name);
         const persistent = isPersistentStore(store);
         const handedFrom = rt.handedFrom.get(topic);
-        const from = handedFrom ?? (persistent ? (checkpoint[topic] ?? 0) : 0);
+        const fromCheckpoint = handedFrom === undefined && persistent ? checkpoint[topic] : undefined;
+        const from = handedFrom ?? fromCheckpoint ?? 0;
         if (handedFrom === undefined && persistent && this.eos && checkpoint[topic] === undefined)
           store.clear();
-        const codec = new ChangelogCodec(def);
+        if (handedFrom !== undefined)
+          streamTimeMs = Math.max(streamTimeMs, rt.slots.get(def.name)?.streamTimeMs ?? -1);
+        if (fromCheckpoint !== undefined)
+          streamTimeMs = Math.max(streamTimeMs, checkpointStreamTime(checkpoint));
         const result = await restoreStore({
           tide: this.tide,
           tp: { topic, partition: rt.partition },
           from,
           readCommitted: this.eos,
-          apply: (key, value) => applyChange(store, codec.decode(key, value)),
+          apply: changelogApplier(store, new ChangelogCodec(def)),
           onProgress: (restored, total) => {
             this.options.onRestore?.({ taskId: rt.id, store: def.name, restored, total, done: false });
           },
         });
+        streamTimeMs = Math.max(streamTimeMs, result.maxTimestampMs);
         rt.changelogNext.set(topic, result.end);
         rt.restoredRecords += result.restored;
         rt.restoreTotal += result.total;
@@ -929,14 +946,17 @@ export class StreamsApp {
       this.fail(err);
       throw err;
     }
+    rt.task.restoreStreamTime(streamTimeMs);
     rt.restoring = false;
   }
 
   private logChange(rt: RunningTask, topic: string, codec: ChangelogCodec, change: StoreChange): void {
     const { key, value } = codec.encode(change);
     this.begin();
+    // The record carries the task's stream time, so a restore can go on from it (restore.ts).
+    const timestampMs = Math.max(0, rt.task.metrics.streamTimeMs);
     const sent = this.sender()
-      .send(topic, { key, value, partition: rt.partition })
+      .send(topic, { key, value, partition: rt.partition, timestampMs })
       .then((md) => {
         const next = md.offset + 1;
         if (next > (rt.changelogNext.get(topic) ?? 0)) rt.changelogNext.set(topic, next);

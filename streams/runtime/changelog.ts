@@ -11,7 +11,7 @@ import type { StoreDef } from '../topology/nodes';
 import type { Stamped } from '../processors/common';
 import { stampedSerde } from '../state/persistent';
 import type { Serde } from '../serdes';
-import type { StoreChange } from '../state/stores';
+import type { RawChange, StoreChange } from '../state/stores';
 
 export interface DecodedChange {
   key: unknown;
@@ -52,9 +52,24 @@ export class ChangelogCodec {
     // Window and session keys: the key's bytes, then the window's start and end (16 bytes).
     const out = Buffer.allocUnsafe(key.length + 16);
     key.copy(out, 0);
-    out.writeBigInt64BE(BigInt(change.window.start), key.length);
-    out.writeBigInt64BE(BigInt(change.window.end), key.length + 8);
+    writeInt64(out, key.length, change.window.start);
+    writeInt64(out, key.length + 8, change.window.end);
     return { key: out, value };
+  }
+
+  /**
+   * A record as bytes, for stores that keep the serdes' bytes (the LMDB stores): the key serde's
+   * bytes (a view of the record), the window read from the key, the value as it is.
+   */
+  raw(key: Buffer, value: Buffer | null): RawChange {
+    if (!this.windowed) return { key, windowStart: 0, windowEnd: 0, value };
+    const n = key.length - 16;
+    return {
+      key: key.subarray(0, n),
+      windowStart: readInt64(key, n),
+      windowEnd: readInt64(key, n + 8),
+      value,
+    };
   }
 
   decode(key: Buffer, value: Buffer | null): DecodedChange {
@@ -63,8 +78,21 @@ export class ChangelogCodec {
     const n = key.length - 16;
     return {
       key: this.key.deserialize(key.subarray(0, n)),
-      window: { start: Number(key.readBigInt64BE(n)), end: Number(key.readBigInt64BE(n + 8)) },
+      window: { start: readInt64(key, n), end: readInt64(key, n + 8) },
       value: decodedValue,
     };
   }
+}
+
+const TWO_32 = 2 ** 32;
+
+/** A big-endian int64 as two 32-bit halves (exact for safe integers; no BigInt per record). */
+function writeInt64(b: Buffer, at: number, v: number): void {
+  const high = Math.floor(v / TWO_32);
+  b.writeInt32BE(high, at);
+  b.writeUInt32BE(v - high * TWO_32, at + 4);
+}
+
+function readInt64(b: Buffer, at: number): number {
+  return b.readInt32BE(at) * TWO_32 + b.readUInt32BE(at + 4);
 }

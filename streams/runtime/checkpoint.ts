@@ -4,11 +4,23 @@
  * contain, so a restart restores only the tail. Written (atomically: temp file, then rename) after
  * the stores' files are flushed and the changelog records up to that offset are acknowledged;
  * a missing or unreadable file means "restore from the beginning".
+ *
+ * The task's stream time at the checkpoint is kept under `"@streamTimeMs"` ('@' is never in a
+ * topic name), so a restart that reads nothing from the changelogs still knows which windows
+ * have closed.
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type Checkpoint = Record<string, number>;
+
+/** The checkpoint entry holding the task's stream time (not a topic: '@' is not allowed in one). */
+export const STREAM_TIME_KEY = '@streamTimeMs';
+
+/** The stream time a checkpoint recorded; -1 when it has none. */
+export function checkpointStreamTime(checkpoint: Checkpoint): number {
+  return checkpoint[STREAM_TIME_KEY] ?? -1;
+}
 
 export function checkpointPath(stateDir: string, taskId: string): string {
   return join(stateDir, taskId, '.checkpoint');

@@ -7,8 +7,14 @@
  */
 import type { Tide } from '../../client/index';
 import type { TopicPartition } from '../../client/types';
-import type { KeyValueStore, SessionStore, StateStore, WindowStore } from '../state/stores';
-import type { DecodedChange } from './changelog';
+import {
+  isBatchRestorable,
+  type KeyValueStore,
+  type SessionStore,
+  type StateStore,
+  type WindowStore,
+} from '../state/stores';
+import type { ChangelogCodec, DecodedChange } from './changelog';
 
 export interface RestoreProgress {
   taskId: string;
@@ -20,23 +26,47 @@ export interface RestoreProgress {
   done: boolean;
 }
 
+/** A changelog record as restore hands it on (a key: records without one are skipped). */
+export interface ChangelogRecord {
+  key: Buffer;
+  value: Buffer | null;
+  timestampMs: number;
+}
+
 export interface RestoreRequest {
   tide: Tide;
   tp: TopicPartition;
   from: number;
   /** exactlyOnce: skip aborted transactions' records; the end is the last stable offset. */
   readCommitted?: boolean;
-  apply(key: Buffer, value: Buffer | null): void;
+  /** Applies one fetched chunk's records, in offset order (a store writes them in one transaction). */
+  apply(records: readonly ChangelogRecord[]): void;
+  /** Once the end is known (restored 0), then after every fetched chunk. */
   onProgress?(restored: number, total: number): void;
 }
 
-/** Returns the records applied, how many there were, and the offset after the last one. */
-export async function restoreStore(
-  req: RestoreRequest,
-): Promise<{ restored: number; total: number; end: number }> {
+export interface RestoreResult {
+  restored: number;
+  total: number;
+  /** The offset after the last record. */
+  end: number;
+  /** The highest timestamp among the records restored (the writer's stream time); -1 if none. */
+  maxTimestampMs: number;
+}
+
+/**
+ * Restore reads at most this much per fetch: a chunk is one write transaction of an LMDB store,
+ * and fewer, larger responses cost less per record (the consumer's 1 MiB default is sized for
+ * steady reading, where a response's buffer stays alive while its records are processed).
+ */
+export const RESTORE_MAX_BYTES = 4 * 1024 * 1024;
+
+/** Returns the records applied, how many there were, the offset after the last one, and the latest time. */
+export async function restoreStore(req: RestoreRequest): Promise<RestoreResult> {
   const consumer = req.tide.consumer({
     autoOffsetReset: 'earliest',
     isolation: req.readCommitted ? 'read_committed' : 'read_uncommitted',
+    maxBytes: RESTORE_MAX_BYTES,
   });
   try {
     const listed = await consumer.listOffset(req.tp, 'latest');
@@ -47,7 +77,9 @@ export async function restoreStore(
     from = Math.max(from, listed.logStartOffset);
     const total = Math.max(0, end - from);
     let restored = 0;
-    if (total === 0) return { restored, total, end };
+    let maxTimestampMs = -1;
+    if (total === 0) return { restored, total, end, maxTimestampMs };
+    req.onProgress?.(0, total);
     consumer.assign([{ ...req.tp, offset: from }]);
     // The tail may be transaction markers or aborted records that yield no batch: the position
     // (moved past them by the fetcher) is checked too, not only the records.
@@ -63,17 +95,21 @@ export async function restoreStore(
       if (next === 'tick') continue;
       pending = undefined;
       if (next.done) break;
+      const chunk: ChangelogRecord[] = [];
       for (const r of next.value.records) {
         if (r.offset < from) continue;
         if (r.offset >= end) break;
-        if (r.key !== null) req.apply(r.key, r.value);
         restored++;
+        if (r.key === null) continue;
+        chunk.push(r as ChangelogRecord);
+        if (r.timestampMs > maxTimestampMs) maxTimestampMs = r.timestampMs;
       }
+      req.apply(chunk);
       req.onProgress?.(restored, total);
       if (next.value.nextOffset >= end) break;
     }
     void batches.return(undefined);
-    return { restored, total, end };
+    return { restored, total, end, maxTimestampMs };
   } finally {
     await consumer.close();
   }
@@ -95,4 +131,20 @@ export function applyChange(store: StateStore, change: DecodedChange): void {
       return;
     }
   }
+}
+
+/**
+ * How changelog records reach a store: a store that keeps the serdes' bytes (LMDB) takes each
+ * chunk as bytes in one write transaction; the others (in memory) get each record decoded.
+ */
+export function changelogApplier(
+  store: StateStore,
+  codec: ChangelogCodec,
+): (records: readonly ChangelogRecord[]) => void {
+  if (isBatchRestorable(store)) {
+    return (records) => store.restoreBatch(records.map((r) => codec.raw(r.key, r.value)));
+  }
+  return (records) => {
+    for (const r of records) applyChange(store, codec.decode(r.key, r.value));
+  };
 }

@@ -21,8 +21,8 @@ import { isPersistentStore } from '../state/factory';
 import type { ChangeListener, StateStore, StoreChange } from '../state/stores';
 import type { StoreDef } from '../topology/nodes';
 import { changelogTopic, ChangelogCodec } from './changelog';
-import { readCheckpoint, writeCheckpoint } from './checkpoint';
-import { applyChange } from './restore';
+import { checkpointStreamTime, readCheckpoint, STREAM_TIME_KEY, writeCheckpoint } from './checkpoint';
+import { changelogApplier, type ChangelogRecord } from './restore';
 
 /** A store's changelog listener, switched between nothing (standby) and the active task's writer. */
 export interface ChangeRelay {
@@ -35,6 +35,8 @@ export interface StoreSlot {
   store: StateStore;
   relay: ChangeRelay;
   position: number;
+  /** The highest stream time among the changelog records applied (-1: none); the task goes on from it. */
+  streamTimeMs: number;
 }
 
 export interface StandbyDeps {
@@ -56,7 +58,8 @@ export interface StandbyDeps {
 
 interface CopyStore extends StoreSlot {
   tp: TopicPartition;
-  codec: ChangelogCodec;
+  /** Writes changelog records into the store (as bytes in one transaction for LMDB). */
+  apply: (records: readonly ChangelogRecord[]) => void;
   /** The changelog's end as last seen (high watermark); undefined until known. */
   end?: number;
   /** The reader must move the consumer to `position` (a new copy of this partition). */
@@ -104,7 +107,7 @@ export class StandbyTasks {
     return new Map(
       copy.stores.map((s) => [
         s.def.name,
-        { def: s.def, store: s.store, relay: s.relay, position: s.position },
+        { def: s.def, store: s.store, relay: s.relay, position: s.position, streamTimeMs: s.streamTimeMs },
       ]),
     );
   }
@@ -118,7 +121,7 @@ export class StandbyTasks {
     const partition = Number(taskId.slice(taskId.lastIndexOf('_') + 1));
     const stores = slots.map((s) => {
       s.relay.fn = undefined;
-      return this.copyStore(s.def, s.store, s.relay, partition, s.position);
+      return this.copyStore(s.def, s.store, s.relay, partition, s.position, s.streamTimeMs);
     });
     this.add({ taskId, stores });
     this.reassign();
@@ -168,12 +171,15 @@ export class StandbyTasks {
       // An LMDB copy resumes from its checkpoint; without one (or under exactlyOnce, where only a
       // clean close leaves one) its files cannot be trusted and it starts over, emptied.
       let from = 0;
+      let streamTimeMs = -1;
       if (isPersistentStore(store)) {
         const at = checkpoint[topic];
-        if (at !== undefined) from = at;
-        else store.clear();
+        if (at !== undefined) {
+          from = at;
+          streamTimeMs = checkpointStreamTime(checkpoint);
+        } else store.clear();
       }
-      stores.push(this.copyStore(def, store, relay, partition, from));
+      stores.push(this.copyStore(def, store, relay, partition, from, streamTimeMs));
     }
     this.add({ taskId, stores });
     this.deps.logger.info({ task: taskId }, 'standby started');
@@ -185,14 +191,16 @@ export class StandbyTasks {
     relay: ChangeRelay,
     partition: number,
     position: number,
+    streamTimeMs: number,
   ): CopyStore {
     return {
       def,
       store,
       relay,
       position,
+      streamTimeMs,
       tp: { topic: changelogTopic(this.deps.applicationId, def.name), partition },
-      codec: new ChangelogCodec(def),
+      apply: changelogApplier(store, new ChangelogCodec(def)),
       seek: true,
     };
   }
@@ -226,13 +234,16 @@ export class StandbyTasks {
     const dir = this.deps.stateDir;
     const flushed: Promise<unknown>[] = [];
     const checkpoint: Record<string, number> = {};
+    let streamTimeMs = -1;
     for (const s of copy.stores) {
       if (isPersistentStore(s.store) && dir) {
         flushed.push(s.store.flushed());
         checkpoint[s.tp.topic] = s.position;
+        streamTimeMs = Math.max(streamTimeMs, s.streamTimeMs);
       }
       s.store.close();
     }
+    if (streamTimeMs >= 0) checkpoint[STREAM_TIME_KEY] = streamTimeMs;
     this.deps.logger.info({ task: taskId }, 'standby dropped');
     if (!dir || flushed.length === 0) return Promise.resolve();
     return Promise.all(flushed).then(
@@ -285,12 +296,15 @@ export class StandbyTasks {
   private apply(batch: ConsumerBatch): void {
     const s = this.readers.get(key(batch));
     if (!s) return;
+    const chunk: ChangelogRecord[] = [];
     for (const r of batch.records) {
       if (r.offset < s.position) continue;
-      if (r.key !== null) applyChange(s.store, s.codec.decode(r.key, r.value));
+      if (r.key !== null) chunk.push(r as ChangelogRecord);
+      if (r.timestampMs > s.streamTimeMs) s.streamTimeMs = r.timestampMs;
       s.position = r.offset + 1;
       this.recordsApplied++;
     }
+    s.apply(chunk);
     s.position = Math.max(s.position, batch.nextOffset);
     s.end = Math.max(s.end ?? 0, batch.highWatermark);
     this.checkCaughtUp();

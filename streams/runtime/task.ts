@@ -249,6 +249,14 @@ export class StreamTask {
     return true;
   }
 
+  /**
+   * After a restore: stream time goes on from what the task's state had seen (it never goes
+   * back), so records that were late before a restart are still late after it.
+   */
+  restoreStreamTime(ms: number): void {
+    this.metrics.streamTimeMs = Math.max(this.metrics.streamTimeMs, ms);
+  }
+
   /** Fires wall-clock punctuations that are due; returns how many fired. */
   punctuateWallClock(): number {
     this.checkOpen();

@@ -10,18 +10,29 @@
  * ±Infinity).
  */
 
-const SIGN = 1n << 63n;
+const TWO_32 = 2 ** 32;
 
 /** 8 bytes whose byte order is the numeric order of `ms`. */
 export function encodeTime(ms: number): Buffer {
-  const clamped = Math.max(Number.MIN_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Math.floor(ms)));
   const b = Buffer.allocUnsafe(8);
-  b.writeBigUInt64BE(BigInt(clamped) + SIGN, 0);
+  writeTime(b, 0, ms);
   return b;
 }
 
+/**
+ * Writes `ms + 2^63` as a big-endian u64 at `at` (two 32-bit halves: no BigInt, which restores
+ * and processing did per key). Adding 2^63 is flipping the sign bit of the two's complement.
+ */
+export function writeTime(b: Buffer, at: number, ms: number): void {
+  if (Number.isNaN(ms)) throw new RangeError('a window or session time is NaN');
+  const clamped = Math.max(Number.MIN_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Math.floor(ms)));
+  const high = Math.floor(clamped / TWO_32);
+  b.writeUInt32BE((high ^ 0x80000000) >>> 0, at);
+  b.writeUInt32BE(clamped - high * TWO_32, at + 4);
+}
+
 export function decodeTime(b: Buffer, at: number): number {
-  return Number(b.readBigUInt64BE(at) - SIGN);
+  return ((b.readUInt32BE(at) ^ 0x80000000) | 0) * TWO_32 + b.readUInt32BE(at + 4);
 }
 
 /** [u32 length][key bytes]. */

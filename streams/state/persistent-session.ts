@@ -9,41 +9,38 @@
  * earliestEnd and keeps those starting at or before latestStart. expire(minEnd) deletes by range:
  * it walks `by-end` up to minEnd, so it costs the expired sessions only. A write changes both
  * databases in one transaction. As with the other LMDB stores, writes are not fsynced one by one
- * (the changelog is the durable copy; the runtime checkpoints after flushed()).
+ * (the changelog is the durable copy; the runtime checkpoints after flushed()). The environment's
+ * plumbing and the restore batch are in lmdb-base.ts.
  */
-import { open, type Database, type RootDatabase } from 'lmdb';
+import type { Database } from 'lmdb';
 import type { Serde, Window } from '../serdes';
-import { decodeTime, encodeTime, keyPart, prefixRange, readKeyPart } from './lmdb-keys';
-import type { ChangeListener, SessionStore, WindowEntry } from './stores';
+import { EMPTY, LmdbStore } from './lmdb-base';
+import { decodeTime, encodeTime, prefixRange, readKeyPart, writeTime } from './lmdb-keys';
+import type { ChangeListener, RawChange, SessionStore, WindowEntry } from './stores';
 
-const EMPTY = Buffer.alloc(0);
-const BINARY = { keyEncoding: 'binary', encoding: 'binary' } as const;
-
-export class PersistentSessionStore<K, V> implements SessionStore<K, V> {
+export class PersistentSessionStore<K, V> extends LmdbStore<K> implements SessionStore<K, V> {
   readonly kind = 'session' as const;
-  readonly persistent = true as const;
-  private readonly root: RootDatabase<Buffer, Buffer>;
   private readonly sessions: Database<Buffer, Buffer>;
   private readonly byEnd: Database<Buffer, Buffer>;
   /** No session ends before this (a lower bound): expire() below it returns without a look. */
   private earliestEnd: number;
 
   constructor(
-    readonly name: string,
-    readonly path: string,
-    private readonly keySerde: Serde<K>,
+    name: string,
+    path: string,
+    keySerde: Serde<K>,
     private readonly valueSerde: Serde<V>,
     private readonly onChange?: ChangeListener,
   ) {
-    this.root = open<Buffer, Buffer>({ path, ...BINARY, noSync: true });
-    this.sessions = this.root.openDB<Buffer, Buffer>({ name: 'sessions', ...BINARY });
-    this.byEnd = this.root.openDB<Buffer, Buffer>({ name: 'by-end', ...BINARY });
+    super(name, path, keySerde);
+    this.sessions = this.openDb('sessions');
+    this.byEnd = this.openDb('by-end');
     const [first] = this.byEnd.getKeys({ limit: 1 });
     this.earliestEnd = first === undefined ? Infinity : decodeTime(first, 0);
   }
 
   findSessions(key: K, earliestEnd: number, latestStart: number): WindowEntry<K, V>[] {
-    const prefix = this.keyOf(key);
+    const prefix = this.keyPartOf(key);
     const { end } = prefixRange(prefix);
     const out: WindowEntry<K, V>[] = [];
     for (const { key: k, value } of this.sessions.getRange({
@@ -57,7 +54,7 @@ export class PersistentSessionStore<K, V> implements SessionStore<K, V> {
   }
 
   fetch(key: K): WindowEntry<K, V>[] {
-    const prefix = this.keyOf(key);
+    const prefix = this.keyPartOf(key);
     const out: WindowEntry<K, V>[] = [];
     for (const { key: k, value } of this.sessions.getRange(prefixRange(prefix))) {
       out.push(this.entry(key, k, prefix.length, value));
@@ -112,38 +109,43 @@ export class PersistentSessionStore<K, V> implements SessionStore<K, V> {
     this.earliestEnd = minEnd;
   }
 
-  size(): number {
-    return this.sessions.getCount();
+  protected main(): Database<Buffer, Buffer> {
+    return this.sessions;
   }
 
-  /** Removes every session (an exactly-once restore that cannot trust the local files). */
-  clear(): void {
-    this.root.transactionSync(() => {
-      this.sessions.clearSync();
-      this.byEnd.clearSync();
-    });
+  protected databases(): Database<Buffer, Buffer>[] {
+    return [this.sessions, this.byEnd];
+  }
+
+  protected override cleared(): void {
     this.earliestEnd = Infinity;
   }
 
-  /** Resolves once every write so far is on disk (the runtime checkpoints after it). */
-  flushed(): Promise<boolean> {
-    return this.root.flushed;
-  }
-
-  flush(): void {
-    // LMDB commits each write; syncing to disk is awaited through flushed() before a checkpoint.
-  }
-
-  close(): void {
-    void this.root.close();
-  }
-
-  private keyOf(key: K): Buffer {
-    return keyPart(this.keySerde.serialize(key));
+  /** Builds both keys from the changelog's bytes: no serde, one buffer each. */
+  protected applyRaw(change: RawChange): void {
+    const n = change.key.length;
+    // [key part][end][start] and [end][key part][start]
+    const primary = Buffer.allocUnsafe(4 + n + 16);
+    primary.writeUInt32BE(n, 0);
+    change.key.copy(primary, 4);
+    writeTime(primary, 4 + n, change.windowEnd);
+    writeTime(primary, 4 + n + 8, change.windowStart);
+    const index = Buffer.allocUnsafe(8 + 4 + n + 8);
+    primary.copy(index, 0, 4 + n, 4 + n + 8);
+    primary.copy(index, 8, 0, 4 + n);
+    primary.copy(index, 12 + n, 4 + n + 8);
+    if (change.value === null) {
+      this.sessions.removeSync(primary);
+      this.byEnd.removeSync(index);
+      return;
+    }
+    this.sessions.putSync(primary, change.value);
+    this.byEnd.putSync(index, EMPTY);
+    if (change.windowEnd < this.earliestEnd) this.earliestEnd = change.windowEnd;
   }
 
   private keysOf(key: K, window: Window): { primary: Buffer; index: Buffer } {
-    const part = this.keyOf(key);
+    const part = this.keyPartOf(key);
     const end = encodeTime(window.end);
     const start = encodeTime(window.start);
     return { primary: Buffer.concat([part, end, start]), index: Buffer.concat([end, part, start]) };

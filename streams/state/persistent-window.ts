@@ -10,49 +10,45 @@
  * both, so the cost is the expired windows, never a scan of the store. Keys are equal when their
  * serde bytes are equal (the key serde must serialize equal keys equally). Writes are not fsynced
  * one by one: the changelog topic is the durable copy, and the runtime checkpoints only after
- * flushed().
+ * flushed(). The environment's plumbing and the restore batch are in lmdb-base.ts.
  */
-import { open, type Database, type RootDatabase } from 'lmdb';
+import type { Database } from 'lmdb';
 import type { Serde, Window } from '../serdes';
-import { decodeTime, encodeTime, justAfter, keyPart, readKeyPart } from './lmdb-keys';
-import type { ChangeListener, WindowEntry, WindowStore } from './stores';
+import { EMPTY, LmdbStore } from './lmdb-base';
+import { decodeTime, encodeTime, justAfter, readKeyPart, writeTime } from './lmdb-keys';
+import type { ChangeListener, RawChange, WindowEntry, WindowStore } from './stores';
 
-const EMPTY = Buffer.alloc(0);
-const BINARY = { keyEncoding: 'binary', encoding: 'binary' } as const;
-
-export class PersistentWindowStore<K, V> implements WindowStore<K, V> {
+export class PersistentWindowStore<K, V> extends LmdbStore<K> implements WindowStore<K, V> {
   readonly kind = 'window' as const;
-  readonly persistent = true as const;
-  private readonly root: RootDatabase<Buffer, Buffer>;
   private readonly windows: Database<Buffer, Buffer>;
   private readonly byStart: Database<Buffer, Buffer>;
   /** No window starts before this (a lower bound): expire() below it returns without a look. */
   private earliestStart: number;
 
   constructor(
-    readonly name: string,
-    readonly path: string,
+    name: string,
+    path: string,
     readonly windowSizeMs: number,
     readonly retentionMs: number,
-    private readonly keySerde: Serde<K>,
+    keySerde: Serde<K>,
     private readonly valueSerde: Serde<V>,
     private readonly onChange?: ChangeListener,
   ) {
-    this.root = open<Buffer, Buffer>({ path, ...BINARY, noSync: true });
-    this.windows = this.root.openDB<Buffer, Buffer>({ name: 'windows', ...BINARY });
-    this.byStart = this.root.openDB<Buffer, Buffer>({ name: 'by-start', ...BINARY });
+    super(name, path, keySerde);
+    this.windows = this.openDb('windows');
+    this.byStart = this.openDb('by-start');
     const [first] = this.byStart.getKeys({ limit: 1 });
     this.earliestStart = first === undefined ? Infinity : decodeTime(first, 0);
   }
 
   fetch(key: K, windowStart: number): V | null {
-    const bytes = this.windows.get(Buffer.concat([this.keyOf(key), encodeTime(windowStart)]));
+    const bytes = this.windows.get(Buffer.concat([this.keyPartOf(key), encodeTime(windowStart)]));
     return bytes === undefined ? null : this.valueSerde.deserialize(bytes);
   }
 
   fetchRange(key: K, fromStart: number, toStart: number): WindowEntry<K, V>[] {
     if (fromStart > toStart) return [];
-    const prefix = this.keyOf(key);
+    const prefix = this.keyPartOf(key);
     const out: WindowEntry<K, V>[] = [];
     for (const { key: k, value } of this.windows.getRange({
       start: Buffer.concat([prefix, encodeTime(fromStart)]),
@@ -75,7 +71,7 @@ export class PersistentWindowStore<K, V> implements WindowStore<K, V> {
   }
 
   put(key: K, windowStart: number, value: V | null): void {
-    const part = this.keyOf(key);
+    const part = this.keyPartOf(key);
     const time = encodeTime(windowStart);
     const primary = Buffer.concat([part, time]);
     const index = Buffer.concat([time, part]);
@@ -110,34 +106,36 @@ export class PersistentWindowStore<K, V> implements WindowStore<K, V> {
     this.earliestStart = minStart;
   }
 
-  size(): number {
-    return this.windows.getCount();
+  protected main(): Database<Buffer, Buffer> {
+    return this.windows;
   }
 
-  /** Removes every window (an exactly-once restore that cannot trust the local files). */
-  clear(): void {
-    this.root.transactionSync(() => {
-      this.windows.clearSync();
-      this.byStart.clearSync();
-    });
+  protected databases(): Database<Buffer, Buffer>[] {
+    return [this.windows, this.byStart];
+  }
+
+  protected override cleared(): void {
     this.earliestStart = Infinity;
   }
 
-  /** Resolves once every write so far is on disk (the runtime checkpoints after it). */
-  flushed(): Promise<boolean> {
-    return this.root.flushed;
-  }
-
-  flush(): void {
-    // LMDB commits each write; syncing to disk is awaited through flushed() before a checkpoint.
-  }
-
-  close(): void {
-    void this.root.close();
-  }
-
-  private keyOf(key: K): Buffer {
-    return keyPart(this.keySerde.serialize(key));
+  /** Builds both keys from the changelog's bytes: no serde, one buffer each. */
+  protected applyRaw(change: RawChange): void {
+    const n = change.key.length;
+    const primary = Buffer.allocUnsafe(4 + n + 8);
+    primary.writeUInt32BE(n, 0);
+    change.key.copy(primary, 4);
+    writeTime(primary, 4 + n, change.windowStart);
+    const index = Buffer.allocUnsafe(8 + 4 + n);
+    primary.copy(index, 0, 4 + n);
+    primary.copy(index, 8, 0, 4 + n);
+    if (change.value === null) {
+      this.windows.removeSync(primary);
+      this.byStart.removeSync(index);
+      return;
+    }
+    this.windows.putSync(primary, change.value);
+    this.byStart.putSync(index, EMPTY);
+    if (change.windowStart < this.earliestStart) this.earliestStart = change.windowStart;
   }
 
   private entry(key: K, start: number, value: Buffer): WindowEntry<K, V> {

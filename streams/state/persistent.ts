@@ -7,37 +7,38 @@
  *
  * Writes are not fsynced one by one (`noSync`): as with Kafka Streams' RocksDB stores, the
  * changelog topic is the durable copy, and the runtime will record a checkpoint (the changelog
- * offset the local files contain) only after LMDB has flushed them.
+ * offset the local files contain) only after LMDB has flushed them. The environment's plumbing
+ * and the restore batch are in lmdb-base.ts.
  */
-import { open, type Database } from 'lmdb';
+import type { Database } from 'lmdb';
 import type { Serde } from '../serdes';
 import type { Stamped } from '../processors/common';
-import type { ChangeListener, KeyValueStore } from './stores';
+import { LmdbStore } from './lmdb-base';
+import type { ChangeListener, KeyValueStore, RawChange } from './stores';
 
-export class PersistentKeyValueStore<K, V> implements KeyValueStore<K, V> {
+export class PersistentKeyValueStore<K, V> extends LmdbStore<K> implements KeyValueStore<K, V> {
   readonly kind = 'keyValue' as const;
-  readonly persistent = true as const;
-  private readonly db: Database<Buffer, Buffer>;
 
   constructor(
-    readonly name: string,
-    readonly path: string,
-    private readonly keySerde: Serde<K>,
+    name: string,
+    path: string,
+    keySerde: Serde<K>,
     private readonly valueSerde: Serde<V>,
     private readonly onChange?: ChangeListener,
   ) {
-    this.db = open<Buffer, Buffer>({ path, keyEncoding: 'binary', encoding: 'binary', noSync: true });
+    // The entries live in the environment's unnamed database, as before the shared base.
+    super(name, path, keySerde);
   }
 
   get(key: K): V | null {
-    const bytes = this.db.get(this.keySerde.serialize(key));
+    const bytes = this.root.get(this.keySerde.serialize(key));
     return bytes === undefined ? null : this.valueSerde.deserialize(bytes);
   }
 
   put(key: K, value: V | null): void {
     const k = this.keySerde.serialize(key);
-    if (value === null || value === undefined) this.db.removeSync(k);
-    else this.db.putSync(k, this.valueSerde.serialize(value));
+    if (value === null || value === undefined) this.root.removeSync(k);
+    else this.root.putSync(k, this.valueSerde.serialize(value));
     this.onChange?.({ store: this.name, key, value: value ?? null });
   }
 
@@ -48,31 +49,23 @@ export class PersistentKeyValueStore<K, V> implements KeyValueStore<K, V> {
   }
 
   *all(): IterableIterator<[K, V]> {
-    for (const { key, value } of this.db.getRange()) {
+    for (const { key, value } of this.root.getRange()) {
       yield [this.keySerde.deserialize(key), this.valueSerde.deserialize(value)];
     }
   }
 
-  size(): number {
-    return this.db.getCount();
+  protected main(): Database<Buffer, Buffer> {
+    return this.root;
   }
 
-  /** Removes every entry, without change events (an exactly-once restore that cannot trust the files). */
-  clear(): void {
-    this.db.clearSync();
+  protected databases(): Database<Buffer, Buffer>[] {
+    return [this.root];
   }
 
-  /** Resolves once every write so far is on disk (the runtime checkpoints after it). */
-  flushed(): Promise<boolean> {
-    return this.db.flushed;
-  }
-
-  flush(): void {
-    // LMDB commits each write; syncing to disk is awaited through flushed() before a checkpoint.
-  }
-
-  close(): void {
-    void this.db.close();
+  /** Keys and values are the serdes' bytes, as in the changelog. */
+  protected applyRaw(change: RawChange): void {
+    if (change.value === null) this.root.removeSync(change.key);
+    else this.root.putSync(change.key, change.value);
   }
 }
 

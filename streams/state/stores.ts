@@ -72,3 +72,24 @@ export interface StoreChange {
   value: unknown;
 }
 export type ChangeListener = (change: StoreChange) => void;
+
+/**
+ * A changelog record in the bytes a store keeps: the key serde's bytes, the window (window and
+ * session stores; 0 for key-value ones), the value serde's bytes (null: a delete).
+ */
+export interface RawChange {
+  key: Buffer;
+  windowStart: number;
+  windowEnd: number;
+  value: Buffer | null;
+}
+
+/** A store that applies changelog records as bytes, many in one write (the LMDB stores). */
+export interface BatchRestorable {
+  /** Applies the records in order, without change events. */
+  restoreBatch(changes: readonly RawChange[]): void;
+}
+
+export function isBatchRestorable(store: StateStore): store is StateStore & BatchRestorable {
+  return typeof (store as Partial<BatchRestorable>).restoreBatch === 'function';
+}

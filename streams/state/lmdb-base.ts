@@ -1,0 +1,89 @@
+/**
+ * What the three LMDB stores (key-value, window, session) share: one LMDB environment per task
+ * and store, opened with binary keys and values and without an fsync per write (the changelog is
+ * the durable copy; the runtime checkpoints only after flushed()), and the plumbing around it —
+ * size, clear, flushed, flush, close, the key part of a typed key — plus `restoreBatch`: changelog
+ * records applied as bytes, a whole fetched chunk in one write transaction.
+ *
+ * Restore is why the batch exists: a store write outside a transaction is its own LMDB write
+ * transaction (commit included), which capped restores at ~50,000 records/s on the window store;
+ * and the stores keep the serdes' bytes, so the changelog's bytes go in without a round trip
+ * through the serdes.
+ */
+import { open, type Database, type RootDatabase } from 'lmdb';
+import type { Serde } from '../serdes';
+import { keyPart } from './lmdb-keys';
+import type { RawChange } from './stores';
+
+export const EMPTY = Buffer.alloc(0);
+const BINARY = { keyEncoding: 'binary', encoding: 'binary' } as const;
+
+export abstract class LmdbStore<K> {
+  readonly persistent = true as const;
+  protected readonly root: RootDatabase<Buffer, Buffer>;
+
+  constructor(
+    readonly name: string,
+    readonly path: string,
+    protected readonly keySerde: Serde<K>,
+  ) {
+    this.root = open<Buffer, Buffer>({ path, ...BINARY, noSync: true });
+  }
+
+  /** Number of entries (of the main database: indexes are not counted). */
+  size(): number {
+    return this.main().getCount();
+  }
+
+  /** Removes every entry, without change events (an exactly-once restore that cannot trust the files). */
+  clear(): void {
+    this.root.transactionSync(() => {
+      for (const db of this.databases()) db.clearSync();
+    });
+    this.cleared();
+  }
+
+  /** Resolves once every write so far is on disk (the runtime checkpoints after it). */
+  flushed(): Promise<boolean> {
+    return this.root.flushed;
+  }
+
+  flush(): void {
+    // LMDB commits each write; syncing to disk is awaited through flushed() before a checkpoint.
+  }
+
+  close(): void {
+    void this.root.close();
+  }
+
+  /**
+   * Applies changelog records as they are (the key serde's bytes, the window, the value's bytes;
+   * null deletes) in one write transaction, in order, without change events: a restore, whose
+   * records came from the changelog and must not go back to it.
+   */
+  restoreBatch(changes: readonly RawChange[]): void {
+    if (changes.length === 0) return;
+    this.root.transactionSync(() => {
+      for (const change of changes) this.applyRaw(change);
+    });
+  }
+
+  /** A named database of this store's environment. */
+  protected openDb(name: string): Database<Buffer, Buffer> {
+    return this.root.openDB<Buffer, Buffer>({ name, ...BINARY });
+  }
+
+  /** `[u32 length][the key serde's bytes]`: the key part of the window and session layouts. */
+  protected keyPartOf(key: K): Buffer {
+    return keyPart(this.keySerde.serialize(key));
+  }
+
+  /** The database whose entries size() counts. */
+  protected abstract main(): Database<Buffer, Buffer>;
+  /** Every database clear() empties. */
+  protected abstract databases(): Database<Buffer, Buffer>[];
+  /** After clear(): reset what the store keeps about its contents. */
+  protected cleared(): void {}
+  /** One changelog record, inside restoreBatch's transaction (use the *Sync writes: no nesting). */
+  protected abstract applyRaw(change: RawChange): void;
+}
