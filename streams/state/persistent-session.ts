@@ -14,12 +14,12 @@
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { Serde, Window } from '../serdes';
 import { decodeTime, encodeTime, keyPart, prefixRange, readKeyPart } from './lmdb-keys';
-import type { ChangeListener, SessionStore, WindowEntry } from './stores';
+import type { ChangeListener, SessionBatch, SessionPut, SessionStore, WindowEntry } from './stores';
 
 const EMPTY = Buffer.alloc(0);
 const BINARY = { keyEncoding: 'binary', encoding: 'binary' } as const;
 
-export class PersistentSessionStore<K, V> implements SessionStore<K, V> {
+export class PersistentSessionStore<K, V> implements SessionStore<K, V>, SessionBatch<K, V> {
   readonly kind = 'session' as const;
   readonly persistent = true as const;
   private readonly root: RootDatabase<Buffer, Buffer>;
@@ -93,6 +93,26 @@ export class PersistentSessionStore<K, V> implements SessionStore<K, V> {
       this.byEnd.removeSync(index);
     });
     this.onChange?.({ store: this.name, key, window, value: null });
+  }
+
+  /** Many puts and removes in one LMDB transaction (the record cache's flush), then a change event each. */
+  putAll(entries: readonly SessionPut<K, V>[]): void {
+    this.root.transactionSync(() => {
+      for (const { key, window, value } of entries) {
+        const { primary, index } = this.keysOf(key, window);
+        if (value === null || value === undefined) {
+          this.sessions.removeSync(primary);
+          this.byEnd.removeSync(index);
+        } else {
+          this.sessions.putSync(primary, this.valueSerde.serialize(value));
+          this.byEnd.putSync(index, EMPTY);
+          if (window.end < this.earliestEnd) this.earliestEnd = window.end;
+        }
+      }
+    });
+    for (const { key, window, value } of entries) {
+      this.onChange?.({ store: this.name, key, window, value: value ?? null });
+    }
   }
 
   expire(minEnd: number): void {

@@ -15,12 +15,12 @@
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { Serde, Window } from '../serdes';
 import { decodeTime, encodeTime, justAfter, keyPart, readKeyPart } from './lmdb-keys';
-import type { ChangeListener, WindowEntry, WindowStore } from './stores';
+import type { ChangeListener, WindowBatch, WindowEntry, WindowPut, WindowStore } from './stores';
 
 const EMPTY = Buffer.alloc(0);
 const BINARY = { keyEncoding: 'binary', encoding: 'binary' } as const;
 
-export class PersistentWindowStore<K, V> implements WindowStore<K, V> {
+export class PersistentWindowStore<K, V> implements WindowStore<K, V>, WindowBatch<K, V> {
   readonly kind = 'window' as const;
   readonly persistent = true as const;
   private readonly root: RootDatabase<Buffer, Buffer>;
@@ -94,6 +94,30 @@ export class PersistentWindowStore<K, V> implements WindowStore<K, V> {
     }
     const window: Window = { start: windowStart, end: windowStart + this.windowSizeMs };
     this.onChange?.({ store: this.name, key, window, value: value ?? null });
+  }
+
+  /** Many window writes in one LMDB transaction (the record cache's flush), then a change event each. */
+  putAll(entries: readonly WindowPut<K, V>[]): void {
+    this.root.transactionSync(() => {
+      for (const { key, windowStart, value } of entries) {
+        const part = this.keyOf(key);
+        const time = encodeTime(windowStart);
+        const primary = Buffer.concat([part, time]);
+        const index = Buffer.concat([time, part]);
+        if (value === null || value === undefined) {
+          this.windows.removeSync(primary);
+          this.byStart.removeSync(index);
+        } else {
+          this.windows.putSync(primary, this.valueSerde.serialize(value));
+          this.byStart.putSync(index, EMPTY);
+          if (windowStart < this.earliestStart) this.earliestStart = windowStart;
+        }
+      }
+    });
+    for (const { key, windowStart, value } of entries) {
+      const window: Window = { start: windowStart, end: windowStart + this.windowSizeMs };
+      this.onChange?.({ store: this.name, key, window, value: value ?? null });
+    }
   }
 
   expire(minStart: number): void {

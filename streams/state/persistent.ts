@@ -12,9 +12,9 @@
 import { open, type Database } from 'lmdb';
 import type { Serde } from '../serdes';
 import type { Stamped } from '../processors/common';
-import type { ChangeListener, KeyValueStore } from './stores';
+import type { ChangeListener, KeyValueBatch, KeyValueStore } from './stores';
 
-export class PersistentKeyValueStore<K, V> implements KeyValueStore<K, V> {
+export class PersistentKeyValueStore<K, V> implements KeyValueStore<K, V>, KeyValueBatch<K, V> {
   readonly kind = 'keyValue' as const;
   readonly persistent = true as const;
   private readonly db: Database<Buffer, Buffer>;
@@ -39,6 +39,18 @@ export class PersistentKeyValueStore<K, V> implements KeyValueStore<K, V> {
     if (value === null || value === undefined) this.db.removeSync(k);
     else this.db.putSync(k, this.valueSerde.serialize(value));
     this.onChange?.({ store: this.name, key, value: value ?? null });
+  }
+
+  /** Many puts and deletes in one LMDB transaction (the record cache's flush), then a change event each. */
+  putAll(entries: readonly (readonly [K, V | null])[]): void {
+    this.db.transactionSync(() => {
+      for (const [key, value] of entries) {
+        const k = this.keySerde.serialize(key);
+        if (value === null || value === undefined) this.db.removeSync(k);
+        else this.db.putSync(k, this.valueSerde.serialize(value));
+      }
+    });
+    for (const [key, value] of entries) this.onChange?.({ store: this.name, key, value: value ?? null });
   }
 
   delete(key: K): V | null {
