@@ -8,8 +8,8 @@
  * - stateless: filter + mapValues → output;
  * - windowed count (10 s tumbling windows, 1 s grace, every update emitted), changelog on, with
  *   the in-memory window store, and with `stateDir` (the persistent LMDB window store);
- * - the windowed count on LMDB with `caching` (table updates deduplicated per key until the
- *   commit; the store and its changelog are still written on every update);
+ * - the windowed count on LMDB with `caching` (the record cache: store writes, changelog records
+ *   and table updates once per key per flush, the store written in one batch);
  * - count per key on the LMDB key-value store with its changelog;
  * - stream–table join against a `users` table of `--keys` rows (read first: earlier timestamps).
  *
@@ -76,7 +76,7 @@ interface Workload {
   /** Builds the topology writing to `out`. */
   build(b: StreamsBuilder, out: string): void;
   stateDir?: boolean;
-  /** Table updates deduplicated per key until the commit (Kafka Streams' record cache). */
+  /** The record cache in front of the stores (Kafka Streams' record cache). */
   caching?: boolean;
   /** Measure a full restore from the changelog after the run. */
   restore?: boolean;

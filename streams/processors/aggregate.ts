@@ -46,7 +46,7 @@ export function streamAggregate<K, V, VA>(
     },
     (ctx) => {
       kv = ctx.getStateStore(store);
-      out = new ChangeForwarder(ctx);
+      out = new ChangeForwarder(ctx, kv);
     },
   );
 }
@@ -82,7 +82,7 @@ export function tableAggregate<K, V, VA>(
     },
     (ctx) => {
       kv = ctx.getStateStore(store);
-      out = new ChangeForwarder(ctx);
+      out = new ChangeForwarder(ctx, kv);
     },
   );
 }

@@ -1,7 +1,9 @@
 /** Small building blocks shared by the DSL's processors. */
 import type { Processor } from '../processor';
 import type { Change, StreamRecord } from '../record';
+import { isCachingStore } from '../state/caching-key-value';
 import { keyId } from '../state/key-id';
+import type { StateStore } from '../state/stores';
 import type { InternalProcessorContext } from '../runtime/internal-context';
 
 /** Values as tables and aggregations store them: with the time of the update that made them. */
@@ -31,12 +33,20 @@ export function processorOf<K, V>(
 /**
  * Forwards table updates. With caching on, updates are held per key until the next commit and
  * only the latest is forwarded, carrying the value the key had before the first held update.
+ * Given the processor's store, they are also forwarded whenever the record cache flushes that
+ * store (an eviction), so what is held stays within the cache's bound and goes downstream with
+ * the store write it reflects.
  */
 export class ChangeForwarder<K, V> {
   private readonly held = new Map<string, StreamRecord<K, Change<V>>>();
 
-  constructor(private readonly ctx: InternalProcessorContext) {
-    if (ctx.caching) ctx.onCommit(() => this.flush());
+  constructor(
+    private readonly ctx: InternalProcessorContext,
+    store?: StateStore,
+  ) {
+    if (!ctx.caching) return;
+    ctx.onCommit(() => this.flush());
+    if (isCachingStore(store)) store.onFlush(() => this.flush());
   }
 
   forward(record: StreamRecord<K, Change<V>>): void {
@@ -44,9 +54,12 @@ export class ChangeForwarder<K, V> {
       this.ctx.forward(record);
       return;
     }
-    const id = keyId(record.key);
+    const id = heldId(record.key);
     const prior = this.held.get(id);
     if (prior) {
+      // Re-queued at the end: a flush forwards in the order of the last updates, so no update
+      // goes downstream before one that was made earlier (suppress relies on it).
+      this.held.delete(id);
       this.held.set(id, {
         ...record,
         value: { newValue: record.value.newValue, oldValue: prior.value.oldValue },
@@ -61,6 +74,27 @@ export class ChangeForwarder<K, V> {
     this.held.clear();
     for (const r of records) this.ctx.forward(r);
   }
+}
+
+/**
+ * The identity of a held update's key. Windowed<K> (every windowed table's key) gets a cheaper
+ * one than keyId's stable JSON of the object; the ids only live in the forwarder's map.
+ */
+function heldId(key: unknown): string {
+  if (typeof key === 'object' && key !== null) {
+    const w = (key as { window?: unknown }).window as { start?: unknown; end?: unknown } | undefined;
+    if (
+      typeof w === 'object' &&
+      w !== null &&
+      typeof w.start === 'number' &&
+      typeof w.end === 'number' &&
+      Object.keys(key).length === 2 &&
+      'key' in key
+    ) {
+      return 'w' + w.start + ':' + w.end + '@' + keyId((key as { key: unknown }).key);
+    }
+  }
+  return keyId(key);
 }
 
 /**

@@ -6,6 +6,12 @@
  *
  * Eviction runs on every stream-time advance of the task (a stream-time punctuation), not only
  * when a record reaches this node: a window closes even if its own key sees no more records.
+ *
+ * With caching, updates reach this node only when the cache upstream flushes, so the task's
+ * stream time may already be past a window whose latest update is still held there. Eviction
+ * then goes by the highest timestamp of the updates received (which the held ones cannot be
+ * closed by: they are forwarded in the order they were made), and at each commit, once every
+ * held update has arrived, by the task's stream time.
  */
 import type { Processor } from '../processor';
 import type { Change, StreamRecord } from '../record';
@@ -35,6 +41,8 @@ export function suppressProcessor(store: string, rule: SuppressRule): Processor<
    * It starts at -Infinity so the first scan also covers a buffer restored from a changelog.
    */
   let nextDueMs = -Infinity;
+  /** Caching: the highest timestamp of the updates received. */
+  let observedMs = -1;
 
   const evict = (streamTime: number): void => {
     if (streamTime < nextDueMs) return;
@@ -67,12 +75,15 @@ export function suppressProcessor(store: string, rule: SuppressRule): Processor<
           : sinceMs + rule.timeLimitMs;
       buffer.put(r.key, { record: { ...r, value }, sinceMs, dueMs });
       nextDueMs = Math.min(nextDueMs, dueMs);
-      evict(ctx.streamTime());
+      observedMs = Math.max(observedMs, r.timestamp);
+      evict(ctx.caching ? observedMs : ctx.streamTime());
     },
     (c) => {
       ctx = c;
       buffer = c.getStateStore(store);
-      c.schedule(1, 'streamTime', (now) => evict(now));
+      c.schedule(1, 'streamTime', (now) => evict(c.caching ? observedMs : now));
+      // Commit hooks run parents first: the updates held upstream have all arrived by now.
+      if (c.caching) c.onCommit(() => evict(c.streamTime()));
     },
   );
 }

@@ -29,7 +29,7 @@ export function materializeProcessor(store: string): Processor<unknown, unknown>
     },
     (ctx) => {
       kv = ctx.getStateStore(store);
-      out = new ChangeForwarder(ctx);
+      out = new ChangeForwarder(ctx, kv);
     },
   );
 }

@@ -50,7 +50,7 @@ export function timeWindowAggregate<K, V, VA>(
     (c) => {
       ctx = c;
       ws = c.getStateStore(store);
-      out = new ChangeForwarder(c);
+      out = new ChangeForwarder(c, ws);
     },
   );
 }
@@ -121,7 +121,7 @@ export function slidingWindowAggregate<K, V, VA>(
       ctx = c;
       ws = c.getStateStore(store);
       rs = c.getStateStore(recordsStore);
-      out = new ChangeForwarder(c);
+      out = new ChangeForwarder(c, ws);
     },
   );
 }
@@ -188,7 +188,7 @@ export function sessionWindowAggregate<K, V, VA>(
     (c) => {
       ctx = c;
       ss = c.getStateStore(store);
-      out = new ChangeForwarder(c);
+      out = new ChangeForwarder(c, ss);
     },
   );
 }

@@ -31,6 +31,7 @@ import type { ConsumerRecord, TopicPartition } from '../../client/types';
 import { silentLogger, type Logger } from '../../services/common/logger';
 import { StreamsError } from '../errors';
 import { createStateStore, isPersistentStore } from '../state/factory';
+import { DEFAULT_CACHE_MAX_BYTES, RecordCache } from '../state/record-cache';
 import type { StateStore, StoreChange } from '../state/stores';
 import type { StoreDef } from '../topology/nodes';
 import type { Subtopology, Topology } from '../topology/topology';
@@ -86,8 +87,16 @@ export interface StreamsAppOptions {
   sessionTimeoutMs?: number;
   /** How long a task with data for only some inputs waits for the others (wall clock). Default 0. */
   maxTaskIdleMs?: number;
-  /** Table updates deduplicated per key until the next commit. Default false. */
+  /**
+   * The record cache (Kafka Streams' statestore cache) in front of the DSL's table and
+   * aggregation stores: reads and writes hit the cache; each commit (and each eviction when it is
+   * full) writes the dirty entries to the store in one batch, with one changelog record and one
+   * downstream update per key. Default false: every update is written and forwarded at once, so
+   * output is not held for up to `commitIntervalMs` (docs/streams.md#the-record-cache).
+   */
   caching?: boolean;
+  /** The record cache's budget for the whole instance, in bytes (estimated). Default 10 MiB. */
+  cacheMaxBytes?: number;
   /** Replication factor of the internal topics (0: the cluster default). */
   replicationFactor?: number;
   /**
@@ -213,6 +222,8 @@ export class StreamsApp {
   private replicas?: Replicas;
   /** Interactive queries (app.queries.get(...)); see docs/streams.md. */
   readonly queries: StreamsQueries;
+  /** The record cache of every task's cached stores (caching on). */
+  private readonly cache?: RecordCache;
 
   constructor(
     private readonly tide: Tide,
@@ -240,6 +251,7 @@ export class StreamsApp {
     if (!Number.isInteger(standbys) || standbys < 0)
       throw new StreamsError('TOPOLOGY', `numStandbys must be an integer >= 0, got ${standbys}`);
     this.queries = new StreamsQueries(() => this.replicas?.router);
+    if (options.caching) this.cache = new RecordCache(options.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES);
   }
 
   /** This instance's query endpoint `host:port` ('' without `queryServer`). */
@@ -462,7 +474,7 @@ export class StreamsApp {
       localStore: (taskId, store) => {
         const rt = this.tasks.get(taskId);
         if (!rt || rt.restoring || this._state !== 'running' || this.failure) return undefined;
-        return rt.task.stores.get(store);
+        return rt.task.readableStore(store);
       },
       activeTasks: () => [...this.tasks.keys()],
     });
@@ -845,6 +857,7 @@ export class StreamsApp {
         collector,
         wallClockMs: () => Date.now(),
         caching: this.options.caching ?? false,
+        cache: this.cache,
         maxTaskIdleMs: this.options.maxTaskIdleMs ?? 0,
         globalStores: new Map(),
         createStore: (def) => {

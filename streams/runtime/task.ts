@@ -13,6 +13,9 @@ import type { RecordHeader } from '../../services/common/records';
 import { StreamsError } from '../errors';
 import type { Cancellable, Processor, PunctuationType } from '../processor';
 import type { RecordOrigin, StreamRecord } from '../record';
+import { cachedStateStore } from '../state/factory';
+import { isCachingStore } from '../state/caching-key-value';
+import type { RecordCache } from '../state/record-cache';
 import type { StateStore } from '../state/stores';
 import type { NodeDef, StoreDef } from '../topology/nodes';
 import type { InternalProcessorContext, RecordCollector } from './internal-context';
@@ -43,6 +46,8 @@ export interface TaskOptions {
   collector: RecordCollector;
   wallClockMs: () => number;
   caching: boolean;
+  /** With caching: the instance's record cache, in front of the DSL's table and aggregation stores. */
+  cache?: RecordCache;
   maxTaskIdleMs: number;
   createStore(def: StoreDef, taskId: string): StateStore;
   /** Global tables' stores, shared by every task of the instance. */
@@ -93,7 +98,10 @@ export class StreamTask {
   private readonly contexts = new Map<string, NodeContext>();
   private readonly children = new Map<string, string[]>();
   private readonly nodesByName = new Map<string, NodeDef>();
+  /** The stores themselves: restored, checkpointed and handed to standby copies by the runtime. */
   readonly stores = new Map<string, StateStore>();
+  /** The record cache's views of stores (caching on): what processors, queries and tests read. */
+  private readonly views = new Map<string, StateStore>();
   private readonly streamPunctuations = new PunctuationQueue();
   private readonly wallPunctuations = new PunctuationQueue();
   private readonly commitHooks: (() => void)[] = [];
@@ -123,7 +131,13 @@ export class StreamTask {
         new PartitionQueue(input.topic, input.partition),
       );
     }
-    for (const def of spec.stores) this.stores.set(def.name, options.createStore(def, spec.id));
+    for (const def of spec.stores) {
+      const store = options.createStore(def, spec.id);
+      this.stores.set(def.name, store);
+      if (!options.caching || !options.cache) continue;
+      const view = cachedStateStore(def, store, options.cache, `${spec.id}/${def.name}`);
+      if (view !== store) this.views.set(def.name, view);
+    }
     for (const node of spec.nodes) {
       this.nodesByName.set(node.name, node);
       this.children.set(node.name, []);
@@ -268,8 +282,19 @@ export class StreamTask {
   /** Flushes caches and buffers; returns the offsets to commit (next offset per input partition). */
   commit(): { topic: string; partition: number; offset: number }[] {
     this.checkOpen();
-    for (const hook of this.commitHooks) hook();
-    for (const store of this.stores.values()) store.flush();
+    // Held forwards first, then the cached stores in one batch each. A flush forwards what it
+    // wrote, which may write a downstream cached store flushed before it: go again until clean.
+    for (let pass = 0; ; pass++) {
+      for (const hook of this.commitHooks) hook();
+      for (const view of this.views.values()) view.flush();
+      if (this.views.size === 0) break;
+      const dirty = [...this.views.values()].some((v) => isCachingStore(v) && v.hasDirty());
+      if (pass >= 1 && !dirty) break;
+      if (pass > this.views.size + 1) {
+        throw new StreamsError('STATE', `task ${this.id}: cached stores still dirty after ${pass} flushes`);
+      }
+    }
+    for (const [name, store] of this.stores) if (!this.views.has(name)) store.flush();
     const out: { topic: string; partition: number; offset: number }[] = [];
     for (const q of this.queues.values()) {
       if (q.committableOffset >= 0)
@@ -283,6 +308,8 @@ export class StreamTask {
     if (this.closed) return;
     this.closed = true;
     for (const p of this.processors.values()) p.close?.();
+    // Unflushed cached writes are dropped: a clean close committed (flushed) first.
+    for (const v of this.views.values()) v.close();
     if (!keepStores) for (const s of this.stores.values()) s.close();
   }
 
@@ -307,8 +334,13 @@ export class StreamTask {
     for (const c of children) this.processors.get(c)!.process(record);
   }
 
+  /** A store as processors and queries see it: through the record cache if it has one. */
+  readableStore(name: string): StateStore | undefined {
+    return this.views.get(name) ?? this.stores.get(name);
+  }
+
   store(name: string): StateStore {
-    const s = this.stores.get(name) ?? this.options.globalStores.get(name);
+    const s = this.readableStore(name) ?? this.options.globalStores.get(name);
     if (!s) {
       throw new StreamsError(
         'STORE',

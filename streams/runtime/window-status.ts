@@ -39,7 +39,8 @@ export interface WindowStoreStatus {
 /** What the status needs of a task (StreamTask has it). */
 export interface TaskStores {
   readonly id: string;
-  readonly stores: ReadonlyMap<string, StateStore>;
+  /** The store as queries read it (through the record cache, if any). */
+  readableStore(name: string): StateStore | undefined;
   readonly metrics: { readonly streamTimeMs: number };
 }
 
@@ -69,7 +70,7 @@ export function windowStatusOf(
   const closesAt = def.closesAt;
   const out: WindowStoreStatus[] = [];
   for (const task of tasks) {
-    const s = task.stores.get(store);
+    const s = task.readableStore(store);
     if (!s) continue;
     const streamTimeMs = task.metrics.streamTimeMs;
     const bounds = new Map<string, { window: Window; keys: number }>();

@@ -10,7 +10,11 @@ import { InMemoryKeyValueStore, InMemorySessionStore, InMemoryWindowStore } from
 import { PersistentKeyValueStore, stampedSerde } from './persistent';
 import { PersistentSessionStore } from './persistent-session';
 import { PersistentWindowStore } from './persistent-window';
-import type { ChangeListener, StateStore } from './stores';
+import { CachingKeyValueStore } from './caching-key-value';
+import { CachingSessionStore } from './caching-session';
+import { CachingWindowStore } from './caching-window';
+import type { RecordCache } from './record-cache';
+import type { ChangeListener, KeyValueStore, SessionStore, StateStore, WindowStore } from './stores';
 
 /** A store on disk: the runtime checkpoints it after flushed() and may have to clear() it. */
 export interface PersistentStore extends StateStore {
@@ -47,5 +51,27 @@ export function createStateStore(
     case 'session':
       if (onDisk) return new PersistentSessionStore(def.name, dir, key, value, onChange);
       return new InMemorySessionStore(def.name, onChange);
+  }
+}
+
+/**
+ * The record cache in front of a DSL table or aggregation store (Kafka Streams caches the DSL's
+ * materialized stores; join and suppress buffers and Processor API stores stay uncached).
+ * `namespace` names the store in the instance's cache (`<task>/<store>`).
+ */
+export function cachedStateStore(
+  def: StoreDef,
+  store: StateStore,
+  cache: RecordCache,
+  namespace: string,
+): StateStore {
+  if (!def.timestamped || def.global) return store;
+  switch (store.kind) {
+    case 'keyValue':
+      return new CachingKeyValueStore(store as KeyValueStore<unknown, unknown>, cache, namespace);
+    case 'window':
+      return new CachingWindowStore(store as WindowStore<unknown, unknown>, cache, namespace);
+    case 'session':
+      return new CachingSessionStore(store as SessionStore<unknown, unknown>, cache, namespace);
   }
 }

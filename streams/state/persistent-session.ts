@@ -16,9 +16,9 @@ import type { Database } from 'lmdb';
 import type { Serde, Window } from '../serdes';
 import { EMPTY, LmdbStore } from './lmdb-base';
 import { decodeTime, encodeTime, prefixRange, readKeyPart, writeTime } from './lmdb-keys';
-import type { ChangeListener, RawChange, SessionStore, WindowEntry } from './stores';
+import type { ChangeListener, RawChange, SessionBatch, SessionPut, SessionStore, WindowEntry } from './stores';
 
-export class PersistentSessionStore<K, V> extends LmdbStore<K> implements SessionStore<K, V> {
+export class PersistentSessionStore<K, V> extends LmdbStore<K> implements SessionStore<K, V>, SessionBatch<K, V> {
   readonly kind = 'session' as const;
   private readonly sessions: Database<Buffer, Buffer>;
   private readonly byEnd: Database<Buffer, Buffer>;
@@ -90,6 +90,26 @@ export class PersistentSessionStore<K, V> extends LmdbStore<K> implements Sessio
       this.byEnd.removeSync(index);
     });
     this.onChange?.({ store: this.name, key, window, value: null });
+  }
+
+  /** Many puts and removes in one LMDB transaction (the record cache's flush), then a change event each. */
+  putAll(entries: readonly SessionPut<K, V>[]): void {
+    this.root.transactionSync(() => {
+      for (const { key, window, value } of entries) {
+        const { primary, index } = this.keysOf(key, window);
+        if (value === null || value === undefined) {
+          this.sessions.removeSync(primary);
+          this.byEnd.removeSync(index);
+        } else {
+          this.sessions.putSync(primary, this.valueSerde.serialize(value));
+          this.byEnd.putSync(index, EMPTY);
+          if (window.end < this.earliestEnd) this.earliestEnd = window.end;
+        }
+      }
+    });
+    for (const { key, window, value } of entries) {
+      this.onChange?.({ store: this.name, key, window, value: value ?? null });
+    }
   }
 
   expire(minEnd: number): void {

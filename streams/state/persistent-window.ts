@@ -16,9 +16,9 @@ import type { Database } from 'lmdb';
 import type { Serde, Window } from '../serdes';
 import { EMPTY, LmdbStore } from './lmdb-base';
 import { decodeTime, encodeTime, justAfter, readKeyPart, writeTime } from './lmdb-keys';
-import type { ChangeListener, RawChange, WindowEntry, WindowStore } from './stores';
+import type { ChangeListener, RawChange, WindowBatch, WindowEntry, WindowPut, WindowStore } from './stores';
 
-export class PersistentWindowStore<K, V> extends LmdbStore<K> implements WindowStore<K, V> {
+export class PersistentWindowStore<K, V> extends LmdbStore<K> implements WindowStore<K, V>, WindowBatch<K, V> {
   readonly kind = 'window' as const;
   private readonly windows: Database<Buffer, Buffer>;
   private readonly byStart: Database<Buffer, Buffer>;
@@ -90,6 +90,30 @@ export class PersistentWindowStore<K, V> extends LmdbStore<K> implements WindowS
     }
     const window: Window = { start: windowStart, end: windowStart + this.windowSizeMs };
     this.onChange?.({ store: this.name, key, window, value: value ?? null });
+  }
+
+  /** Many window writes in one LMDB transaction (the record cache's flush), then a change event each. */
+  putAll(entries: readonly WindowPut<K, V>[]): void {
+    this.root.transactionSync(() => {
+      for (const { key, windowStart, value } of entries) {
+        const part = this.keyPartOf(key);
+        const time = encodeTime(windowStart);
+        const primary = Buffer.concat([part, time]);
+        const index = Buffer.concat([time, part]);
+        if (value === null || value === undefined) {
+          this.windows.removeSync(primary);
+          this.byStart.removeSync(index);
+        } else {
+          this.windows.putSync(primary, this.valueSerde.serialize(value));
+          this.byStart.putSync(index, EMPTY);
+          if (windowStart < this.earliestStart) this.earliestStart = windowStart;
+        }
+      }
+    });
+    for (const { key, windowStart, value } of entries) {
+      const window: Window = { start: windowStart, end: windowStart + this.windowSizeMs };
+      this.onChange?.({ store: this.name, key, window, value: value ?? null });
+    }
   }
 
   expire(minStart: number): void {

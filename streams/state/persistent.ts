@@ -14,9 +14,9 @@ import type { Database } from 'lmdb';
 import type { Serde } from '../serdes';
 import type { Stamped } from '../processors/common';
 import { LmdbStore } from './lmdb-base';
-import type { ChangeListener, KeyValueStore, RawChange } from './stores';
+import type { ChangeListener, KeyValueBatch, KeyValueStore, RawChange } from './stores';
 
-export class PersistentKeyValueStore<K, V> extends LmdbStore<K> implements KeyValueStore<K, V> {
+export class PersistentKeyValueStore<K, V> extends LmdbStore<K> implements KeyValueStore<K, V>, KeyValueBatch<K, V> {
   readonly kind = 'keyValue' as const;
 
   constructor(
@@ -40,6 +40,18 @@ export class PersistentKeyValueStore<K, V> extends LmdbStore<K> implements KeyVa
     if (value === null || value === undefined) this.root.removeSync(k);
     else this.root.putSync(k, this.valueSerde.serialize(value));
     this.onChange?.({ store: this.name, key, value: value ?? null });
+  }
+
+  /** Many puts and deletes in one LMDB transaction (the record cache's flush), then a change event each. */
+  putAll(entries: readonly (readonly [K, V | null])[]): void {
+    this.root.transactionSync(() => {
+      for (const [key, value] of entries) {
+        const k = this.keySerde.serialize(key);
+        if (value === null || value === undefined) this.root.removeSync(k);
+        else this.root.putSync(k, this.valueSerde.serialize(value));
+      }
+    });
+    for (const [key, value] of entries) this.onChange?.({ store: this.name, key, value: value ?? null });
   }
 
   delete(key: K): V | null {

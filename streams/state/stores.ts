@@ -93,3 +93,29 @@ export interface BatchRestorable {
 export function isBatchRestorable(store: StateStore): store is StateStore & BatchRestorable {
   return typeof (store as Partial<BatchRestorable>).restoreBatch === 'function';
 }
+
+/**
+ * Batch writes, for the record cache's flush (caching-*.ts): one storage transaction for many
+ * entries, then one change event per entry, in order. Stores without them get one put per entry.
+ */
+export interface KeyValueBatch<K, V> {
+  putAll(entries: readonly (readonly [K, V | null])[]): void;
+}
+export interface WindowPut<K, V> {
+  key: K;
+  windowStart: number;
+  /** null: delete the window. */
+  value: V | null;
+}
+export interface WindowBatch<K, V> {
+  putAll(entries: readonly WindowPut<K, V>[]): void;
+}
+export interface SessionPut<K, V> {
+  key: K;
+  window: Window;
+  /** null: remove the session. */
+  value: V | null;
+}
+export interface SessionBatch<K, V> {
+  putAll(entries: readonly SessionPut<K, V>[]): void;
+}

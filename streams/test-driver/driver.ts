@@ -6,8 +6,9 @@
  * (co-partitioning, lowest-head-timestamp-first, per-task stream time) is tested as it runs.
  *
  * Every record goes through its serdes (topics hold bytes), as it would against a cluster.
- * Switches: `maxTaskIdleMs` (wait for empty partitions before processing), `caching` (table
- * updates deduplicated per key until a commit), `commitIntervalMs` (commits on the wall clock).
+ * Switches: `maxTaskIdleMs` (wait for empty partitions before processing), `caching` (the record
+ * cache: store writes and table updates held per key until a commit), `commitIntervalMs`
+ * (commits on the wall clock).
  */
 import { partitionForKey } from '../../client/index';
 import { StreamsError } from '../errors';
@@ -21,6 +22,7 @@ import type { OutgoingRecord, RecordCollector } from '../runtime/internal-contex
 import type { Held } from '../processors/suppress';
 import { join } from 'node:path';
 import { createStateStore } from '../state/factory';
+import { DEFAULT_CACHE_MAX_BYTES, RecordCache } from '../state/record-cache';
 import { MemoryTopic, TestInputTopic, TestOutputTopic, type InputSink } from './topics';
 import { windowStatusOf, type WindowStoreStatus } from '../runtime/window-status';
 
@@ -44,8 +46,14 @@ export interface TestDriverOptions {
    * before processing anyway. 0 (default): never waits, as if the empty partitions were caught up.
    */
   maxTaskIdleMs?: number;
-  /** Table updates held per key and forwarded (latest only) at commit. Default false. */
+  /**
+   * The record cache in front of the DSL's table and aggregation stores, as in the runtime:
+   * writes are held per key and reach the store, and downstream (latest only), at commit or when
+   * the cache is full. Default false.
+   */
   caching?: boolean;
+  /** The record cache's budget in bytes (estimated) for all tasks. Default 10 MiB. */
+  cacheMaxBytes?: number;
   /** Commits every task when the wall clock passes each interval. Default 30,000. */
   commitIntervalMs?: number;
   /**
@@ -88,6 +96,7 @@ export class TopologyTestDriver {
       collector,
       wallClockMs: () => this.wallClockMs,
       caching: options.caching ?? false,
+      cache: options.caching ? new RecordCache(options.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES) : undefined,
       maxTaskIdleMs: options.maxTaskIdleMs ?? 0,
       createStore: (def: StoreDef, taskId: string) => createStore(def, taskId, options.stateDir),
       globalStores: this.globalStores,
@@ -356,7 +365,10 @@ export class TopologyTestDriver {
   private instances(name: string): StateStore[] {
     const global = this.globalStores.get(name);
     if (global) return [global];
-    return this.tasks.flatMap((t) => (t.stores.has(name) ? [t.stores.get(name)!] : []));
+    return this.tasks.flatMap((t) => {
+      const s = t.readableStore(name);
+      return s ? [s] : [];
+    });
   }
 
   private checkOpen(): void {

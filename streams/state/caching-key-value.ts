@@ -1,0 +1,113 @@
+/**
+ * A key-value store behind the record cache (record-cache.ts). Reads are served from the cache
+ * (a miss reads the store once and keeps the result); writes go to the cache only. A flush —
+ * every commit, and an eviction of a dirty entry — writes the dirty entries to the store in one
+ * batch (one LMDB transaction), so the store's change events (the changelog) come once per dirty
+ * key, in the order of their last write; then the flush listeners run (the processor's
+ * deduplicated forwards, processors/common.ts).
+ */
+import { keyId } from './key-id';
+import type { CacheNamespace, RecordCache } from './record-cache';
+import type { KeyValueBatch, KeyValueStore } from './stores';
+
+/** A store the record cache sits in front of; the runtime and the test driver flush it at commit. */
+export interface CachingStore {
+  readonly cached: true;
+  /** Runs after each flush (commit or eviction), once the store has the flushed entries. */
+  onFlush(listener: () => void): void;
+  /** Whether writes are waiting for a flush. */
+  hasDirty(): boolean;
+}
+
+export function isCachingStore(store: unknown): store is CachingStore {
+  return typeof store === 'object' && store !== null && (store as Partial<CachingStore>).cached === true;
+}
+
+export class CachingKeyValueStore<K, V> implements KeyValueStore<K, V>, CachingStore {
+  readonly kind = 'keyValue' as const;
+  readonly cached = true as const;
+  readonly name: string;
+  readonly persistent: boolean;
+  private readonly ns: CacheNamespace<K>;
+  private readonly listeners: (() => void)[] = [];
+
+  constructor(
+    readonly inner: KeyValueStore<K, V>,
+    cache: RecordCache,
+    namespace: string,
+  ) {
+    this.name = inner.name;
+    this.persistent = inner.persistent;
+    this.ns = cache.namespace<K>(namespace, () => this.flush());
+  }
+
+  get(key: K): V | null {
+    const id = keyId(key);
+    const e = this.ns.get(id);
+    if (e) return e.value as V | null;
+    const value = this.inner.get(key);
+    this.ns.set(id, id, key, value ?? null, false);
+    return value;
+  }
+
+  put(key: K, value: V | null): void {
+    const id = keyId(key);
+    this.ns.set(id, id, key, value ?? null, true);
+  }
+
+  delete(key: K): V | null {
+    const old = this.get(key);
+    this.put(key, null);
+    return old;
+  }
+
+  *all(): IterableIterator<[K, V]> {
+    // The store's entries as the cache has them, then the keys only the cache has.
+    const seen = new Set<string>();
+    for (const [key, value] of this.inner.all()) {
+      const id = keyId(key);
+      const e = this.ns.peek(id);
+      if (!e) {
+        yield [key, value];
+        continue;
+      }
+      seen.add(id);
+      if (e.value !== null) yield [key, e.value as V];
+    }
+    for (const e of [...this.ns.values()]) {
+      if (!seen.has(e.id) && e.value !== null) yield [e.address, e.value as V];
+    }
+  }
+
+  size(): number {
+    if (this.ns.dirtyCount === 0) return this.inner.size();
+    let n = 0;
+    for (const _ of this.all()) n++;
+    return n;
+  }
+
+  onFlush(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  hasDirty(): boolean {
+    return this.ns.dirtyCount > 0;
+  }
+
+  flush(): void {
+    const dirty = this.ns.takeDirty();
+    if (dirty.length > 0) {
+      const entries = dirty.map((e) => [e.address, e.value as V | null] as const);
+      const batch = this.inner as Partial<KeyValueBatch<K, V>>;
+      if (batch.putAll) batch.putAll(entries);
+      else for (const [k, v] of entries) this.inner.put(k, v);
+    }
+    this.inner.flush();
+    for (const l of this.listeners) l();
+  }
+
+  /** Drops the cache (unflushed writes too); the task closes the store itself. */
+  close(): void {
+    this.ns.close();
+  }
+}
