@@ -121,7 +121,12 @@ function parseMetadata(id: string, json: string): TxnMetadata {
     throw corrupt(`transaction ${id}: reserved is not an epoch and a list of partitions`);
   return {
     ...(reserved
-      ? { reserved: { producerEpoch: reserved.producerEpoch as number, partitions: reserved.partitions as string[] } }
+      ? {
+          reserved: {
+            producerEpoch: reserved.producerEpoch as number,
+            partitions: reserved.partitions as string[],
+          },
+        }
       : {}),
     transactionalId: id,
     producerId: int('producerId'),

@@ -230,7 +230,14 @@ export function openReservation(m: TxnMetadata, nowMs: number): TxnMetadata {
   const r = m.reserved;
   if (!r || r.producerEpoch !== m.producerEpoch) return m;
   if (!(m.state === 'CompleteCommit' || m.state === 'CompleteAbort')) return m;
-  return { ...m, state: 'Ongoing', partitions: [...r.partitions], groups: [], startTimeMs: nowMs, lastUpdateMs: nowMs };
+  return {
+    ...m,
+    state: 'Ongoing',
+    partitions: [...r.partitions],
+    groups: [],
+    startTimeMs: nowMs,
+    lastUpdateMs: nowMs,
+  };
 }
 
 function withoutReservation(m: TxnMetadata): TxnMetadata {
@@ -314,7 +321,12 @@ export async function rotateIfExhausted(
   newProducerId: () => Promise<number>,
 ): Promise<TxnMetadata> {
   if (m.producerEpoch < MAX_PRODUCER_EPOCH) return m;
-  return { ...withoutReservation(m), producerId: await newProducerId(), producerEpoch: 0, lastProducerEpoch: -1 };
+  return {
+    ...withoutReservation(m),
+    producerId: await newProducerId(),
+    producerEpoch: 0,
+    lastProducerEpoch: -1,
+  };
 }
 
 /**

@@ -120,7 +120,10 @@ it('one write per transaction: the reserved join is answered without a write, af
   // The answer is the reserved epoch: the Prepare epoch (1, the markers') + 1.
   expect(await c.endTxn(TX, producerId, 0, true, true)).toEqual({ producerId, producerEpoch: 2 });
   expect(log.states().map((m) => m.state)).toEqual(['Empty', 'Ongoing', 'PrepareCommit']);
-  expect(log.states()[2]).toMatchObject({ producerEpoch: 1, reserved: { producerEpoch: 2, partitions: [P0] } });
+  expect(log.states()[2]).toMatchObject({
+    producerEpoch: 1,
+    reserved: { producerEpoch: 2, partitions: [P0] },
+  });
   // The next transaction's join waits for the markers, then needs no write.
   let joined = false;
   const joining = c.addPartitions(TX, producerId, 2, [P0]).then(() => (joined = true));
