@@ -276,6 +276,9 @@ export function end(
   /** Reserve this transaction's partitions for the next one (EndTxn reserve_partitions). */
   reserve = false,
 ): EndDecision {
+  // The next transaction (at the reserved epoch) ended while the previous one writes its markers.
+  if (isPrepare(m.state) && producerId === m.producerId && producerEpoch === m.reserved?.producerEpoch)
+    throw concurrent(m);
   const which = checkProducer(m, producerId, producerEpoch);
   const wanted: PrepareState = commit ? 'PrepareCommit' : 'PrepareAbort';
   const completed = commit ? 'CompleteCommit' : 'CompleteAbort';

@@ -131,6 +131,7 @@ it('one write per transaction: the reserved join is answered without a write, af
   expect(joined).toBe(false);
   completion.release();
   await joining;
+  // (An EndTxn of the reserved epoch meanwhile would wait for the markers the same way: below.)
   expect(completion.endings[0]).toMatchObject({ producerEpoch: 1, commit: true, partitions: [P0] });
   expect(log.states()).toHaveLength(3);
   expect(c.describe(TX)).toMatchObject({ state: 'Ongoing', producerEpoch: 2, partitions: [P0] });
@@ -219,5 +220,22 @@ it('initTransactions drops a reservation nobody joined (no write, no abort neede
   expect(c.describe(TX)).toMatchObject({ state: 'Empty', partitions: [] });
   expect(c.describe(TX).reserved).toBeUndefined();
   expect(await codeOf(c.addPartitions(TX, producerId, 2, [P0]))).toBe('PRODUCER_FENCED');
+  await c.stop();
+});
+
+it('an end at the reserved epoch during the markers waits for them (an empty next transaction aborted)', async () => {
+  const c = await loaded('a', 5);
+  const { producerId } = await c.initTransactions(TX, 0);
+  await c.addPartitions(TX, producerId, 0, [P0]);
+  completion.hold();
+  await c.endTxn(TX, producerId, 0, true, true);
+  let ended = false;
+  const ending = c.endTxn(TX, producerId, 2, false).then((r) => ((ended = true), r));
+  ending.catch(() => undefined);
+  await flush();
+  expect(ended).toBe(false);
+  completion.release();
+  // Nothing joined the reservation: there is no open transaction to abort (as without one).
+  expect(await codeOf(ending)).toBe('INVALID_TXN_STATE');
   await c.stop();
 });
