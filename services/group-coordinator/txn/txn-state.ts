@@ -71,6 +71,8 @@ export interface TxnMetadata {
 export interface TxnReservation {
   producerEpoch: number;
   partitions: string[];
+  /** The outcome of the transaction that reserved them: a retried EndTxn of it is answered again. */
+  commit: boolean;
 }
 
 export type PrepareState = 'PrepareCommit' | 'PrepareAbort';
@@ -229,6 +231,9 @@ export function coveredByReservation(
 export function openReservation(m: TxnMetadata, nowMs: number): TxnMetadata {
   const r = m.reserved;
   if (!r || r.producerEpoch !== m.producerEpoch) return m;
+  // An Ongoing record lists the partitions joined with a write; reserved ones may have joined since.
+  if (m.state === 'Ongoing')
+    return { ...m, partitions: sortedKeys(new Set([...m.partitions, ...r.partitions])) };
   if (!(m.state === 'CompleteCommit' || m.state === 'CompleteAbort')) return m;
   return {
     ...m,
@@ -284,6 +289,14 @@ export function end(
   const completed = commit ? 'CompleteCommit' : 'CompleteAbort';
   if (which === 'previous') {
     if (m.state === completed) return { kind: 'done' };
+    // The ended transaction reserved its partitions and the next one is open on them (its joins,
+    // or a new owner's replay): the retried end of the previous one is answered again.
+    if (
+      m.state === 'Ongoing' &&
+      m.reserved?.producerEpoch === m.producerEpoch &&
+      m.reserved.commit === commit
+    )
+      return { kind: 'done' };
     if (m.state === wanted) return { kind: 'wait' };
     if (commit && (m.state === 'PrepareAbort' || m.state === 'CompleteAbort')) throw aborted(m);
     throw new TideError(
@@ -300,7 +313,7 @@ export function end(
   const next = prepare(m, wanted, nowMs);
   // Two epochs ahead must stay below the last one (the exhausted id rotates without a reservation).
   if (reserve && m.partitions.length > 0 && next.producerEpoch + 1 < MAX_PRODUCER_EPOCH)
-    next.reserved = { producerEpoch: next.producerEpoch + 1, partitions: [...m.partitions] };
+    next.reserved = { producerEpoch: next.producerEpoch + 1, partitions: [...m.partitions], commit };
   return { kind: 'prepare', next };
 }
 

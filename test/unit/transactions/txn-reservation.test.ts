@@ -122,7 +122,7 @@ it('one write per transaction: the reserved join is answered without a write, af
   expect(log.states().map((m) => m.state)).toEqual(['Empty', 'Ongoing', 'PrepareCommit']);
   expect(log.states()[2]).toMatchObject({
     producerEpoch: 1,
-    reserved: { producerEpoch: 2, partitions: [P0] },
+    reserved: { producerEpoch: 2, partitions: [P0], commit: true },
   });
   // The next transaction's join waits for the markers, then needs no write.
   let joined = false;
@@ -238,4 +238,42 @@ it('an end at the reserved epoch during the markers waits for them (an empty nex
   // Nothing joined the reservation: there is no open transaction to abort (as without one).
   expect(await codeOf(ending)).toBe('INVALID_TXN_STATE');
   await c.stop();
+});
+
+it('a replayed Ongoing record with a reservation includes the reserved partitions joined since without a write', async () => {
+  const a = await loaded('a', 5);
+  const { producerId } = await a.initTransactions(TX, 0);
+  await a.addPartitions(TX, producerId, 0, [P0]);
+  await a.endTxn(TX, producerId, 0, true, true);
+  await flush();
+  // A partition outside the reservation first (written), then the reserved one (not written).
+  await a.addPartitions(TX, producerId, 2, [P1]);
+  await a.addPartitions(TX, producerId, 2, [P0]);
+  expect(log.states().at(-1)).toMatchObject({ state: 'Ongoing', partitions: [P1] });
+  a.release(SHARD);
+  await a.stop();
+  const b = await loaded('b', 9);
+  expect(b.describe(TX)).toMatchObject({ state: 'Ongoing', producerEpoch: 2, partitions: [P0, P1] });
+  expect(await b.endTxn(TX, producerId, 2, true, true)).toEqual({ producerId, producerEpoch: 4 });
+  await flush();
+  expect(completion.endings.at(-1)).toMatchObject({ commit: true, producerEpoch: 3, partitions: [P0, P1] });
+  await b.stop();
+});
+
+it('a retried EndTxn reaching a new owner that opened the reservation is answered, not refused', async () => {
+  const a = await loaded('a', 5);
+  const { producerId } = await a.initTransactions(TX, 0);
+  await a.addPartitions(TX, producerId, 0, [P0]);
+  await a.endTxn(TX, producerId, 0, true, true);
+  await flush();
+  a.release(SHARD);
+  await a.stop();
+  const b = await loaded('b', 9);
+  await flush();
+  expect(b.describe(TX)).toMatchObject({ state: 'Ongoing', producerEpoch: 2 });
+  // The answer was lost with the old owner: the same commit again gets the same identity.
+  expect(await b.endTxn(TX, producerId, 0, true, true)).toEqual({ producerId, producerEpoch: 2 });
+  // The opposite outcome is refused.
+  expect(await codeOf(b.endTxn(TX, producerId, 0, false))).toBe('INVALID_TXN_STATE');
+  await b.stop();
 });
