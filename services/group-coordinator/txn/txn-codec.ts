@@ -128,6 +128,7 @@ function parseMetadata(id: string, json: string): TxnMetadata {
             producerEpoch: reserved.producerEpoch as number,
             partitions: reserved.partitions as string[],
             commit: reserved.commit as boolean,
+            ...((reserved as { replayed?: unknown }).replayed === true ? { replayed: true } : {}),
           },
         }
       : {}),

@@ -73,6 +73,8 @@ export interface TxnReservation {
   partitions: string[];
   /** The outcome of the transaction that reserved them: a retried EndTxn of it is answered again. */
   commit: boolean;
+  /** Opened by a new owner's replay (openReservation): the producer may not have had its answer. */
+  replayed?: boolean;
 }
 
 export type PrepareState = 'PrepareCommit' | 'PrepareAbort';
@@ -233,7 +235,11 @@ export function openReservation(m: TxnMetadata, nowMs: number): TxnMetadata {
   if (!r || r.producerEpoch !== m.producerEpoch) return m;
   // An Ongoing record lists the partitions joined with a write; reserved ones may have joined since.
   if (m.state === 'Ongoing')
-    return { ...m, partitions: sortedKeys(new Set([...m.partitions, ...r.partitions])) };
+    return {
+      ...m,
+      partitions: sortedKeys(new Set([...m.partitions, ...r.partitions])),
+      reserved: { ...r, replayed: true },
+    };
   if (!(m.state === 'CompleteCommit' || m.state === 'CompleteAbort')) return m;
   return {
     ...m,
@@ -242,6 +248,7 @@ export function openReservation(m: TxnMetadata, nowMs: number): TxnMetadata {
     groups: [],
     startTimeMs: nowMs,
     lastUpdateMs: nowMs,
+    reserved: { ...r, replayed: true },
   };
 }
 
@@ -289,11 +296,13 @@ export function end(
   const completed = commit ? 'CompleteCommit' : 'CompleteAbort';
   if (which === 'previous') {
     if (m.state === completed) return { kind: 'done' };
-    // The ended transaction reserved its partitions and the next one is open on them (its joins,
-    // or a new owner's replay): the retried end of the previous one is answered again.
+    // A new owner opened the reservation of the ended transaction (its replay cannot tell whether
+    // the producer had the answer): the producer's retried end of that transaction is answered
+    // again. Without a takeover the producer had its answer, and a late end is refused below.
     if (
       m.state === 'Ongoing' &&
-      m.reserved?.producerEpoch === m.producerEpoch &&
+      m.reserved?.replayed === true &&
+      m.reserved.producerEpoch === m.producerEpoch &&
       m.reserved.commit === commit
     )
       return { kind: 'done' };
