@@ -84,6 +84,9 @@ interface RoundResult {
   producerCpuSec: number;
   brokerCpuSec: number;
   load1: number;
+  /** Transactional rounds: transactions run, and records appended to `__transaction_state` meanwhile. */
+  transactions?: number;
+  stateRecords?: number;
 }
 
 /** Distinct values (the first bytes number them), built before timing starts. */
@@ -150,6 +153,7 @@ async function transactionalRound(
   const values = valuesOf(perTxn, options.size);
   const commitMs: number[] = [];
   const sendMs: number[] = [];
+  const flushMs: number[] = [];
   const transactions = Math.ceil(options.records / perTxn / options.producers);
   const run = async (producer: TransactionalProducer) => {
     for (let t = 0; t < transactions; t++) {
@@ -159,18 +163,39 @@ async function transactionalRound(
       // once (awaiting it first would add the linger of its last, partly filled batch).
       const sent = producer.sendBatch(topic, values, { partition: 0 });
       const t0 = performance.now();
+      if (process.env.TXN_BENCH_PHASES) {
+        await producer.flush();
+        flushMs.push(performance.now() - t0);
+      }
       await producer.commitTransaction();
       commitMs.push(performance.now() - t0);
       await sent;
       sendMs.push(performance.now() - s0);
     }
   };
+  const stateBefore = await stateRecords(tide);
   const result = await timed(broker, commitMs, sendMs, async () => {
     await Promise.all(producers.map(run));
   });
+  const written = (await stateRecords(tide)) - stateBefore;
+  if (flushMs.length > 0)
+    process.stdout.write(
+      `  phases: flush (produce + join) p50 ${percentile(flushMs, 50).toFixed(2)} ms, commit incl. flush p50 ${percentile(commitMs, 50).toFixed(2)} ms\n`,
+    );
   for (const producer of producers) await producer.close();
   await tide.admin().deleteTopic(topic);
-  return { ...result, recordsPerSec: (transactions * perTxn * options.producers) / result.seconds };
+  return {
+    ...result,
+    recordsPerSec: (transactions * perTxn * options.producers) / result.seconds,
+    transactions: transactions * options.producers,
+    stateRecords: written,
+  };
+}
+
+/** Records in `__transaction_state` (every partition's log end offset, shard markers included). */
+async function stateRecords(tide: Tide): Promise<number> {
+  const { status } = await tide.admin().describeTopic('__transaction_state');
+  return status.reduce((sum, p) => sum + p.logEndOffset, 0);
 }
 
 /** `__transaction_state` gets the flush policy the benchmark asks for (it exists after the first initTransactions). */
@@ -236,6 +261,9 @@ export async function runTransactionsBench(argv: string[]): Promise<void> {
             (result.commitMs.length > 0
               ? `, commit p50 ${percentile(result.commitMs, 50).toFixed(2)} ms p99 ${percentile(result.commitMs, 99).toFixed(2)} ms, txn p50 ${percentile(result.sendMs, 50).toFixed(2)} ms`
               : '') +
+            (result.transactions
+              ? `, tide CPU ${((result.brokerCpuSec * 1000) / result.transactions).toFixed(2)} ms/txn, ${((result.stateRecords ?? 0) / result.transactions).toFixed(2)} state writes/txn`
+              : `, tide CPU ${((result.brokerCpuSec * 1e6) / options.records).toFixed(2)} ms/1000 rec`) +
             `, load ${result.load1.toFixed(2)}\n`,
         );
       }

@@ -296,6 +296,9 @@ export class TransactionalProducer {
             producer_id: identity.producerId,
             producer_epoch: identity.producerEpoch,
             commit,
+            // The next transaction most likely writes where this one did: its leaders' joins
+            // there then need no coordinator write (the Prepare write covers them).
+            reserve_partitions: true,
           },
           o,
           cb,

@@ -123,9 +123,12 @@ async function describe(transactionalId: string): Promise<TransactionDescription
  * Waits until the id's last transaction has its markers everywhere (Complete*): EndTxn answers once
  * the end is decided (the Prepare state durable), and the coordinator writes the markers after.
  */
-async function completed(transactionalId: string): Promise<TransactionDescription> {
+async function completed(
+  transactionalId: string,
+  done = /^(Complete|Empty)/,
+): Promise<TransactionDescription> {
   let last: TransactionDescription | undefined;
-  await waitFor(async () => /^(Complete|Empty)/.test((last = await describe(transactionalId)).state), {
+  await waitFor(async () => done.test((last = await describe(transactionalId)).state), {
     what: `the markers of ${transactionalId}`,
     timeoutMs: 30_000,
     intervalMs: 50,
@@ -204,8 +207,10 @@ it('commit: transactional batches, a COMMIT marker on every partition, read_comm
       -1,
     );
   });
-  expect(p.producerIdentity).toEqual({ producerId, producerEpoch: 1 });
-  expect(await completed('tx-commit')).toMatchObject({ state: 'CompleteCommit', producer_epoch: 1 });
+  // The markers carry epoch 1; the client reserved its partitions for the next transaction, which
+  // gets epoch 2 (docs/transactions.md, reserved partitions).
+  expect(p.producerIdentity).toEqual({ producerId, producerEpoch: 2 });
+  expect(await completed('tx-commit')).toMatchObject({ state: 'CompleteCommit', producer_epoch: 2 });
   for (const partition of [0, 1]) {
     const batches = (await rawBatches(TOPIC, partition)).filter((b) => b.producerId === producerId);
     expect(batches).toEqual([
@@ -234,7 +239,7 @@ it('commit: transactional batches, a COMMIT marker on every partition, read_comm
   const bootstrap = cluster.broker(1).address;
   const described = await runCli(['transactions', 'describe', 'tx-commit', '--bootstrap', bootstrap]);
   expect(described.stderr).toBe('');
-  expect(described.stdout).toContain(`state CompleteCommit  producer ${producerId} epoch 1`);
+  expect(described.stdout).toContain(`state CompleteCommit  producer ${producerId} epoch 2`);
   const listed = await runCli([
     'transactions',
     'list',
@@ -245,7 +250,7 @@ it('commit: transactional batches, a COMMIT marker on every partition, read_comm
     bootstrap,
   ]);
   expect(JSON.parse(listed.stdout)).toContainEqual(
-    expect.objectContaining({ transactionalId: 'tx-commit', state: 'CompleteCommit', producerEpoch: 1 }),
+    expect.objectContaining({ transactionalId: 'tx-commit', state: 'CompleteCommit', producerEpoch: 2 }),
   );
 });
 
@@ -263,7 +268,7 @@ it('abort: an ABORT marker follows the records, read_committed skips them, the o
       throw failure;
     }),
   ).rejects.toBe(failure);
-  expect(await completed('tx-abort')).toMatchObject({ state: 'CompleteAbort', producer_epoch: 1 });
+  expect(await completed('tx-abort')).toMatchObject({ state: 'CompleteAbort', producer_epoch: 2 });
   const batches = (await rawBatches(TOPIC, 2)).filter((b) => b.producerId === producerId);
   expect(batches.map((b) => b.control ?? 'data')).toEqual(['data', 'ABORT']);
   expect(await readCommitted(TOPIC, 2)).not.toContain('a-2');
@@ -277,7 +282,8 @@ it('abort: an ABORT marker follows the records, read_committed skips them, the o
   await p.transaction(async (tx) => {
     await tx.send(TOPIC, { value: 'a-after' }, { partition: 2 });
   });
-  expect(p.producerIdentity).toEqual({ producerId, producerEpoch: 2 });
+  // Each end with a reservation moves two epochs: markers at 3, the next transaction at 4.
+  expect(p.producerIdentity).toEqual({ producerId, producerEpoch: 4 });
   await completed('tx-abort');
   expect(await readCommitted(TOPIC, 2)).toContain('a-after');
 });
@@ -378,8 +384,14 @@ it('coordinator SIGKILL mid-commit: the new owner resumes PrepareCommit and comp
     expect((await describe(txnId)).state).toMatch(/^(PrepareCommit|CompleteCommit)$/);
     resume();
     await commit;
-    expect(await completed(txnId)).toMatchObject({ state: 'CompleteCommit', producer_epoch: 1 });
-    expect(p.producerIdentity).toEqual({ producerId, producerEpoch: 1 });
+    // The new owner replayed the PrepareCommit with the partitions reserved for the next
+    // transaction: once the markers are written, it takes that reservation as open (the producer
+    // may already have written there), at the epoch EndTxn answered.
+    expect(await completed(txnId, /^(Complete|Empty|Ongoing)/)).toMatchObject({
+      state: 'Ongoing',
+      producer_epoch: 2,
+    });
+    expect(p.producerIdentity).toEqual({ producerId, producerEpoch: 2 });
     for (const [topic, partition] of [
       [STUCK, stuck],
       [TOPIC, 0],

@@ -114,7 +114,13 @@ export function transactionHandlers(deps: TransactionServiceDeps): TransactionCo
     EndTxn: unary(edge, 'EndTxn', async (req) => {
       const id = validateTransactionalId(req.transactional_id);
       const { producerId, producerEpoch } = validateProducer(req);
-      const next = await transactions.endTxn(id, producerId, producerEpoch, req.commit);
+      const next = await transactions.endTxn(
+        id,
+        producerId,
+        producerEpoch,
+        req.commit,
+        req.reserve_partitions,
+      );
       return { producer_id: next.producerId, producer_epoch: next.producerEpoch };
     }),
     ListTransactions: unary(edge, 'ListTransactions', async (req) => {

@@ -103,7 +103,30 @@ function parseMetadata(id: string, json: string): TxnMetadata {
   if (!TXN_STATES.includes(state)) throw corrupt(`transaction ${id}: unknown state ${String(raw.state)}`);
   if (raw.transactionalId !== id)
     throw corrupt(`transaction ${id}: the value names ${String(raw.transactionalId)}`);
+  const reserved = raw.reserved as
+    { producerEpoch?: unknown; partitions?: unknown; commit?: unknown } | undefined;
+  if (
+    reserved !== undefined &&
+    (typeof reserved !== 'object' ||
+      reserved === null ||
+      typeof reserved.producerEpoch !== 'number' ||
+      !Number.isSafeInteger(reserved.producerEpoch) ||
+      typeof reserved.commit !== 'boolean' ||
+      !Array.isArray(reserved.partitions) ||
+      reserved.partitions.some((p) => typeof p !== 'string'))
+  )
+    throw corrupt(`transaction ${id}: reserved is not an epoch, a list of partitions and an outcome`);
   return {
+    ...(reserved
+      ? {
+          reserved: {
+            producerEpoch: reserved.producerEpoch as number,
+            partitions: reserved.partitions as string[],
+            commit: reserved.commit as boolean,
+            ...((reserved as { replayed?: unknown }).replayed === true ? { replayed: true } : {}),
+          },
+        }
+      : {}),
     transactionalId: id,
     producerId: int('producerId'),
     producerEpoch: int('producerEpoch'),

@@ -47,12 +47,14 @@ import {
   add,
   alreadyAdded,
   complete,
+  coveredByReservation,
   end,
   expired,
   init,
   isPrepare,
   DEFAULT_TRANSACTIONAL_ID_EXPIRATION_MS,
   MAX_PRODUCER_EPOCH,
+  openReservation,
   prepare,
   rotateIfExhausted,
   timedOut,
@@ -133,6 +135,8 @@ export class TransactionCoordinator {
   private readonly writingComplete = new Set<string>();
   /** Ids whose expiry tombstone is being written. */
   private readonly expiring = new Set<string>();
+  /** Ids replayed in a Prepare state with a reservation: it opens once they complete (activate). */
+  private readonly replayedReservations = new Set<string>();
   private readonly logger: Logger;
   private readonly loader: ShardLoader<Map<string, TxnMetadata>>;
   private timer?: Timer;
@@ -293,18 +297,23 @@ export class TransactionCoordinator {
    * Kafka's coordinator does. Calls of the next transaction wait for that completion
    * (whenCompleted). Only when the bumped epoch exhausts the producer id does it wait for the
    * completion itself (the next identity is a new producer id, chosen at completion).
+   *
+   * `reserve`: the Prepare record also reserves this transaction's partitions for the next one
+   * (txn-state.ts reserve), whose joins there then need no write; the answer is then the reserved
+   * epoch (Prepare epoch + 1).
    */
   async endTxn(
     transactionalId: string,
     producerId: number,
     epoch: number,
     commit: boolean,
+    reserve = false,
   ): Promise<Identity> {
     const startedMs = this.options.clock.nowMs();
     const decision = await this.whenCompleted(transactionalId, producerId, epoch, () =>
       this.serial(transactionalId, async (s) => {
         const m = this.known(s, transactionalId);
-        const d = end(m, producerId, epoch, commit, this.options.clock.nowMs());
+        const d = end(m, producerId, epoch, commit, this.options.clock.nowMs(), reserve);
         if (d.kind === 'prepare') await this.persist(s, d.next);
         return d;
       }),
@@ -317,7 +326,9 @@ export class TransactionCoordinator {
     if (m.producerEpoch >= MAX_PRODUCER_EPOCH && isPrepare(m.state)) await completing;
     const next = this.known(this.shardOf(transactionalId), transactionalId);
     this.observer.endTxnAnswered(this.options.clock.nowMs() - startedMs);
-    return { producerId: next.producerId, producerEpoch: next.producerEpoch };
+    const producerEpoch =
+      isPrepare(next.state) && next.reserved ? next.reserved.producerEpoch : next.producerEpoch;
+    return { producerId: next.producerId, producerEpoch };
   }
 
   describe(transactionalId: string): TxnMetadata {
@@ -347,6 +358,11 @@ export class TransactionCoordinator {
         const next = add(m, producerId, epoch, what, this.options.clock.nowMs());
         // A retried add changes nothing: answered without a write (the checks above still ran).
         if (alreadyAdded(m, what)) return;
+        // Reserved by the previous transaction's Prepare record: durable already.
+        if (coveredByReservation(m, what)) {
+          s.txns.set(transactionalId, next);
+          return;
+        }
         await this.persist(s, next);
       }),
     );
@@ -377,7 +393,7 @@ export class TransactionCoordinator {
           m !== undefined &&
           isPrepare(m.state) &&
           m.producerId === producerId &&
-          m.producerEpoch === epoch;
+          (m.producerEpoch === epoch || m.reserved?.producerEpoch === epoch);
         if (!waiting) throw err;
         await this.completion(transactionalId);
       }
@@ -465,7 +481,9 @@ export class TransactionCoordinator {
         this.serial(transactionalId, async (current) => {
           const now = current.txns.get(transactionalId);
           if (!now || now.state !== m.state || now.producerEpoch !== m.producerEpoch) return;
-          const completed = complete(now, this.options.clock.nowMs());
+          let completed = complete(now, this.options.clock.nowMs());
+          if (this.replayedReservations.delete(transactionalId))
+            completed = openReservation(completed, this.options.clock.nowMs());
           const next = await rotateIfExhausted(completed, this.options.newProducerId);
           // A new producer id must be durable before anyone is told it.
           if (next !== completed) await this.persist(current, next);
@@ -627,8 +645,10 @@ export class TransactionCoordinator {
       const s = this.shards.get(a.shard)!;
       for (const [id, m] of txns) {
         if (shardOf(id, shardCount) !== a.shard) continue;
-        s.txns.set(id, m);
+        // A reservation may already hold records of the next transaction: it is open from now on.
+        s.txns.set(id, openReservation(m, this.options.clock.nowMs()));
         if (isPrepare(m.state)) resumed.push(id);
+        if (isPrepare(m.state) && m.reserved) this.replayedReservations.add(id);
       }
       s.status = 'active';
     }

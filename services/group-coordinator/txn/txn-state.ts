@@ -55,6 +55,26 @@ export interface TxnMetadata {
   /** When the open transaction started; 0 when none is open. */
   startTimeMs: number;
   lastUpdateMs: number;
+  /**
+   * Partitions of the producer's next transaction, durable in advance (EndTxn with
+   * reserve_partitions; see reserve()). Absent: none.
+   */
+  reserved?: TxnReservation;
+}
+
+/**
+ * The next transaction's partitions, made durable with the Prepare state of the one before it, so
+ * that their implicit joins need no write of their own. `producerEpoch` is the next transaction's
+ * epoch: the Prepare epoch + 1 (the markers keep the Prepare epoch, so a marker of the ended
+ * transaction sent again after a takeover is fenced where the next one already wrote).
+ */
+export interface TxnReservation {
+  producerEpoch: number;
+  partitions: string[];
+  /** The outcome of the transaction that reserved them: a retried EndTxn of it is answered again. */
+  commit: boolean;
+  /** Opened by a new owner's replay (openReservation): the producer may not have had its answer. */
+  replayed?: boolean;
 }
 
 export type PrepareState = 'PrepareCommit' | 'PrepareAbort';
@@ -141,7 +161,7 @@ export async function init(
   if (!isIdle(existing.state)) throw concurrent(existing);
   const overflow = existing.producerEpoch >= MAX_PRODUCER_EPOCH;
   return {
-    ...existing,
+    ...withoutReservation(existing),
     producerId: overflow ? await input.newProducerId() : existing.producerId,
     producerEpoch: overflow ? 0 : existing.producerEpoch + 1,
     lastProducerEpoch: -1,
@@ -162,6 +182,10 @@ export function add(
   what: { partitions?: readonly string[]; groups?: readonly string[] },
   nowMs: number,
 ): TxnMetadata {
+  // The next transaction's first call while the previous one (which reserved its epoch) still
+  // writes its markers: waited out like any call of the next transaction.
+  if (isPrepare(m.state) && producerId === m.producerId && producerEpoch === m.reserved?.producerEpoch)
+    throw concurrent(m);
   const which = checkProducer(m, producerId, producerEpoch);
   if (which === 'previous') {
     if (m.state === 'CompleteAbort' || m.state === 'PrepareAbort') throw aborted(m);
@@ -181,6 +205,57 @@ export function add(
     startTimeMs: opening ? nowMs : m.startTimeMs,
     lastUpdateMs: nowMs,
   };
+}
+
+/**
+ * Whether the state `add` makes (`next`) is already durable: its partitions were reserved at its
+ * epoch by the previous transaction's Prepare record, which (or a later record of the same epoch,
+ * every one of which carries the reservation) is the id's last record in `__transaction_state`.
+ * A replay of that record opens the reservation (openReservation), so the join may be answered
+ * without a write of its own.
+ */
+export function coveredByReservation(
+  m: TxnMetadata,
+  what: { partitions?: readonly string[]; groups?: readonly string[] },
+): boolean {
+  const r = m.reserved;
+  if (!r || r.producerEpoch !== m.producerEpoch) return false;
+  if (!(m.state === 'Ongoing' || m.state === 'CompleteCommit' || m.state === 'CompleteAbort')) return false;
+  if ((what.groups ?? []).length > 0) return false;
+  return (what.partitions ?? []).every((p) => r.partitions.includes(p));
+}
+
+/**
+ * A reservation found by replay, once the transaction before it is complete: the next transaction
+ * may have written to the reserved partitions (its joins were answered without a write), so it is
+ * taken as open there; its timeout runs from now. Anything else is returned as is.
+ */
+export function openReservation(m: TxnMetadata, nowMs: number): TxnMetadata {
+  const r = m.reserved;
+  if (!r || r.producerEpoch !== m.producerEpoch) return m;
+  // An Ongoing record lists the partitions joined with a write; reserved ones may have joined since.
+  if (m.state === 'Ongoing')
+    return {
+      ...m,
+      partitions: sortedKeys(new Set([...m.partitions, ...r.partitions])),
+      reserved: { ...r, replayed: true },
+    };
+  if (!(m.state === 'CompleteCommit' || m.state === 'CompleteAbort')) return m;
+  return {
+    ...m,
+    state: 'Ongoing',
+    partitions: [...r.partitions],
+    groups: [],
+    startTimeMs: nowMs,
+    lastUpdateMs: nowMs,
+    reserved: { ...r, replayed: true },
+  };
+}
+
+function withoutReservation(m: TxnMetadata): TxnMetadata {
+  if (!m.reserved) return m;
+  const { reserved: _, ...rest } = m;
+  return rest;
 }
 
 /** Whether `add` would change nothing (every partition and group is in the open transaction). */
@@ -210,12 +285,27 @@ export function end(
   producerEpoch: number,
   commit: boolean,
   nowMs: number,
+  /** Reserve this transaction's partitions for the next one (EndTxn reserve_partitions). */
+  reserve = false,
 ): EndDecision {
+  // The next transaction (at the reserved epoch) ended while the previous one writes its markers.
+  if (isPrepare(m.state) && producerId === m.producerId && producerEpoch === m.reserved?.producerEpoch)
+    throw concurrent(m);
   const which = checkProducer(m, producerId, producerEpoch);
   const wanted: PrepareState = commit ? 'PrepareCommit' : 'PrepareAbort';
   const completed = commit ? 'CompleteCommit' : 'CompleteAbort';
   if (which === 'previous') {
     if (m.state === completed) return { kind: 'done' };
+    // A new owner opened the reservation of the ended transaction (its replay cannot tell whether
+    // the producer had the answer): the producer's retried end of that transaction is answered
+    // again. Without a takeover the producer had its answer, and a late end is refused below.
+    if (
+      m.state === 'Ongoing' &&
+      m.reserved?.replayed === true &&
+      m.reserved.producerEpoch === m.producerEpoch &&
+      m.reserved.commit === commit
+    )
+      return { kind: 'done' };
     if (m.state === wanted) return { kind: 'wait' };
     if (commit && (m.state === 'PrepareAbort' || m.state === 'CompleteAbort')) throw aborted(m);
     throw new TideError(
@@ -229,13 +319,17 @@ export function end(
       'INVALID_TXN_STATE',
       `transactional id ${m.transactionalId} has no open transaction (state ${m.state}): add partitions or offsets before ending one`,
     );
-  return { kind: 'prepare', next: prepare(m, wanted, nowMs) };
+  const next = prepare(m, wanted, nowMs);
+  // Two epochs ahead must stay below the last one (the exhausted id rotates without a reservation).
+  if (reserve && m.partitions.length > 0 && next.producerEpoch + 1 < MAX_PRODUCER_EPOCH)
+    next.reserved = { producerEpoch: next.producerEpoch + 1, partitions: [...m.partitions], commit };
+  return { kind: 'prepare', next };
 }
 
 /** Ongoing → Prepare*, with the epoch bump the markers carry. */
 export function prepare(m: TxnMetadata, state: PrepareState, nowMs: number): TxnMetadata {
   return {
-    ...m,
+    ...withoutReservation(m),
     state,
     lastProducerEpoch: m.producerEpoch,
     producerEpoch: m.producerEpoch + 1,
@@ -252,7 +346,12 @@ export async function rotateIfExhausted(
   newProducerId: () => Promise<number>,
 ): Promise<TxnMetadata> {
   if (m.producerEpoch < MAX_PRODUCER_EPOCH) return m;
-  return { ...m, producerId: await newProducerId(), producerEpoch: 0, lastProducerEpoch: -1 };
+  return {
+    ...withoutReservation(m),
+    producerId: await newProducerId(),
+    producerEpoch: 0,
+    lastProducerEpoch: -1,
+  };
 }
 
 /**
@@ -268,12 +367,16 @@ export function timedOut(m: TxnMetadata, nowMs: number): boolean {
   return m.state === 'Ongoing' && nowMs - m.startTimeMs > m.timeoutMs;
 }
 
-/** Prepare* → Complete*: the markers are written. */
+/**
+ * Prepare* → Complete*: the markers are written. With a reservation the id moves on to the reserved
+ * epoch (the one EndTxn answered), the reservation kept for the next transaction's joins.
+ */
 export function complete(m: TxnMetadata, nowMs: number): TxnMetadata {
   if (!isPrepare(m.state))
     throw new TideError('INVALID_TXN_STATE', `${m.transactionalId} is not in a prepare state`);
   return {
     ...m,
+    producerEpoch: m.reserved ? m.reserved.producerEpoch : m.producerEpoch,
     state: m.state === 'PrepareCommit' ? 'CompleteCommit' : 'CompleteAbort',
     partitions: [],
     groups: [],

@@ -7,6 +7,7 @@ export interface EndTxnRequest__Input {
   'producer_id'?: (number | string | Long);
   'producer_epoch'?: (number);
   'commit'?: (boolean);
+  'reserve_partitions'?: (boolean);
 }
 
 export interface EndTxnRequest {
@@ -14,4 +15,5 @@ export interface EndTxnRequest {
   'producer_id': (number);
   'producer_epoch': (number);
   'commit': (boolean);
+  'reserve_partitions': (boolean);
 }
