@@ -75,6 +75,7 @@ async function startSide(name: Side['name'], certs: string): Promise<Side> {
           }
         : {}),
     },
+    readyTimeoutMs: 120_000, // the shared machine can be slow to start it
   });
   const client = name === 'tls' ? { security: { tls: { caFile: file('ca.crt') } } } : {};
   return { name, broker, dataDir, client, topic: `bench-tls-consume-${Date.now()}`, rounds: [] };
