@@ -10,6 +10,7 @@ import * as tls from 'tls';
 import * as grpc from '@grpc/grpc-js';
 import { TideError } from '../errors';
 import type { Logger } from '../logger';
+import { withServerCipherOrder } from './cipher-order';
 import {
   DEFAULT_CERT_REFRESH_INTERVAL_MS,
   ReloadingCertProvider,
@@ -79,10 +80,12 @@ export function serverCredentialsOf(
   // grpc-js 1.14 declares (caProvider, identityProvider, require) but passes its first argument on
   // as the identity provider and its second as the CA provider; this call follows what it does.
   // The TLS integration test fails if that ever changes.
-  const credentials = grpc.experimental.createCertificateProviderServerCredentials(
-    provider,
-    settings.clientAuth === 'none' ? null : provider,
-    settings.clientAuth === 'require',
+  const credentials = withServerCipherOrder(
+    grpc.experimental.createCertificateProviderServerCredentials(
+      provider,
+      settings.clientAuth === 'none' ? null : provider,
+      settings.clientAuth === 'require',
+    ),
   );
   return { credentials, secure: true, close: () => provider.close() };
 }

@@ -7,6 +7,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import * as tls from 'tls';
 import * as grpc from '@grpc/grpc-js';
 import { startServer, stopServer, type TideServer } from '../../../services/common/grpc/server';
 import { channelCredentialsOf, serverCredentialsOf } from '../../../services/common/security/transport';
@@ -15,6 +16,7 @@ import { fromGrpcError } from '../../../services/common/grpc/status';
 import { silentLogger } from '../../../services/common/logger';
 import { TideError } from '../../../services/common/errors';
 import { makeCa, makeLeaf } from '../../harness/certs';
+import { waitFor } from '../../harness/processes';
 
 jest.setTimeout(60_000);
 
@@ -133,6 +135,72 @@ describe('TLS transport', () => {
     const address = await serve('none');
     await check(address, client(file('ca.crt')));
   });
+
+  it('prefers AES-128-GCM, also after a certificate reload, and still serves AES-256 and TLS 1.2 clients', async () => {
+    makeLeaf(dir, 'ca', 'cipher', 'broker-0');
+    const creds = serverCredentialsOf(
+      {
+        certFile: file('cipher.crt'),
+        keyFile: file('cipher.key'),
+        clientAuth: 'none',
+        refreshIntervalMs: 20,
+      },
+      silentLogger(),
+    );
+    closers.push(creds.close);
+    server = await startServer({
+      host: '127.0.0.1',
+      port: 0,
+      register: () => undefined,
+      credentials: creds.credentials,
+    });
+    const port = server.port;
+    await check(`127.0.0.1:${port}`, client(file('ca.crt'))); // the listener has its certificate
+    const first = await handshake(port);
+    expect(first).toMatchObject({ protocol: 'TLSv1.3', cipher: 'TLS_AES_128_GCM_SHA256' });
+    // A reload builds a new secure context: the order must survive it.
+    makeLeaf(dir, 'ca', 'cipher-rotated', 'broker-0');
+    fs.copyFileSync(file('cipher-rotated.key'), file('cipher.key'));
+    fs.copyFileSync(file('cipher-rotated.crt'), file('cipher.crt'));
+    const rotated = await waitFor(
+      async () => {
+        const now = await handshake(port);
+        return now.fingerprint !== first.fingerprint ? now : undefined;
+      },
+      { what: 'the rotated certificate to be served' },
+    );
+    expect(rotated).toMatchObject({ protocol: 'TLSv1.3', cipher: 'TLS_AES_128_GCM_SHA256' });
+    // The order changed, not the set: other suites and TLS 1.2 still connect, TLS 1.1 does not.
+    expect(await handshake(port, { ciphers: 'TLS_AES_256_GCM_SHA384' })).toMatchObject({
+      cipher: 'TLS_AES_256_GCM_SHA384',
+    });
+    expect(await handshake(port, { maxVersion: 'TLSv1.2' })).toMatchObject({
+      protocol: 'TLSv1.2',
+      cipher: 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256',
+    });
+    await expect(handshake(port, { minVersion: 'TLSv1.1', maxVersion: 'TLSv1.1' })).rejects.toBeDefined();
+  });
+
+  /** A raw TLS handshake (certificate checked against the CA) with what the server agreed to. */
+  function handshake(
+    port: number,
+    options: tls.ConnectionOptions = {},
+  ): Promise<{ protocol: string | null; cipher: string; fingerprint: string }> {
+    return new Promise((resolve, reject) => {
+      const socket = tls.connect(
+        { host: '127.0.0.1', port, ca: fs.readFileSync(file('ca.crt')), ALPNProtocols: ['h2'], ...options },
+        () => {
+          resolve({
+            protocol: socket.getProtocol(),
+            cipher: socket.getCipher().standardName,
+            fingerprint: socket.getPeerCertificate().fingerprint256,
+          });
+          socket.destroy();
+        },
+      );
+      socket.on('error', reject);
+    });
+  }
 
   it('without settings stays plain text', async () => {
     const creds = serverCredentialsOf(undefined, silentLogger());
