@@ -59,8 +59,9 @@ async function waitServed(tide: Tide, topic: string, partitions: number): Promis
     const found = metadata?.topics.find((t) => t.name === topic);
     const led = found?.partitions.filter((p) => p.leader >= 0).length ?? 0;
     if (led === partitions) break;
-    if (attempt > 6000) throw new Error(`${led} of ${partitions} partitions of ${topic} have a leader`);
-    await new Promise((r) => setTimeout(r, 100));
+    if (attempt > 1000) throw new Error(`${led} of ${partitions} partitions of ${topic} have a leader`);
+    // Each answer names every partition: polled at most once a second once it takes a while.
+    await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
   }
   const consumer = tide.consumer({ autoOffsetReset: 'earliest' });
   try {
