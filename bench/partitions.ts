@@ -45,8 +45,24 @@ function rssMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return match ? Number(match[1]) / 1024 : NaN;
 }
 
-/** Waits until every partition of `topic` answers ListOffsets (50 lookups at a time). */
+/**
+ * Waits until every partition of `topic` answers ListOffsets (200 lookups at a time). The
+ * metadata is polled first until it names a leader for every partition: a lookup that fails
+ * refetches the topic's metadata (10,000 partitions) before its retry, and thousands of those
+ * while the broker is still creating the partitions cost the broker and this client more than the
+ * wait they measure.
+ */
 async function waitServed(tide: Tide, topic: string, partitions: number): Promise<void> {
+  const admin = tide.admin();
+  for (let attempt = 0; ; attempt++) {
+    const metadata = await admin.metadata([topic]).catch(() => undefined);
+    const found = metadata?.topics.find((t) => t.name === topic);
+    const led = found?.partitions.filter((p) => p.leader >= 0).length ?? 0;
+    if (led === partitions) break;
+    if (attempt > 1000) throw new Error(`${led} of ${partitions} partitions of ${topic} have a leader`);
+    // Each answer names every partition: polled at most once a second once it takes a while.
+    await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+  }
   const consumer = tide.consumer({ autoOffsetReset: 'earliest' });
   try {
     const parallel = 200;

@@ -1,16 +1,28 @@
 /**
- * One FetchStream to one broker for a fixed set of (partition, start offset) positions. The
+ * One fetch stream to one broker for a fixed set of (partition, start offset) positions. The
  * broker keeps pushing new data; to change the set or seek, the owner cancels the session and
  * opens another (the protocol's way to seek). HTTP/2 flow control is the backpressure: pause()
  * stops reading, so the broker's writes block once the windows fill.
+ *
+ * The session calls FetchStreamMulti, whose messages carry several partitions' answers each (one
+ * message and one decode per up to max_bytes, however many partitions the bytes come from), and
+ * hands every answer to onData as FetchStream would. A broker that does not know FetchStreamMulti
+ * (UNIMPLEMENTED, an older version) gets FetchStream instead, from then on for that connection.
  */
 import * as grpc from '@grpc/grpc-js';
 import { TideError } from '../../services/common/errors';
 import { fromGrpcError } from '../../services/common/grpc/status';
 import type { FetchResponse } from '../../services/common/grpc/generated/tide/v1/FetchResponse';
+import type { FetchStreamMultiResponse } from '../../services/common/grpc/generated/tide/v1/FetchStreamMultiResponse';
 import type { FetchStreamRequest__Input } from '../../services/common/grpc/generated/tide/v1/FetchStreamRequest';
 import type { IsolationLevel } from '../../services/common/grpc/generated/tide/v1/IsolationLevel';
-import { decodeFetchResponse, encodeFetchStreamRequest, METHOD_FETCH_STREAM } from './wire';
+import {
+  decodeFetchResponse,
+  decodeFetchStreamMultiResponse,
+  encodeFetchStreamRequest,
+  METHOD_FETCH_STREAM,
+  METHOD_FETCH_STREAM_MULTI,
+} from './wire';
 
 export interface FetchSessionHandlers {
   onData(session: FetchSession, response: FetchResponse): void;
@@ -18,45 +30,83 @@ export interface FetchSessionHandlers {
   onEnd(session: FetchSession, error: TideError): void;
 }
 
+/** Connections whose broker answered FetchStreamMulti with UNIMPLEMENTED. */
+const withoutMulti = new WeakSet<grpc.Client>();
+
+type FetchCall =
+  grpc.ClientReadableStream<FetchResponse> | grpc.ClientReadableStream<FetchStreamMultiResponse>;
+
 export class FetchSession {
-  private readonly call: grpc.ClientReadableStream<FetchResponse>;
+  private call!: FetchCall;
   private cancelled = false;
   private ended = false;
+  private paused = false;
+  private readonly request: FetchStreamRequest__Input;
 
   constructor(
-    client: grpc.Client,
+    private readonly client: grpc.Client,
     readonly address: string,
     /** Identifies the set of positions, so the owner can tell whether it must reopen. */
     readonly key: string,
     positions: { topic: string; partition: number; offset: number }[],
     maxBytes: number,
-    handlers: FetchSessionHandlers,
+    private readonly handlers: FetchSessionHandlers,
     isolation: IsolationLevel = 'ISOLATION_LEVEL_READ_UNCOMMITTED',
   ) {
-    const request: FetchStreamRequest__Input = {
-      positions,
-      max_bytes: maxBytes,
-      format: 'RECORD_FORMAT_BATCHES',
-      isolation,
-    };
-    this.call = client.makeServerStreamRequest(
-      METHOD_FETCH_STREAM,
-      encodeFetchStreamRequest,
-      decodeFetchResponse,
-      request,
-      new grpc.Metadata(),
-      {},
-    );
-    this.call.on('data', (response: FetchResponse) => {
-      if (!this.cancelled) handlers.onData(this, response);
+    this.request = { positions, max_bytes: maxBytes, format: 'RECORD_FORMAT_BATCHES', isolation };
+    this.open(!withoutMulti.has(client));
+  }
+
+  private open(multi: boolean): void {
+    let received = false;
+    let call: FetchCall;
+    if (multi) {
+      const multiCall = this.client.makeServerStreamRequest(
+        METHOD_FETCH_STREAM_MULTI,
+        encodeFetchStreamRequest,
+        decodeFetchStreamMultiResponse,
+        this.request,
+        new grpc.Metadata(),
+        {},
+      );
+      multiCall.on('data', (message: FetchStreamMultiResponse) => {
+        received = true;
+        for (const response of message.partitions) {
+          if (this.cancelled) return;
+          this.handlers.onData(this, response);
+        }
+      });
+      call = multiCall;
+    } else {
+      const singleCall = this.client.makeServerStreamRequest(
+        METHOD_FETCH_STREAM,
+        encodeFetchStreamRequest,
+        decodeFetchResponse,
+        this.request,
+        new grpc.Metadata(),
+        {},
+      );
+      singleCall.on('data', (response: FetchResponse) => {
+        received = true;
+        if (!this.cancelled) this.handlers.onData(this, response);
+      });
+      call = singleCall;
+    }
+    this.call = call;
+    if (this.paused) call.pause();
+    call.on('error', (err: unknown) => {
+      if (call !== this.call) return;
+      if (multi && !received && (err as { code?: number }).code === grpc.status.UNIMPLEMENTED) {
+        withoutMulti.add(this.client);
+        if (!this.cancelled) this.open(false);
+        return;
+      }
+      this.finish(fromGrpcError(err));
     });
-    this.call.on('error', (err: unknown) => this.finish(handlers, fromGrpcError(err)));
-    this.call.on('end', () =>
-      this.finish(
-        handlers,
-        new TideError('BROKER_NOT_AVAILABLE', `broker ${address} ended the fetch stream`),
-      ),
-    );
+    call.on('end', () => {
+      if (call !== this.call) return;
+      this.finish(new TideError('BROKER_NOT_AVAILABLE', `broker ${this.address} ended the fetch stream`));
+    });
   }
 
   get alive(): boolean {
@@ -64,11 +114,15 @@ export class FetchSession {
   }
 
   pause(): void {
-    if (this.alive) this.call.pause();
+    if (!this.alive) return;
+    this.paused = true;
+    this.call.pause();
   }
 
   resume(): void {
-    if (this.alive) this.call.resume();
+    if (!this.alive) return;
+    this.paused = false;
+    this.call.resume();
   }
 
   /** Stops the session; no more callbacks. */
@@ -78,9 +132,9 @@ export class FetchSession {
     if (!this.ended) this.call.cancel();
   }
 
-  private finish(handlers: FetchSessionHandlers, error: TideError): void {
+  private finish(error: TideError): void {
     if (this.ended) return;
     this.ended = true;
-    if (!this.cancelled) handlers.onEnd(this, error);
+    if (!this.cancelled) this.handlers.onEnd(this, error);
   }
 }

@@ -20,9 +20,11 @@ import { tideProto } from '../../services/common/grpc/proto';
 import type { ProduceResponse } from '../../services/common/grpc/generated/tide/v1/ProduceResponse';
 import type { FetchResponse } from '../../services/common/grpc/generated/tide/v1/FetchResponse';
 import type { FetchStreamRequest__Input } from '../../services/common/grpc/generated/tide/v1/FetchStreamRequest';
+import type { FetchStreamMultiResponse } from '../../services/common/grpc/generated/tide/v1/FetchStreamMultiResponse';
 
 export const METHOD_PRODUCE_STREAM = '/tide.v1.Broker/ProduceStream';
 export const METHOD_FETCH_STREAM = '/tide.v1.Broker/FetchStream';
+export const METHOD_FETCH_STREAM_MULTI = '/tide.v1.Broker/FetchStreamMulti';
 
 /** Wire values of the `Acks` enum. */
 export const ACKS_WIRE = { none: 1, leader: 2, all: 3 } as const;
@@ -155,4 +157,9 @@ export function encodeFetchStreamRequest(req: FetchStreamRequest__Input): Buffer
 /** Generated deserializer; protobufjs slices `bytes` fields out of the input without copying. */
 export function decodeFetchResponse(buf: Buffer): FetchResponse {
   return tideProto().Broker.service.FetchStream.responseDeserialize(buf);
+}
+
+/** Generated deserializer of FetchStreamMulti's messages (several partitions' FetchResponses). */
+export function decodeFetchStreamMultiResponse(buf: Buffer): FetchStreamMultiResponse {
+  return tideProto().Broker.service.FetchStreamMulti.responseDeserialize(buf);
 }

@@ -86,3 +86,59 @@ test('responses with no batches or with an error are unchanged', () => {
     service.FetchStream.responseSerialize(failed),
   );
 });
+
+describe('FetchStreamMulti messages', () => {
+  const decodeMulti = (bytes: Buffer) =>
+    service.FetchStreamMulti.responseDeserialize(bytes) as unknown as {
+      partitions: Record<string, unknown>[];
+      throttle_time_ms: number;
+    };
+  const serializeMulti = zeroCopy.FetchStreamMulti.responseSerialize as (value: unknown) => Buffer;
+
+  function expectDecodesLike(
+    out: Buffer,
+    value: { partitions: FetchResponse__Input[]; throttle_time_ms?: number },
+  ) {
+    const got = decodeMulti(out);
+    const want = decodeMulti(service.FetchStreamMulti.responseSerialize(value));
+    expect(got.throttle_time_ms).toBe(want.throttle_time_ms);
+    expect(got.partitions.length).toBe(want.partitions.length);
+    got.partitions.forEach((part, i) => {
+      const { record_batches: a, ...restA } = part;
+      const { record_batches: b, ...restB } = want.partitions[i];
+      expect(restA).toEqual(restB);
+      expect(Buffer.compare(a as Buffer, b as Buffer)).toBe(0);
+    });
+  }
+
+  test.each([0, 250])('several partitions, one without batches (an error), throttle %i ms', (throttleMs) => {
+    const value = {
+      partitions: [
+        { ...response(readBuffer(300)), partition: 1 },
+        {
+          topic: 'orders-é',
+          partition: 2,
+          next_offset: 9,
+          error: { code: 'OFFSET_OUT_OF_RANGE', message: 'm', retriable: false },
+        },
+        { ...response(Buffer.from('plain bytes, not a read buffer')), partition: 3 },
+        { ...response(readBuffer(1 << 16)), partition: 4 },
+      ],
+      throttle_time_ms: throttleMs,
+    };
+    expectDecodesLike(serializeMulti(value), value);
+  });
+
+  test.each([1, 200, 1 << 20])('one partition of %i bytes in a read buffer: built in place', (size) => {
+    const batches = readBuffer(size);
+    const value = { partitions: [response(batches)], throttle_time_ms: 3 };
+    const out = serializeMulti(value);
+    expectDecodesLike(out, value);
+    expect(out.buffer).toBe(batches.buffer);
+    expect(out.byteOffset + out.length).toBe(batches.byteOffset + batches.length);
+  });
+
+  test('no partitions at all is an empty message', () => {
+    expectDecodesLike(serializeMulti({ partitions: [] }), { partitions: [] });
+  });
+});

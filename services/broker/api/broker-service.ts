@@ -2,7 +2,13 @@
 import type { BrokerHandlers } from '../../common/grpc/generated/tide/v1/Broker';
 import type { Clock } from '../../common/clock';
 import type { Logger } from '../../common/logger';
-import { DEFAULT_FETCH_STREAM_LIMITS, fetchRouted, handleFetchStream, type FetchStreamLimits } from './fetch';
+import {
+  DEFAULT_FETCH_STREAM_LIMITS,
+  fetchRouted,
+  handleFetchStream,
+  handleFetchStreamMulti,
+  type FetchStreamLimits,
+} from './fetch';
 import { ConnectionBudgets } from './byte-budget';
 import { listOffsets } from './offsets';
 import { handleProduceStream, produceRouted, type InternalTopicGuard } from './produce';
@@ -42,6 +48,7 @@ export function brokerHandlers(deps: BrokerServiceDeps): BrokerHandlers {
     ProduceStream: (call) => handleProduceStream(deps, call),
     Fetch: unary(logger, 'Fetch', (req, metadata) => fetchRouted(deps, req, metadata)),
     FetchStream: (call) => handleFetchStream(fetchDeps, call),
+    FetchStreamMulti: (call) => handleFetchStreamMulti(fetchDeps, call),
     ListOffsets: unary(logger, 'ListOffsets', (req, metadata) =>
       listOffsets(deps.partitions, req).catch((err: unknown) => {
         if (!deps.forwarder || !wantsProxy(metadata) || !isLedElsewhere(err)) throw err;

@@ -35,6 +35,8 @@ import {
 import { RecordFormat as RecordFormats } from '../../common/grpc/generated/tide/v1/RecordFormat';
 import { toGrpcStatus } from '../../common/grpc/status';
 import { ByteBudget, ConnectionBudgets } from './byte-budget';
+import { MultiPartitionSender, type FetchAnswerSink } from './fetch-multi-sender';
+import type { FetchStreamMultiResponse__Input } from '../../common/grpc/generated/tide/v1/FetchStreamMultiResponse';
 
 export const DEFAULT_FETCH_MAX_BYTES = 1024 * 1024;
 export const FETCH_MAX_BYTES_LIMIT = 32 * 1024 * 1024;
@@ -206,12 +208,45 @@ class StreamBudget {
 }
 
 type FetchStreamCall = grpc.ServerWritableStream<FetchStreamRequest, FetchResponse__Input>;
+type FetchStreamMultiCall = grpc.ServerWritableStream<FetchStreamRequest, FetchStreamMultiResponse__Input>;
+/** What the partition loops need of either call: its request, peer, events and drain. */
+type AnyFetchStreamCall = FetchStreamCall | FetchStreamMultiCall;
 
 /**
- * Serves one FetchStream call: one loop per requested partition until the client cancels. An
- * invalid request ends the call at once with INVALID_ARGUMENT (INVALID_REQUEST).
+ * Serves one FetchStream call: one loop per requested partition until the client cancels, each
+ * answer its own message. An invalid request ends the call at once with INVALID_ARGUMENT
+ * (INVALID_REQUEST).
  */
 export function handleFetchStream(deps: FetchDeps, call: FetchStreamCall): void {
+  serveFetchStream(deps, call, (budget, signal) => ({
+    send: async (response, reserved) => {
+      // Gives the reservation back once grpc-js has handed the response to HTTP/2.
+      if (!call.write(response, () => budget.release(reserved))) await drained(call, signal);
+    },
+  }));
+}
+
+/**
+ * Serves one FetchStreamMulti call: the same partition loops as FetchStream, their answers sent
+ * several to a message (fetch-multi-sender.ts).
+ */
+export function handleFetchStreamMulti(deps: FetchDeps, call: FetchStreamMultiCall): void {
+  serveFetchStream(deps, call, (budget, signal, request) => {
+    return new MultiPartitionSender(
+      call,
+      request.maxBytes,
+      (bytes) => budget.release(bytes),
+      () => drained(call, signal),
+      signal,
+    );
+  });
+}
+
+function serveFetchStream(
+  deps: FetchDeps,
+  call: AnyFetchStreamCall,
+  sinkOf: (budget: StreamBudget, signal: AbortSignal, request: StreamRequest) => FetchAnswerSink,
+): void {
   const limits = deps.streamLimits ?? DEFAULT_FETCH_STREAM_LIMITS;
   let request: StreamRequest;
   try {
@@ -232,9 +267,10 @@ export function handleFetchStream(deps: FetchDeps, call: FetchStreamCall): void 
   call.on('close', stop);
   call.on('error', stop);
   const budget = new StreamBudget(new ByteBudget(limits.streamBufferBytes), connection.budget, abort.signal);
+  const sink = sinkOf(budget, abort.signal, request);
 
   const loops = request.positions.map((position) =>
-    streamPartition(deps, call, position, request, budget, abort.signal),
+    streamPartition(deps, call, sink, position, request, budget, abort.signal),
   );
   void Promise.all(loops).then(() => {
     connection.done();
@@ -265,7 +301,8 @@ interface BudgetedRead {
 
 async function streamPartition(
   deps: FetchDeps,
-  call: FetchStreamCall,
+  call: AnyFetchStreamCall,
+  sink: FetchAnswerSink,
   position: { topic: string; partition: number; offset: number },
   request: StreamRequest,
   budget: StreamBudget,
@@ -274,10 +311,7 @@ async function streamPartition(
   const { topic, partition: partitionId } = position;
   const { maxBytes, format, isolation } = request;
   let offset = position.offset;
-  // Sends a response and gives its reservation back once grpc-js has handed it to HTTP/2.
-  const send = async (response: FetchResponse__Input, reserved: number) => {
-    if (!call.write(response, () => budget.release(reserved))) await drained(call, signal);
-  };
+  const send = (response: FetchResponse__Input, reserved: number) => sink.send(response, reserved);
   try {
     let partition: Partition;
     try {
@@ -339,7 +373,7 @@ async function streamPartition(
     if (signal.aborted) return;
     if (!(err instanceof TideError))
       deps.logger.error({ err, topic, partition: partitionId }, 'fetch stream failed unexpectedly');
-    call.write({ topic, partition: partitionId, next_offset: offset, error: toWireError(err) });
+    await sink.send({ topic, partition: partitionId, next_offset: offset, error: toWireError(err) }, 0);
   }
 }
 
@@ -380,7 +414,7 @@ function readAhead(
   return read;
 }
 
-function drained(call: FetchStreamCall, signal: AbortSignal): Promise<void> {
+function drained(call: AnyFetchStreamCall, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       call.off('drain', done);

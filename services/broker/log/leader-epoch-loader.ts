@@ -22,6 +22,7 @@ import {
   LEADER_EPOCH_CHECKPOINT_FILE,
   LeaderEpochCache,
   readLeaderEpochCheckpoint,
+  type EpochEntry,
 } from './leader-epoch-cache';
 import type { LogSegment } from './segment';
 
@@ -38,6 +39,8 @@ export interface LoadedLeaderEpochs {
   cache: LeaderEpochCache;
   /** True when the entries differ from the file: the next checkpoint write must happen. */
   dirty: boolean;
+  /** The entries of the file as read (undefined: missing or invalid). */
+  onDisk: readonly EpochEntry[] | undefined;
 }
 
 export async function loadLeaderEpochCache(options: LoadLeaderEpochsOptions): Promise<LoadedLeaderEpochs> {
@@ -59,7 +62,7 @@ export async function loadLeaderEpochCache(options: LoadLeaderEpochsOptions): Pr
       'leader epochs replayed from batch headers',
     );
   }
-  return { cache, dirty };
+  return { cache, dirty, onDisk: stored };
 }
 
 /** Assigns the epochs of the batches at or after `from`; true when the cache changed. */

@@ -174,6 +174,7 @@ export class LogLoader {
       endOffset: logEndOffset,
       logStartOffset,
       logger: this.logger,
+      listed: names,
     });
 
     // Everything below the active segment is now fsynced and indexed on disk.
@@ -370,11 +371,16 @@ export async function restoreProducerState(args: {
   endOffset: number;
   logStartOffset: number;
   logger: Logger;
+  /** The folder's file names, listed by the caller just before (else the store lists them). */
+  listed?: readonly string[];
 }): Promise<void> {
   const { segments, snapshots, producers, endOffset, logger } = args;
   producers.clear();
-  await snapshots.deleteWhere((offset) => offset > endOffset || offset < segments[0].baseOffset);
-  const snapshot = await snapshots.latest(endOffset);
+  const kept = await snapshots.deleteWhere(
+    (offset) => offset > endOffset || offset < segments[0].baseOffset,
+    args.listed,
+  );
+  const snapshot = await snapshots.latest(endOffset, kept);
   let from = segments[0].baseOffset;
   if (snapshot) {
     for (const entry of snapshot.entries) producers.restore(entry);

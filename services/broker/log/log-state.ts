@@ -11,7 +11,7 @@ import { TideError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import { cleanupPolicyOf, type CleanupPolicy } from './cleanup-policy';
 import { validateLogConfig } from './config';
-import type { LogConfig } from './interface';
+import type { EpochEntry, LogConfig } from './interface';
 import {
   LEADER_EPOCH_CHECKPOINT_FILE,
   LeaderEpochCache,
@@ -37,6 +37,8 @@ export interface LogStateOptions {
   epochs: LeaderEpochCache;
   /** The epoch entries differ from the checkpoint file. */
   epochsDirty: boolean;
+  /** What the checkpoint file holds as loaded (undefined: missing or invalid). */
+  epochsOnDisk: readonly EpochEntry[] | undefined;
   /** Injected disk faults (tests only); see disk-faults.ts. */
   faults?: DiskFaults;
   /** Told once when this log fails and goes offline. */
@@ -57,6 +59,13 @@ export class PartitionLogState {
   readonly epochs: LeaderEpochCache;
   /** The epoch entries differ from the checkpoint file (appends change them in memory only). */
   epochsDirty: boolean;
+  /**
+   * The entries the checkpoint file holds, as loaded or last written; undefined while unknown
+   * (while a write is in flight, after writes that overlapped, or when the file was missing).
+   */
+  private epochsOnDisk: readonly EpochEntry[] | undefined;
+  private epochWritesStarted = 0;
+  private epochWritesInFlight = 0;
   status: LogStatus = 'open';
   /** Oldest first; the last is the active segment. */
   segments: LogSegment[];
@@ -80,6 +89,7 @@ export class PartitionLogState {
     this.currentCleanup = cleanupPolicyOf(this.currentConfig);
     this.epochs = options.epochs;
     this.epochsDirty = options.epochsDirty;
+    this.epochsOnDisk = options.epochsOnDisk;
     this.segments = options.loaded.segments;
     this.startOffset = options.loaded.logStartOffset;
     this.recoveryPoint = options.loaded.recoveryPoint;
@@ -139,10 +149,31 @@ export class PartitionLogState {
   async persistEpochsNow(changed: boolean): Promise<void> {
     if (!changed && !this.epochsDirty) return;
     this.epochsDirty = false;
-    await writeLeaderEpochCheckpoint(
-      path.join(this.dir, LEADER_EPOCH_CHECKPOINT_FILE),
-      this.epochs.entries(),
-    );
+    await this.writeEpochCheckpoint(this.epochs.entries().map((e) => ({ ...e })));
+  }
+
+  /**
+   * Writes the leader-epoch checkpoint with `entries`, unless the file is known to hold exactly
+   * them already: a partition that leads again after a restart in the epoch its file names (every
+   * empty partition: the load drops an epoch with no batch, as Kafka's truncateFromEnd does, and
+   * the leader assigns it again) would otherwise rewrite the same bytes, an atomic replace and a
+   * folder fsync per partition. The file, not a copy in memory, is what was compared, so the
+   * truncation by leader epoch reads the same entries either way.
+   */
+  async writeEpochCheckpoint(entries: readonly EpochEntry[]): Promise<void> {
+    const onDisk = this.epochsOnDisk;
+    if (onDisk && sameEntries(onDisk, entries)) return;
+    const write = ++this.epochWritesStarted;
+    const overlapped = this.epochWritesInFlight > 0;
+    this.epochWritesInFlight++;
+    this.epochsOnDisk = undefined;
+    try {
+      await writeLeaderEpochCheckpoint(path.join(this.dir, LEADER_EPOCH_CHECKPOINT_FILE), entries);
+      // Two writes at once may land in either order: the file's content is then unknown.
+      if (!overlapped && write === this.epochWritesStarted) this.epochsOnDisk = entries;
+    } finally {
+      this.epochWritesInFlight--;
+    }
   }
 
   /** Keeps snapshots at segment base offsets and at or above keepFrom. */
@@ -167,4 +198,10 @@ export class PartitionLogState {
       context: { topic: this.topic, partition: this.partition },
     });
   }
+}
+
+function sameEntries(a: readonly EpochEntry[], b: readonly EpochEntry[]): boolean {
+  return (
+    a.length === b.length && a.every((e, i) => e.epoch === b[i].epoch && e.startOffset === b[i].startOffset)
+  );
 }

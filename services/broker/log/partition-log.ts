@@ -48,12 +48,7 @@ import type {
   RetentionOptions,
   TimestampLookup,
 } from './interface';
-import {
-  LEADER_EPOCH_CHECKPOINT_FILE,
-  writeLeaderEpochCheckpoint,
-  type EpochEndOffset,
-  type EpochEntry,
-} from './leader-epoch-cache';
+import type { EpochEndOffset, EpochEntry } from './leader-epoch-cache';
 import { loadLeaderEpochCache, type LoadedLeaderEpochs } from './leader-epoch-loader';
 import type { DiskFaults, LogFailureListener } from './disk-faults';
 import { LogAppender } from './log-append';
@@ -170,6 +165,7 @@ export class SegmentedLog implements PartitionLog {
       loaded,
       epochs: epochs.cache,
       epochsDirty: epochs.dirty,
+      epochsOnDisk: epochs.onDisk,
       faults: options.faults,
       onFailure: options.onFailure,
     });
@@ -297,9 +293,7 @@ export class SegmentedLog implements PartitionLog {
       // replays batch headers past the file anyway), so a new leader serves at once.
       const entries = log.epochs.entries().map((e) => ({ ...e }));
       log.epochsDirty = false;
-      void log.writer.task(() =>
-        writeLeaderEpochCheckpoint(path.join(log.dir, LEADER_EPOCH_CHECKPOINT_FILE), entries),
-      );
+      void log.writer.task(() => log.writeEpochCheckpoint(entries));
     }
     await written;
   }

@@ -116,9 +116,12 @@ export class ProducerSnapshotStore {
     return path.join(this.dir, offsetFileName(offset, SNAPSHOT_SUFFIX));
   }
 
-  /** Offsets of the snapshot files present, ascending. */
-  async list(): Promise<number[]> {
-    const names = await fs.readdir(this.dir);
+  /**
+   * Offsets of the snapshot files present, ascending; from `names` (a listing of the folder the
+   * caller just made) when given, sparing a readdir per partition at load.
+   */
+  async list(names?: readonly string[]): Promise<number[]> {
+    names ??= await fs.readdir(this.dir);
     const offsets: number[] = [];
     for (const name of names) {
       const offset = parseOffsetFileName(name, SNAPSHOT_SUFFIX);
@@ -132,9 +135,15 @@ export class ProducerSnapshotStore {
     await writeFileAtomic(this.fileFor(offset), bytes, syncDir);
   }
 
-  /** The newest valid snapshot at or below maxOffset; invalid ones are logged and deleted. */
-  async latest(maxOffset: number): Promise<{ offset: number; entries: ProducerEntry[] } | undefined> {
-    const offsets = (await this.list()).filter((o) => o <= maxOffset);
+  /**
+   * The newest valid snapshot at or below maxOffset; invalid ones are logged and deleted.
+   * `present`: the offsets of the snapshot files there (deleteWhere's answer), else listed here.
+   */
+  async latest(
+    maxOffset: number,
+    present?: readonly number[],
+  ): Promise<{ offset: number; entries: ProducerEntry[] } | undefined> {
+    const offsets = (present ?? (await this.list())).filter((o) => o <= maxOffset);
     for (let i = offsets.length - 1; i >= 0; i--) {
       const file = this.fileFor(offsets[i]);
       const bytes = await readFileIfExists(file);
@@ -147,10 +156,16 @@ export class ProducerSnapshotStore {
     return undefined;
   }
 
-  /** Deletes the snapshots for which `drop(offset)` is true. */
-  async deleteWhere(drop: (offset: number) => boolean): Promise<void> {
-    for (const offset of await this.list()) {
+  /**
+   * Deletes the snapshots for which `drop(offset)` is true; resolves with the offsets of those
+   * kept. `names`: as for list().
+   */
+  async deleteWhere(drop: (offset: number) => boolean, names?: readonly string[]): Promise<number[]> {
+    const kept: number[] = [];
+    for (const offset of await this.list(names)) {
       if (drop(offset)) await unlinkIfExists(this.fileFor(offset));
+      else kept.push(offset);
     }
+    return kept;
   }
 }

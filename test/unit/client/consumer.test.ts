@@ -150,6 +150,24 @@ describe('Consumer', () => {
     expect(byPartition(0)).toEqual(range(15, 20));
     expect(byPartition(1)).toEqual(range(5, 10));
     expect(fake.fetchStreamsOpened).toBe(1);
+    expect(fake.fetchStreamMultiCalls).toBe(1); // the stream whose messages carry many partitions
+  });
+
+  test('a broker without FetchStreamMulti (an older version) is read through FetchStream', async () => {
+    fake.fetchStreamMulti = false;
+    const c = consumer();
+    c.assign([
+      { topic: TOPIC, partition: 0, offset: 15 },
+      { topic: TOPIC, partition: 1, offset: 5 },
+    ]);
+    const { offsets } = await take(c, 10);
+    expect(offsets.sort((a, b) => a - b)).toEqual([...range(5, 10), ...range(15, 20)].sort((a, b) => a - b));
+    expect(fake.fetchStreamMultiCalls).toBe(1);
+    c.seek({ topic: TOPIC, partition: 0 }, 10); // a new stream: straight to FetchStream this time
+    const again = await take(c, 5);
+    expect(again.offsets.slice(0, 5)).toEqual(range(10, 15));
+    expect(fake.fetchStreamMultiCalls).toBe(1);
+    expect(fake.fetchStreamsOpened).toBe(2);
   });
 
   test('seek drops buffered data and continues from the new offset', async () => {

@@ -148,6 +148,10 @@ export class FakeCluster {
   skipCutBatch = false;
   fetchStreamsOpened = 0;
   fetchStreamRequests: FetchStreamRequest[] = [];
+  /** false: FetchStreamMulti answers UNIMPLEMENTED, like a broker of an older version. */
+  fetchStreamMulti = true;
+  /** FetchStreamMulti calls that came in (answered or refused). */
+  fetchStreamMultiCalls = 0;
 
   static async start(brokerCount = 1): Promise<FakeCluster> {
     const cluster = new FakeCluster();
@@ -225,11 +229,13 @@ export class FakeCluster {
   }
 }
 
+type FetchCall = grpc.ServerWritableStream<FetchStreamRequest, unknown>;
+
 export class FakeBroker {
   readonly server = new grpc.Server();
   port = 0;
   readonly streams = new Set<grpc.ServerDuplexStream<ProduceRequest, ProduceResponse__Input>>();
-  readonly fetchCalls = new Set<grpc.ServerWritableStream<FetchStreamRequest, FetchResponse__Input>>();
+  readonly fetchCalls = new Set<FetchCall>();
 
   constructor(
     readonly id: number,
@@ -337,6 +343,63 @@ export class FakeBroker {
     };
   }
 
+  /** A fetch stream's partition loops; `write` sends one partition's answer. */
+  private serveFetchStream(call: FetchCall, write: (response: FetchResponse__Input) => void): void {
+    const cluster = this.cluster;
+    cluster.fetchStreamsOpened++;
+    cluster.fetchStreamRequests.push(call.request);
+    this.fetchCalls.add(call);
+    let open = true;
+    const done = () => {
+      open = false;
+      this.fetchCalls.delete(call);
+    };
+    call.on('cancelled', done);
+    call.on('close', done);
+    call.on('error', done);
+    for (const pos of call.request.positions) {
+      void (async () => {
+        let offset = pos.offset;
+        try {
+          const p = this.leaderPartition(pos.topic, pos.partition);
+          while (open) {
+            if (offset < p.logStartOffset || offset > p.nextOffset)
+              throw new TideError(
+                'OFFSET_OUT_OF_RANGE',
+                `offset ${offset} outside [${p.logStartOffset}, ${p.nextOffset}]`,
+              );
+            const bytes = p.read(offset, call.request.max_bytes || 1024 * 1024);
+            if (bytes.length === 0) {
+              await p.waitForData();
+              continue;
+            }
+            const cut = this.cut(bytes);
+            const next = cut.nextOffset ?? lastOffsetOf(lastHeader(bytes)) + 1;
+            if (!open) return;
+            write({
+              topic: pos.topic,
+              partition: pos.partition,
+              high_watermark: p.nextOffset,
+              log_start_offset: p.logStartOffset,
+              record_batches: cut.bytes,
+              next_offset: next,
+            });
+            offset = next;
+            await new Promise((r) => setImmediate(r));
+          }
+        } catch (err) {
+          if (open)
+            write({
+              topic: pos.topic,
+              partition: pos.partition,
+              next_offset: offset,
+              error: toWireError(err),
+            });
+        }
+      })();
+    }
+  }
+
   private brokerHandlers(): BrokerHandlers {
     const cluster = this.cluster;
     return {
@@ -397,59 +460,18 @@ export class FakeBroker {
           cb(toGrpcStatus(err));
         }
       },
-      FetchStream: (call) => {
-        cluster.fetchStreamsOpened++;
-        cluster.fetchStreamRequests.push(call.request);
-        this.fetchCalls.add(call);
-        let open = true;
-        const done = () => {
-          open = false;
-          this.fetchCalls.delete(call);
-        };
-        call.on('cancelled', done);
-        call.on('close', done);
-        call.on('error', done);
-        for (const pos of call.request.positions) {
-          void (async () => {
-            let offset = pos.offset;
-            try {
-              const p = this.leaderPartition(pos.topic, pos.partition);
-              while (open) {
-                if (offset < p.logStartOffset || offset > p.nextOffset)
-                  throw new TideError(
-                    'OFFSET_OUT_OF_RANGE',
-                    `offset ${offset} outside [${p.logStartOffset}, ${p.nextOffset}]`,
-                  );
-                const bytes = p.read(offset, call.request.max_bytes || 1024 * 1024);
-                if (bytes.length === 0) {
-                  await p.waitForData();
-                  continue;
-                }
-                const cut = this.cut(bytes);
-                const next = cut.nextOffset ?? lastOffsetOf(lastHeader(bytes)) + 1;
-                if (!open) return;
-                call.write({
-                  topic: pos.topic,
-                  partition: pos.partition,
-                  high_watermark: p.nextOffset,
-                  log_start_offset: p.logStartOffset,
-                  record_batches: cut.bytes,
-                  next_offset: next,
-                });
-                offset = next;
-                await new Promise((r) => setImmediate(r));
-              }
-            } catch (err) {
-              if (open)
-                call.write({
-                  topic: pos.topic,
-                  partition: pos.partition,
-                  next_offset: offset,
-                  error: toWireError(err),
-                });
-            }
-          })();
+      FetchStream: (call) => this.serveFetchStream(call, (response) => call.write(response)),
+      FetchStreamMulti: (call) => {
+        cluster.fetchStreamMultiCalls++;
+        if (!cluster.fetchStreamMulti) {
+          call.emit('error', {
+            code: grpc.status.UNIMPLEMENTED,
+            details: 'not implemented by the fake broker',
+          });
+          return;
         }
+        // One partition per message: the client must take a message of one as of many.
+        this.serveFetchStream(call, (response) => call.write({ partitions: [response] }));
       },
       ListOffsets: (call, cb) => {
         try {

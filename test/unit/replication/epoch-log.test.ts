@@ -137,6 +137,32 @@ describe('leader epochs in the log', () => {
     expect(log.epochEntries()).toEqual([{ epoch: 1, startOffset: 0 }]);
   });
 
+  it('leading again after a reopen in the epoch the file names rewrites nothing; another epoch is written', async () => {
+    const dataDir = await dirs.make();
+    const file = path.join(partitionDir(dataDir), LEADER_EPOCH_CHECKPOINT_FILE);
+    let log = await track(openLog(dataDir));
+    await log.assignEpoch(3); // an empty partition's first leader
+    await log.flush();
+    const written = await fs.stat(file);
+    log = await reopen(log, dataDir);
+    expect(log.epochEntries()).toEqual([]); // no batch of epoch 3: dropped at load, as in Kafka
+    await log.assignEpoch(3);
+    await log.flush();
+    expect(log.epochEntries()).toEqual([{ epoch: 3, startOffset: 0 }]);
+    expect((await fs.stat(file)).ino).toBe(written.ino); // the same file: not replaced
+    expect(await checkpointText(dataDir)).toMatch(/\n3 0\n$/);
+    await log.assignEpoch(4);
+    await log.flush();
+    expect((await fs.stat(file)).ino).not.toBe(written.ino);
+    log = await reopen(log, dataDir);
+    await appendEpochs(log, [4]);
+    await log.assignEpoch(5);
+    await log.flush();
+    expect(await checkpointText(dataDir)).toMatch(/\n4 0\n5 1\n$/);
+    log = await reopen(log, dataDir);
+    expect(log.epochEntries()).toEqual([{ epoch: 4, startOffset: 0 }]);
+  });
+
   it('truncation drops the epochs that start at or after the new end, also when no batch goes', async () => {
     const dataDir = await dirs.make();
     let log = await track(openLog(dataDir));

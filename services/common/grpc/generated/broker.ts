@@ -8,6 +8,7 @@ import type { Error__Input as _tide_v1_Error__Input, Error as _tide_v1_Error } f
 import type { FetchPosition__Input as _tide_v1_FetchPosition__Input, FetchPosition as _tide_v1_FetchPosition } from './tide/v1/FetchPosition';
 import type { FetchRequest__Input as _tide_v1_FetchRequest__Input, FetchRequest as _tide_v1_FetchRequest } from './tide/v1/FetchRequest';
 import type { FetchResponse__Input as _tide_v1_FetchResponse__Input, FetchResponse as _tide_v1_FetchResponse } from './tide/v1/FetchResponse';
+import type { FetchStreamMultiResponse__Input as _tide_v1_FetchStreamMultiResponse__Input, FetchStreamMultiResponse as _tide_v1_FetchStreamMultiResponse } from './tide/v1/FetchStreamMultiResponse';
 import type { FetchStreamRequest__Input as _tide_v1_FetchStreamRequest__Input, FetchStreamRequest as _tide_v1_FetchStreamRequest } from './tide/v1/FetchStreamRequest';
 import type { InitProducerIdRequest__Input as _tide_v1_InitProducerIdRequest__Input, InitProducerIdRequest as _tide_v1_InitProducerIdRequest } from './tide/v1/InitProducerIdRequest';
 import type { InitProducerIdResponse__Input as _tide_v1_InitProducerIdResponse__Input, InitProducerIdResponse as _tide_v1_InitProducerIdResponse } from './tide/v1/InitProducerIdResponse';
@@ -38,6 +39,7 @@ export interface ProtoGrpcType {
       FetchPosition: MessageTypeDefinition<_tide_v1_FetchPosition__Input, _tide_v1_FetchPosition>
       FetchRequest: MessageTypeDefinition<_tide_v1_FetchRequest__Input, _tide_v1_FetchRequest>
       FetchResponse: MessageTypeDefinition<_tide_v1_FetchResponse__Input, _tide_v1_FetchResponse>
+      FetchStreamMultiResponse: MessageTypeDefinition<_tide_v1_FetchStreamMultiResponse__Input, _tide_v1_FetchStreamMultiResponse>
       FetchStreamRequest: MessageTypeDefinition<_tide_v1_FetchStreamRequest__Input, _tide_v1_FetchStreamRequest>
       InitProducerIdRequest: MessageTypeDefinition<_tide_v1_InitProducerIdRequest__Input, _tide_v1_InitProducerIdRequest>
       InitProducerIdResponse: MessageTypeDefinition<_tide_v1_InitProducerIdResponse__Input, _tide_v1_InitProducerIdResponse>

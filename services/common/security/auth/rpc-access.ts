@@ -77,6 +77,11 @@ function produceNeeds(m: Record<string, unknown>): AccessRequest[] {
   return needs;
 }
 
+/** FetchStream and FetchStreamMulti: read on every topic a position names. */
+function fetchStreamNeeds(m: Record<string, unknown>): AccessRequest[] {
+  return unique(list<{ topic?: string }>(m['positions']).map((p) => topic(p.topic, 'read')));
+}
+
 const PUBLIC = { kind: 'public' } as const;
 const INTERNAL = { kind: 'internal' } as const;
 
@@ -87,10 +92,8 @@ export const RPC_RULES: Record<string, RpcRule> = {
   '/tide.v1.Broker/Produce': { kind: 'client', needs: produceNeeds },
   '/tide.v1.Broker/ProduceStream': { kind: 'client', needs: produceNeeds },
   '/tide.v1.Broker/Fetch': { kind: 'client', needs: (m) => [topic(m['topic'], 'read')] },
-  '/tide.v1.Broker/FetchStream': {
-    kind: 'client',
-    needs: (m) => unique(list<{ topic?: string }>(m['positions']).map((p) => topic(p.topic, 'read'))),
-  },
+  '/tide.v1.Broker/FetchStream': { kind: 'client', needs: fetchStreamNeeds },
+  '/tide.v1.Broker/FetchStreamMulti': { kind: 'client', needs: fetchStreamNeeds },
   '/tide.v1.Broker/ListOffsets': { kind: 'client', needs: (m) => [topic(m['topic'], 'describe')] },
   '/tide.v1.Broker/Metadata': { kind: 'client', filter: filterMetadata },
   '/tide.v1.Broker/WatchMetadata': { kind: 'client', filter: filterMetadata },

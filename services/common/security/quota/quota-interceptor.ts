@@ -84,6 +84,18 @@ const METERING: Record<string, Metering> = {
     outbound: { key: 'consumer_byte_rate', size: recordBytes },
     reportsThrottle: true,
   },
+  '/tide.v1.Broker/FetchStreamMulti': {
+    outbound: {
+      key: 'consumer_byte_rate',
+      size: (m) => {
+        const partitions = m['partitions'];
+        let bytes = 0;
+        if (Array.isArray(partitions)) for (const p of partitions as Message[]) bytes += recordBytes(p);
+        return bytes;
+      },
+    },
+    reportsThrottle: true,
+  },
   '/tide.v1.Admin/CreateTopic': { inbound: { key: 'controller_mutation_rate', size: count('partitions') } },
   // The requested total, an upper bound of the partitions added (the interceptor does not know
   // the current count).

@@ -4,6 +4,7 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { FetchRequest__Input as _tide_v1_FetchRequest__Input, FetchRequest as _tide_v1_FetchRequest } from '../../tide/v1/FetchRequest';
 import type { FetchResponse__Input as _tide_v1_FetchResponse__Input, FetchResponse as _tide_v1_FetchResponse } from '../../tide/v1/FetchResponse';
+import type { FetchStreamMultiResponse__Input as _tide_v1_FetchStreamMultiResponse__Input, FetchStreamMultiResponse as _tide_v1_FetchStreamMultiResponse } from '../../tide/v1/FetchStreamMultiResponse';
 import type { FetchStreamRequest__Input as _tide_v1_FetchStreamRequest__Input, FetchStreamRequest as _tide_v1_FetchStreamRequest } from '../../tide/v1/FetchStreamRequest';
 import type { InitProducerIdRequest__Input as _tide_v1_InitProducerIdRequest__Input, InitProducerIdRequest as _tide_v1_InitProducerIdRequest } from '../../tide/v1/InitProducerIdRequest';
 import type { InitProducerIdResponse__Input as _tide_v1_InitProducerIdResponse__Input, InitProducerIdResponse as _tide_v1_InitProducerIdResponse } from '../../tide/v1/InitProducerIdResponse';
@@ -28,6 +29,11 @@ export interface BrokerClient extends grpc.Client {
   FetchStream(argument: _tide_v1_FetchStreamRequest__Input, options?: grpc.CallOptions): grpc.ClientReadableStream<_tide_v1_FetchResponse>;
   fetchStream(argument: _tide_v1_FetchStreamRequest__Input, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_tide_v1_FetchResponse>;
   fetchStream(argument: _tide_v1_FetchStreamRequest__Input, options?: grpc.CallOptions): grpc.ClientReadableStream<_tide_v1_FetchResponse>;
+  
+  FetchStreamMulti(argument: _tide_v1_FetchStreamRequest__Input, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_tide_v1_FetchStreamMultiResponse>;
+  FetchStreamMulti(argument: _tide_v1_FetchStreamRequest__Input, options?: grpc.CallOptions): grpc.ClientReadableStream<_tide_v1_FetchStreamMultiResponse>;
+  fetchStreamMulti(argument: _tide_v1_FetchStreamRequest__Input, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_tide_v1_FetchStreamMultiResponse>;
+  fetchStreamMulti(argument: _tide_v1_FetchStreamRequest__Input, options?: grpc.CallOptions): grpc.ClientReadableStream<_tide_v1_FetchStreamMultiResponse>;
   
   InitProducerId(argument: _tide_v1_InitProducerIdRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_InitProducerIdResponse>): grpc.ClientUnaryCall;
   InitProducerId(argument: _tide_v1_InitProducerIdRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_InitProducerIdResponse>): grpc.ClientUnaryCall;
@@ -82,6 +88,8 @@ export interface BrokerHandlers extends grpc.UntypedServiceImplementation {
   
   FetchStream: grpc.handleServerStreamingCall<_tide_v1_FetchStreamRequest, _tide_v1_FetchResponse__Input>;
   
+  FetchStreamMulti: grpc.handleServerStreamingCall<_tide_v1_FetchStreamRequest, _tide_v1_FetchStreamMultiResponse__Input>;
+  
   InitProducerId: grpc.handleUnaryCall<_tide_v1_InitProducerIdRequest, _tide_v1_InitProducerIdResponse__Input>;
   
   ListOffsets: grpc.handleUnaryCall<_tide_v1_ListOffsetsRequest, _tide_v1_ListOffsetsResponse__Input>;
@@ -99,6 +107,7 @@ export interface BrokerHandlers extends grpc.UntypedServiceImplementation {
 export interface BrokerDefinition extends grpc.ServiceDefinition {
   Fetch: MethodDefinition<_tide_v1_FetchRequest__Input, _tide_v1_FetchResponse__Input, _tide_v1_FetchRequest, _tide_v1_FetchResponse>
   FetchStream: MethodDefinition<_tide_v1_FetchStreamRequest__Input, _tide_v1_FetchResponse__Input, _tide_v1_FetchStreamRequest, _tide_v1_FetchResponse>
+  FetchStreamMulti: MethodDefinition<_tide_v1_FetchStreamRequest__Input, _tide_v1_FetchStreamMultiResponse__Input, _tide_v1_FetchStreamRequest, _tide_v1_FetchStreamMultiResponse>
   InitProducerId: MethodDefinition<_tide_v1_InitProducerIdRequest__Input, _tide_v1_InitProducerIdResponse__Input, _tide_v1_InitProducerIdRequest, _tide_v1_InitProducerIdResponse>
   ListOffsets: MethodDefinition<_tide_v1_ListOffsetsRequest__Input, _tide_v1_ListOffsetsResponse__Input, _tide_v1_ListOffsetsRequest, _tide_v1_ListOffsetsResponse>
   Metadata: MethodDefinition<_tide_v1_MetadataRequest__Input, _tide_v1_MetadataResponse__Input, _tide_v1_MetadataRequest, _tide_v1_MetadataResponse>
