@@ -16,9 +16,19 @@ import type { Database } from 'lmdb';
 import type { Serde, Window } from '../serdes';
 import { EMPTY, LmdbStore } from './lmdb-base';
 import { decodeTime, encodeTime, prefixRange, readKeyPart, writeTime } from './lmdb-keys';
-import type { ChangeListener, RawChange, SessionBatch, SessionPut, SessionStore, WindowEntry } from './stores';
+import type {
+  ChangeListener,
+  RawChange,
+  SessionBatch,
+  SessionPut,
+  SessionStore,
+  WindowEntry,
+} from './stores';
 
-export class PersistentSessionStore<K, V> extends LmdbStore<K> implements SessionStore<K, V>, SessionBatch<K, V> {
+export class PersistentSessionStore<K, V>
+  extends LmdbStore<K>
+  implements SessionStore<K, V>, SessionBatch<K, V>
+{
   readonly kind = 'session' as const;
   private readonly sessions: Database<Buffer, Buffer>;
   private readonly byEnd: Database<Buffer, Buffer>;

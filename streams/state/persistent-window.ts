@@ -18,7 +18,10 @@ import { EMPTY, LmdbStore } from './lmdb-base';
 import { decodeTime, encodeTime, justAfter, readKeyPart, writeTime } from './lmdb-keys';
 import type { ChangeListener, RawChange, WindowBatch, WindowEntry, WindowPut, WindowStore } from './stores';
 
-export class PersistentWindowStore<K, V> extends LmdbStore<K> implements WindowStore<K, V>, WindowBatch<K, V> {
+export class PersistentWindowStore<K, V>
+  extends LmdbStore<K>
+  implements WindowStore<K, V>, WindowBatch<K, V>
+{
   readonly kind = 'window' as const;
   private readonly windows: Database<Buffer, Buffer>;
   private readonly byStart: Database<Buffer, Buffer>;

@@ -16,7 +16,10 @@ import type { Stamped } from '../processors/common';
 import { LmdbStore } from './lmdb-base';
 import type { ChangeListener, KeyValueBatch, KeyValueStore, RawChange } from './stores';
 
-export class PersistentKeyValueStore<K, V> extends LmdbStore<K> implements KeyValueStore<K, V>, KeyValueBatch<K, V> {
+export class PersistentKeyValueStore<K, V>
+  extends LmdbStore<K>
+  implements KeyValueStore<K, V>, KeyValueBatch<K, V>
+{
   readonly kind = 'keyValue' as const;
 
   constructor(
