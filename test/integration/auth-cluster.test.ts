@@ -49,6 +49,7 @@ function sample(method: ProtoMethod): object {
     ProduceStream: { correlation_id: 1, topic: TOPIC, partition: 0, records: [{ value: Buffer.from('x') }] },
     Fetch: { topic: TOPIC, partition: 0, offset: 0, max_wait_ms: 0 },
     FetchStream: { positions: [{ topic: TOPIC, partition: 0, offset: 0 }] },
+    FetchStreamMulti: { positions: [{ topic: TOPIC, partition: 0, offset: 0 }] },
     ListOffsets: { topic: TOPIC, partition: 0, timestamp_ms: -1 },
     CreateTopic: { name: 'secret-new', partitions: 1 },
     DeleteTopic: { name: TOPIC },

@@ -345,11 +345,28 @@ describe('connections', () => {
     const streams: grpc.ClientReadableStream<unknown>[] = [];
     try {
       await call(admin2(client), 'CreateTopic', { name: 'capped', partitions: 2 }).catch(() => undefined);
+      // A stream opened before its partition is served ends at once (and frees its slot).
+      await waitFor(
+        async () =>
+          (
+            await Promise.all(
+              [0, 1].map((partition) =>
+                call(client, 'ListOffsets', { topic: 'capped', partition, timestamp_ms: -1 }).then(
+                  () => true,
+                  () => false,
+                ),
+              ),
+            )
+          ).every(Boolean),
+        { what: 'both partitions of capped to be served' },
+      );
+      const ended: string[] = [];
       for (const partition of [0, 1]) {
         const stream = client.FetchStream({
           positions: [{ topic: 'capped', partition, offset: 0 }],
         } as never);
-        stream.on('error', () => undefined);
+        stream.on('error', (err: grpc.ServiceError) => ended.push(`partition ${partition}: ${err.message}`));
+        stream.on('end', () => ended.push(`partition ${partition}: ended`));
         streams.push(stream);
       }
       await waitFor(
@@ -366,7 +383,7 @@ describe('connections', () => {
           ),
         ),
       );
-      expect(third.code).toBe(grpc.status.DEADLINE_EXCEEDED);
+      expect({ ended, code: third.code }).toEqual({ ended: [], code: grpc.status.DEADLINE_EXCEEDED });
       streams.shift()!.cancel();
       await call(client, 'Metadata', {});
     } finally {
