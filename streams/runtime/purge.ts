@@ -4,14 +4,28 @@
  * so once their offsets are committed they are deleted — Admin.DeleteRecords up to the committed
  * offset of each partition. The runtime reports every successful commit (`committed`); a purge is
  * sent at most once per interval, one at a time, for the partitions whose committed offset moved.
- * A failed purge is logged and its partitions go with the next one: a purge only frees disk, so
- * it never fails the application.
+ * Offsets that arrive while a purge is in flight or before the interval has passed are sent when
+ * it is due, by a timer: the application may commit nothing more (all input processed), and what
+ * it committed last must still be purged. A failed purge is logged and retried after a backoff: a
+ * purge only frees disk, so it never fails the application.
  */
 import type { DeletedRecords, RecordsToDelete } from '../../client/index';
 import type { Logger } from '../../services/common/logger';
 
 /** Kafka Streams' default repartition.purge.interval.ms. */
 export const DEFAULT_REPARTITION_PURGE_INTERVAL_MS = 30_000;
+/** Least wait before a failed purge is retried, doubling per failure up to the maximum. */
+const RETRY_BACKOFF_MS = 500;
+const MAX_RETRY_BACKOFF_MS = 30_000;
+
+/** Runs `fn` after `delayMs`; returns the cancel function. */
+export type Schedule = (fn: () => void, delayMs: number) => () => void;
+
+const unrefTimer: Schedule = (fn, delayMs) => {
+  const timer = setTimeout(fn, delayMs);
+  timer.unref();
+  return () => clearTimeout(timer);
+};
 
 export interface RepartitionPurgerDeps {
   /** The admin client's deleteRecords. */
@@ -22,13 +36,17 @@ export interface RepartitionPurgerDeps {
   intervalMs: number;
   nowMs(): number;
   logger: Logger;
+  /** Timers for purges that fall due later (default: an unref'd setTimeout). */
+  schedule?: Schedule;
 }
 
 export class RepartitionPurger {
   /** `topic\0partition` → the newest committed offset not purged yet. */
   private readonly pending = new Map<string, RecordsToDelete>();
   private inFlight: Promise<void> | undefined;
-  private lastPurgeMs = Number.NEGATIVE_INFINITY;
+  /** No purge is sent before this time (the interval, or a retry's backoff). */
+  private nextPurgeMs = Number.NEGATIVE_INFINITY;
+  private cancelTimer: (() => void) | undefined;
   private failures = 0;
   private closed = false;
   /** Purge requests that succeeded (for tests and metrics). */
@@ -51,14 +69,23 @@ export class RepartitionPurger {
   /** Sends no more purges; resolves once the one in flight (if any) has ended. */
   async close(): Promise<void> {
     this.closed = true;
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
     await this.inFlight;
   }
 
   private maybePurge(): void {
-    if (this.closed || this.inFlight || this.pending.size === 0) return;
+    if (this.closed || this.inFlight || this.cancelTimer || this.pending.size === 0) return;
     const nowMs = this.deps.nowMs();
-    if (nowMs - this.lastPurgeMs < this.deps.intervalMs) return;
-    this.lastPurgeMs = nowMs;
+    if (nowMs < this.nextPurgeMs) {
+      const schedule = this.deps.schedule ?? unrefTimer;
+      this.cancelTimer = schedule(() => {
+        this.cancelTimer = undefined;
+        this.maybePurge();
+      }, this.nextPurgeMs - nowMs);
+      return;
+    }
+    this.nextPurgeMs = nowMs + this.deps.intervalMs;
     const batch = [...this.pending.values()];
     this.pending.clear();
     this.inFlight = this.deps.deleteRecords(batch).then(
@@ -68,17 +95,22 @@ export class RepartitionPurger {
         this.deps.logger.debug({ partitions: batch }, 'repartition topics purged');
       },
       (err: unknown) => {
-        // Newer offsets committed meanwhile win; the others are purged with the next commit.
+        // Newer offsets committed meanwhile win; the others go with the retry.
         for (const o of batch) {
           const key = `${o.topic}\u0000${o.partition}`;
           if (!this.pending.has(key)) this.pending.set(key, o);
         }
-        const fields = { err, partitions: batch.length };
+        const backoffMs = Math.min(MAX_RETRY_BACKOFF_MS, RETRY_BACKOFF_MS * 2 ** this.failures);
+        this.nextPurgeMs = Math.max(this.nextPurgeMs, this.deps.nowMs() + backoffMs);
+        const fields = { err, partitions: batch.length, retryInMs: backoffMs };
         if (this.failures++ === 0)
           this.deps.logger.warn(fields, 'purging repartition topics failed; retrying');
         else this.deps.logger.debug(fields, 'purging repartition topics failed again');
       },
     );
-    void this.inFlight.finally(() => (this.inFlight = undefined));
+    void this.inFlight.finally(() => {
+      this.inFlight = undefined;
+      this.maybePurge();
+    });
   }
 }

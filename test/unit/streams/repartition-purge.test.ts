@@ -7,6 +7,7 @@ const REPARTITION = 'app-counts-repartition';
 /** A purger whose deleteRecords calls are recorded and settled by the test. */
 function harness(intervalMs: number) {
   let now = 1_000;
+  const timers: { at: number; fn: () => void; cancelled: boolean }[] = [];
   const calls: { partitions: RecordsToDelete[]; settle: (err?: Error) => void }[] = [];
   const purger = new RepartitionPurger({
     deleteRecords: (partitions) =>
@@ -21,14 +22,28 @@ function harness(intervalMs: number) {
     intervalMs,
     nowMs: () => now,
     logger: silentLogger(),
+    schedule: (fn, delayMs) => {
+      const timer = { at: now + delayMs, fn, cancelled: false };
+      timers.push(timer);
+      return () => (timer.cancelled = true);
+    },
   });
   const flush = () => new Promise((resolve) => setImmediate(resolve));
-  return { purger, calls, advance: (ms: number) => (now += ms), flush };
+  /** Moves the clock and fires the timers that fall due. */
+  const advance = (ms: number) => {
+    now += ms;
+    for (const t of timers.splice(0).filter((t) => !t.cancelled)) {
+      if (t.at <= now) t.fn();
+      else timers.push(t);
+    }
+  };
+  const pendingTimers = () => timers.filter((t) => !t.cancelled).length;
+  return { purger, calls, advance, flush, pendingTimers };
 }
 
 describe('repartition purge', () => {
   it('deletes only internal topics, up to the committed offsets, once per interval, one request at a time', async () => {
-    const { purger, calls, advance, flush } = harness(100);
+    const { purger, calls, advance, flush, pendingTimers } = harness(100);
     purger.committed([
       { topic: 'input', partition: 0, offset: 50 },
       { topic: REPARTITION, partition: 0, offset: 10 },
@@ -39,14 +54,17 @@ describe('repartition purge', () => {
     // Within the interval, and while a request is in flight: collected, not sent.
     purger.committed([{ topic: REPARTITION, partition: 0, offset: 20 }]);
     purger.committed([{ topic: REPARTITION, partition: 1, offset: 5 }]);
-    advance(100);
     purger.committed([{ topic: REPARTITION, partition: 0, offset: 15 }]); // older than 20: ignored
     expect(calls).toHaveLength(1);
     calls[0].settle();
     await flush();
     expect(purger.purges).toBe(1);
 
-    purger.committed([]);
+    // The interval has not passed: the collected offsets wait for it, with no further commit.
+    expect(calls).toHaveLength(1);
+    advance(99);
+    expect(calls).toHaveLength(1);
+    advance(1);
     expect(calls[1].partitions).toEqual([
       { topic: REPARTITION, partition: 0, offset: 20 },
       { topic: REPARTITION, partition: 1, offset: 5 },
@@ -56,9 +74,23 @@ describe('repartition purge', () => {
     advance(1_000);
     purger.committed([{ topic: REPARTITION, partition: 0, offset: 30 }]);
     expect(calls).toHaveLength(2); // closed: nothing more
+    expect(pendingTimers()).toBe(0);
   });
 
-  it('a failed purge goes again with the next commit; newer offsets win', async () => {
+  it('what is committed while a purge is in flight goes as soon as it ends, though nothing more is committed', async () => {
+    const { purger, calls, flush } = harness(0);
+    purger.committed([{ topic: REPARTITION, partition: 0, offset: 10 }]);
+    purger.committed([{ topic: REPARTITION, partition: 2, offset: 4 }]); // the app's last commit
+    calls[0].settle();
+    await flush();
+    expect(calls[1].partitions).toEqual([{ topic: REPARTITION, partition: 2, offset: 4 }]);
+    calls[1].settle();
+    await flush();
+    expect(purger.purges).toBe(2);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('a failed purge is retried after a growing backoff; newer offsets win', async () => {
     const { purger, calls, advance, flush } = harness(0);
     purger.committed([
       { topic: REPARTITION, partition: 0, offset: 10 },
@@ -68,13 +100,21 @@ describe('repartition purge', () => {
     calls[0].settle(new Error('NOT_LEADER'));
     await flush();
     expect(purger.purges).toBe(0);
+    purger.committed([]); // a commit within the backoff sends nothing
+    advance(499);
+    expect(calls).toHaveLength(1);
     advance(1);
-    purger.committed([]);
     expect(calls[1].partitions).toEqual([
       { topic: REPARTITION, partition: 0, offset: 12 },
       { topic: REPARTITION, partition: 1, offset: 7 },
     ]);
-    calls[1].settle();
+    calls[1].settle(new Error('NOT_LEADER'));
+    await flush();
+    advance(999);
+    expect(calls).toHaveLength(2); // the second failure waits twice as long
+    advance(1);
+    expect(calls).toHaveLength(3);
+    calls[2].settle();
     await purger.close();
     expect(purger.purges).toBe(1);
   });
