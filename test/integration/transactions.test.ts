@@ -412,7 +412,16 @@ it('coordinator SIGKILL mid-commit: the new owner resumes PrepareCommit and comp
 it('group coordinator SIGKILL between the offset commit and the marker: the new owner decides the offsets by the marker', async () => {
   // A group whose coordinator is not the transactional id's: killing it leaves the transaction
   // coordinator running, which writes the markers and then tells the group's new owner.
-  const { shards } = await tide.coordinators().describeCoordinators();
+  // The coordinator killed in an earlier test hands its shards back after its restart: wait for
+  // both instances to own shards again, or every id would share one owner.
+  const shards = (await waitFor(
+    async () => {
+      const { shards } = await tide.coordinators().describeCoordinators();
+      const owners = new Set(shards.map((s) => s.coordinator_id).filter((id) => id));
+      return shards.length === 4 && owners.size >= 2 ? shards : undefined;
+    },
+    { what: 'the coordinator shards owned by two instances' },
+  ))!;
   const ownerOf = (id: string) => shards.find((s) => s.shard === shardOf(id, 4))?.coordinator_id;
   const group = [...Array(64).keys()].map((i) => `g-gkill-${i}`).find((g) => ownerOf(g) !== undefined)!;
   const groupOwner = ownerOf(group)!;
