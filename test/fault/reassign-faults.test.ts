@@ -148,8 +148,12 @@ test('SIGKILL the active controller mid-move: the standby resumes it, no acks=al
 test('SIGKILL the target broker mid-move: the move waits and completes after it returns', async () => {
   const { acked, failed } = await underLoad('mv-target', async () => {
     await new Promise((r) => setTimeout(r, 500));
+    // Paused before the move starts, so it cannot catch up and finish before the kill lands
+    // (a small topic's move can complete within milliseconds).
+    const target = cluster.broker(3);
+    target.child.kill('SIGSTOP');
     await tide.admin().alterPartitionReassignments(plan('mv-target'));
-    await cluster.broker(3).stop('SIGKILL');
+    await target.stop('SIGKILL');
     await new Promise((r) => setTimeout(r, 3_000));
     // Still safe while it is down: the move has not dropped the old replicas.
     const meta = await tide.admin().metadata(['mv-target']);
