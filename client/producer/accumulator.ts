@@ -284,8 +284,9 @@ export class RecordAccumulator {
     );
     const nowMs = this.clock.nowMs();
     // The builder builds into a pooled buffer (fresh large ones page-fault on every batch); the built
-    // batch may share it, so it goes back to the pool only when the batch is done with.
-    const buffer = this.builderBuffers.acquire(this.builderBuffers.bufferBytes);
+    // batch may share it, so it goes back to the pool only when the batch is done with. A partition
+    // whose batches stay small gets a small one (buffer-pool.ts); the builder grows past it if needed.
+    const buffer = this.builderBuffers.acquire(capacity);
     const options: BatchBuilderOptions & { buffer?: Buffer } = {
       compression: this.compression,
       nowMs,
