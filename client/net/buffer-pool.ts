@@ -46,10 +46,8 @@ export class BufferPool {
 
   /** Gives a buffer from acquire() back; the caller must not touch it afterwards. */
   release(buf: Buffer): void {
-    if (buf.length < SMALLEST_CLASS_BYTES || buf.length > this.bufferBytes) return;
-    if (this.freeBytes + buf.length > this.maxFreeBytes) return;
     const i = this.classes.indexOf(buf.length);
-    if (i < 0) return;
+    if (i < 0 || this.freeBytes + buf.length > this.maxFreeBytes) return;
     this.free[i].push(buf);
     this.freeBytes += buf.length;
   }

@@ -28,6 +28,7 @@ import type { Producer, TransactionalProducer } from '../../client/index';
 import type { ProcessingGuarantee } from '../config';
 import { randomUUID } from 'node:crypto';
 import type { ConsumerRecord, TopicPartition } from '../../client/types';
+import { systemClock } from '../../services/common/clock';
 import { silentLogger, type Logger } from '../../services/common/logger';
 import { StreamsError } from '../errors';
 import { createStateStore, isPersistentStore } from '../state/factory';
@@ -306,7 +307,7 @@ export class StreamsApp {
         deleteRecords: (partitions) => admin.deleteRecords(partitions),
         topics: new Set(this.topology.internalTopics.keys()),
         intervalMs: this.options.repartitionPurgeIntervalMs ?? DEFAULT_REPARTITION_PURGE_INTERVAL_MS,
-        nowMs: () => Date.now(),
+        clock: systemClock,
         logger: this.logger,
       });
       if (this.eos) {

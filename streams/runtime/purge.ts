@@ -10,6 +10,7 @@
  * purge only frees disk, so it never fails the application.
  */
 import type { DeletedRecords, RecordsToDelete } from '../../client/index';
+import type { Clock, Timer } from '../../services/common/clock';
 import type { Logger } from '../../services/common/logger';
 
 /** Kafka Streams' default repartition.purge.interval.ms. */
@@ -18,15 +19,6 @@ export const DEFAULT_REPARTITION_PURGE_INTERVAL_MS = 30_000;
 const RETRY_BACKOFF_MS = 500;
 const MAX_RETRY_BACKOFF_MS = 30_000;
 
-/** Runs `fn` after `delayMs`; returns the cancel function. */
-export type Schedule = (fn: () => void, delayMs: number) => () => void;
-
-const unrefTimer: Schedule = (fn, delayMs) => {
-  const timer = setTimeout(fn, delayMs);
-  timer.unref();
-  return () => clearTimeout(timer);
-};
-
 export interface RepartitionPurgerDeps {
   /** The admin client's deleteRecords. */
   deleteRecords(partitions: RecordsToDelete[]): Promise<DeletedRecords[]>;
@@ -34,10 +26,9 @@ export interface RepartitionPurgerDeps {
   topics: ReadonlySet<string>;
   /** Least time between two purges; 0 = after every commit. */
   intervalMs: number;
-  nowMs(): number;
+  /** Time and the timers of purges that fall due later. */
+  clock: Clock;
   logger: Logger;
-  /** Timers for purges that fall due later (default: an unref'd setTimeout). */
-  schedule?: Schedule;
 }
 
 export class RepartitionPurger {
@@ -46,7 +37,7 @@ export class RepartitionPurger {
   private inFlight: Promise<void> | undefined;
   /** No purge is sent before this time (the interval, or a retry's backoff). */
   private nextPurgeMs = Number.NEGATIVE_INFINITY;
-  private cancelTimer: (() => void) | undefined;
+  private timer: Timer | undefined;
   private failures = 0;
   private closed = false;
   /** Purge requests that succeeded (for tests and metrics). */
@@ -69,18 +60,17 @@ export class RepartitionPurger {
   /** Sends no more purges; resolves once the one in flight (if any) has ended. */
   async close(): Promise<void> {
     this.closed = true;
-    this.cancelTimer?.();
-    this.cancelTimer = undefined;
+    this.timer?.cancel();
+    this.timer = undefined;
     await this.inFlight;
   }
 
   private maybePurge(): void {
-    if (this.closed || this.inFlight || this.cancelTimer || this.pending.size === 0) return;
-    const nowMs = this.deps.nowMs();
+    if (this.closed || this.inFlight || this.timer || this.pending.size === 0) return;
+    const nowMs = this.deps.clock.nowMs();
     if (nowMs < this.nextPurgeMs) {
-      const schedule = this.deps.schedule ?? unrefTimer;
-      this.cancelTimer = schedule(() => {
-        this.cancelTimer = undefined;
+      this.timer = this.deps.clock.setTimeout(() => {
+        this.timer = undefined;
         this.maybePurge();
       }, this.nextPurgeMs - nowMs);
       return;
@@ -101,7 +91,7 @@ export class RepartitionPurger {
           if (!this.pending.has(key)) this.pending.set(key, o);
         }
         const backoffMs = Math.min(MAX_RETRY_BACKOFF_MS, RETRY_BACKOFF_MS * 2 ** this.failures);
-        this.nextPurgeMs = Math.max(this.nextPurgeMs, this.deps.nowMs() + backoffMs);
+        this.nextPurgeMs = Math.max(this.nextPurgeMs, this.deps.clock.nowMs() + backoffMs);
         const fields = { err, partitions: batch.length, retryInMs: backoffMs };
         if (this.failures++ === 0)
           this.deps.logger.warn(fields, 'purging repartition topics failed; retrying');

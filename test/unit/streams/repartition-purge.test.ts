@@ -1,4 +1,5 @@
 import type { DeletedRecords, RecordsToDelete } from '../../../client';
+import { ManualClock } from '../../../services/common/clock';
 import { silentLogger } from '../../../services/common/logger';
 import { RepartitionPurger } from '../../../streams/runtime/purge';
 
@@ -6,8 +7,18 @@ const REPARTITION = 'app-counts-repartition';
 
 /** A purger whose deleteRecords calls are recorded and settled by the test. */
 function harness(intervalMs: number) {
-  let now = 1_000;
-  const timers: { at: number; fn: () => void; cancelled: boolean }[] = [];
+  const clock = new ManualClock(1_000);
+  // Counts the purger's timers that are still armed (neither fired nor cancelled).
+  let armed = 0;
+  const setTimer = clock.setTimeout.bind(clock);
+  clock.setTimeout = (fn, delayMs) => {
+    armed++;
+    const timer = setTimer(() => {
+      armed--;
+      fn();
+    }, delayMs);
+    return { cancel: () => (armed--, timer.cancel()) };
+  };
   const calls: { partitions: RecordsToDelete[]; settle: (err?: Error) => void }[] = [];
   const purger = new RepartitionPurger({
     deleteRecords: (partitions) =>
@@ -20,25 +31,11 @@ function harness(intervalMs: number) {
       ),
     topics: new Set([REPARTITION]),
     intervalMs,
-    nowMs: () => now,
+    clock,
     logger: silentLogger(),
-    schedule: (fn, delayMs) => {
-      const timer = { at: now + delayMs, fn, cancelled: false };
-      timers.push(timer);
-      return () => (timer.cancelled = true);
-    },
   });
   const flush = () => new Promise((resolve) => setImmediate(resolve));
-  /** Moves the clock and fires the timers that fall due. */
-  const advance = (ms: number) => {
-    now += ms;
-    for (const t of timers.splice(0).filter((t) => !t.cancelled)) {
-      if (t.at <= now) t.fn();
-      else timers.push(t);
-    }
-  };
-  const pendingTimers = () => timers.filter((t) => !t.cancelled).length;
-  return { purger, calls, advance, flush, pendingTimers };
+  return { purger, calls, advance: (ms: number) => clock.advance(ms), flush, pendingTimers: () => armed };
 }
 
 describe('repartition purge', () => {
