@@ -22,7 +22,7 @@ import { serveMetrics, type MetricsServer } from '../common/metrics';
 import { adminHandlers, type TopicAdmin } from './api/admin';
 import type { MetadataView, ProducerIdSource } from './api/registry';
 import { withZeroCopyFetch } from './api/fetch-serializer';
-import { txnMarkersHandlers } from './api/txn-markers';
+import { txnMarkersService } from './api/txn-markers';
 import { cleanerConfigOf, fetchStreamLimitsOf, type BrokerConfig } from './config';
 import { LogManager } from './log';
 import { ReplicaManager, type OfflineReplicaReporter } from './partition/replica-manager';
@@ -161,8 +161,11 @@ export class BrokerNode {
     });
     // Transactional batches join their partition to the transaction at its coordinator (KIP-890).
     const owners: { current?: ShardOwners } = {};
+    // Read from the metadata store below, before the broker serves (and so before any join).
+    let internalToken = '';
     const txnJoins = new TxnJoinClient({
       owners: () => owners.current,
+      internalToken: () => internalToken,
       clock: deps.clock,
       credentials: security.channel,
       maxMessageBytes: config.maxRequestBytes,
@@ -224,7 +227,8 @@ export class BrokerNode {
     };
 
     const forwarder = new LeaderForwarder(metadata, security.channel);
-    const internalToken = await ensureInternalToken(deps.store, config.clusterName);
+    internalToken = await ensureInternalToken(deps.store, config.clusterName);
+    const txnMarkers = txnMarkersService({ partitions: replicas, internalToken }, metrics.edge(logger));
     changes.on('change', () => metrics.observePartitions(replicas.status()));
     const metricsServer =
       config.metricsPort >= 0
@@ -330,10 +334,7 @@ export class BrokerNode {
             withZeroCopyReplication(internalProto().replication.Replication.service),
             replication.handlers(),
           );
-          s.addService(
-            txnMarkersProto().TxnMarkers.service,
-            txnMarkersHandlers({ partitions: replicas, internalToken }, metrics.edge(logger)),
-          );
+          s.addService(txnMarkersProto().TxnMarkers.service, txnMarkers.handlers);
           // FindCoordinator / DescribeCoordinators answered here; every other group call relayed.
           const groups = relay.service();
           s.addService(groups.definition, groups.handlers);
@@ -399,6 +400,8 @@ export class BrokerNode {
           { cancel: async () => faults?.close() },
           { cancel: async () => txnRelay.close() },
           { cancel: async () => txnJoins.close() },
+          // Coordinators keep their marker streams open; a stopping server would wait for them.
+          { cancel: async () => txnMarkers.closeStreams() },
           { cancel: () => auth.close() },
         ],
         brokerInfo,

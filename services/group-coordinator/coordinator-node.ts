@@ -38,7 +38,12 @@ import {
 import * as grpc from '@grpc/grpc-js';
 import { ProducerIdAllocator } from '../common/cluster/producer-ids';
 import { transactionsProto, txnInternalProto } from '../common/grpc/transactions-proto';
-import { transactionHandlers, txnOffsetsHandlers } from './api/transaction-service';
+import {
+  transactionHandlers,
+  txnJoinsService,
+  txnOffsetsHandlers,
+  type TxnJoinsService,
+} from './api/transaction-service';
 import { TRANSACTION_STATE_TOPIC } from './txn/txn-codec';
 import { RetryingCompletion, TideGroupOutcomeWriter, TideMarkerWriter } from './txn/txn-completion';
 import { TransactionCoordinator } from './txn/txn-coordinator';
@@ -74,6 +79,7 @@ export class CoordinatorNode {
     private readonly topicWatch: Watch,
     private readonly metrics: MetricsServer | undefined,
     private readonly logger: Logger,
+    private readonly txnJoins: TxnJoinsService,
   ) {}
 
   /** The Prometheus port, when metrics are on. */
@@ -224,6 +230,12 @@ export class CoordinatorNode {
         ),
       });
       txnMetrics?.watch(() => transactions.list([]));
+      const txnJoins = txnJoinsService({
+        transactions,
+        logger,
+        observeRpc: metrics?.observeRpc,
+        internalToken,
+      });
       const server = await startServer({
         interceptors: auth.interceptors,
         host: config.host,
@@ -259,9 +271,13 @@ export class CoordinatorNode {
             txnInternalProto().TxnOffsets.service,
             txnOffsetsHandlers({ groups: started, logger, internalToken }),
           );
+          s.addService(txnInternalProto().TxnJoins.service, txnJoins.handlers);
         },
       });
-      cleanup.push(() => stopServer(server.server, 0));
+      cleanup.push(() => {
+        txnJoins.closeStreams();
+        return stopServer(server.server, 0);
+      });
       const host =
         config.advertisedHost ||
         (config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host);
@@ -322,6 +338,7 @@ export class CoordinatorNode {
         { cancel: () => topicWatch.cancel().then(() => auth.close()) },
         metricsServer,
         logger,
+        txnJoins,
       );
     } catch (err) {
       for (const step of cleanup.reverse()) await step().catch(() => undefined);
@@ -336,6 +353,8 @@ export class CoordinatorNode {
     await this.transactions.stop();
     await this.coordinator.stop();
     await this.metrics?.close();
+    // Brokers keep their join streams open; a stopping server would wait for them.
+    this.txnJoins.closeStreams();
     await stopServer(this.server.server, 2_000);
     await this.log.close();
     await this.txnLog.close();

@@ -1,8 +1,9 @@
 /**
  * The partition leader's side of implicit partition joins (partition/txn-join.ts): an
  * AddPartitionsToTxn call, for one partition, straight to the coordinator that owns the
- * transactional id (the shard owners this broker watches). Calls carry `tide-forwarded: 1` (a
- * coordinator never forwards). Retriable failures — no owner right now, the owner moving or still
+ * transactional id (the shard owners this broker watches), on one long-lived TxnJoins.JoinStream
+ * per coordinator (protos/tide/v1/internal/txn_joins.proto; AddPartitionsToTxn with a coordinator
+ * that lacks it, its calls marked `tide-forwarded: 1`: a coordinator never forwards). Retriable failures — no owner right now, the owner moving or still
  * loading, the previous transaction still completing, the coordinator unreachable — are retried
  * with a short backoff until the produce request's timeout; the coordinator's refusals
  * (PRODUCER_FENCED, TRANSACTION_ABORTED, INVALID_TXN_STATE, ...) are returned at once.
@@ -10,12 +11,15 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Clock } from '../../common/clock';
 import { TideError } from '../../common/errors';
-import { ClientCache } from '../../common/grpc/client-cache';
 import { channelOptions } from '../../common/grpc/server';
 import { fromGrpcError } from '../../common/grpc/status';
-import { forwardedMetadata } from '../../common/grpc/routing-headers';
-import { transactionsProto } from '../../common/grpc/transactions-proto';
+import { StreamCallsClient } from '../../common/grpc/stream-calls';
+import { forwardedMetadata, INTERNAL_TOKEN_HEADER } from '../../common/grpc/routing-headers';
+import { transactionsProto, txnInternalProto } from '../../common/grpc/transactions-proto';
 import type { TransactionCoordinatorClient } from '../../common/grpc/generated/tide/v1/TransactionCoordinator';
+import type { TxnJoinsClient } from '../../common/grpc/generated/tide/v1/internal/TxnJoins';
+import type { TxnJoinStreamResponse } from '../../common/grpc/generated/tide/v1/internal/TxnJoinStreamResponse';
+import type { AddPartitionsToTxnRequest__Input } from '../../common/grpc/generated/tide/v1/AddPartitionsToTxnRequest';
 import type { ShardOwners } from '../../common/cluster/coordinator-owners';
 import type { TxnJoinRequest, TxnPartitionJoiner } from '../partition/txn-join';
 
@@ -27,17 +31,19 @@ export interface TxnJoinClientDeps {
   clock: Clock;
   credentials?: grpc.ChannelCredentials;
   maxMessageBytes?: number;
+  /** The cluster's internal token (read when a stream opens): JoinStream is internal. */
+  internalToken: () => string;
+}
+
+/** One coordinator's connection: the stream, and the unary client for a coordinator without it. */
+interface CoordinatorLink {
+  unary: TransactionCoordinatorClient;
+  joins: TxnJoinsClient;
+  calls: StreamCallsClient<AddPartitionsToTxnRequest__Input, void, TxnJoinStreamResponse>;
 }
 
 export class TxnJoinClient implements TxnPartitionJoiner {
-  private readonly clients = new ClientCache<TransactionCoordinatorClient>(
-    (address) =>
-      new (transactionsProto().TransactionCoordinator)(
-        address,
-        this.deps.credentials ?? grpc.credentials.createInsecure(),
-        channelOptions(this.deps.maxMessageBytes),
-      ),
-  );
+  private readonly links = new Map<string, CoordinatorLink>();
   private closed = false;
 
   constructor(private readonly deps: TxnJoinClientDeps) {}
@@ -58,7 +64,50 @@ export class TxnJoinClient implements TxnPartitionJoiner {
 
   close(): void {
     this.closed = true;
-    this.clients.close();
+    for (const link of this.links.values()) {
+      link.calls.close();
+      link.joins.close();
+      link.unary.close();
+    }
+    this.links.clear();
+  }
+
+  private link(address: string): CoordinatorLink {
+    let link = this.links.get(address);
+    if (link) return link;
+    const credentials = this.deps.credentials ?? grpc.credentials.createInsecure();
+    const unary = new (transactionsProto().TransactionCoordinator)(
+      address,
+      credentials,
+      channelOptions(this.deps.maxMessageBytes),
+    );
+    // Both clients on one channel: one connection per coordinator.
+    const joins = new (txnInternalProto().TxnJoins)(address, credentials, {
+      channelOverride: unary.getChannel(),
+    });
+    const metadata = () => {
+      const m = forwardedMetadata();
+      m.set(INTERNAL_TOKEN_HEADER, this.deps.internalToken());
+      return m;
+    };
+    const calls = new StreamCallsClient<AddPartitionsToTxnRequest__Input, void, TxnJoinStreamResponse>({
+      open: () => joins.JoinStream(metadata()),
+      answer: (message) => ({ callId: message.call_id, error: message.error, value: undefined }),
+      unary: (request, timeoutMs) =>
+        new Promise<void>((resolve, reject) =>
+          unary.AddPartitionsToTxn(
+            request,
+            forwardedMetadata(),
+            { deadline: new Date(Date.now() + timeoutMs) },
+            (err) => (err ? reject(err) : resolve()),
+          ),
+        ),
+      clock: this.deps.clock,
+      describe: `AddPartitionsToTxn at coordinator ${address}`,
+    });
+    link = { unary, joins, calls };
+    this.links.set(address, link);
+    return link;
   }
 
   private call(request: TxnJoinRequest, deadlineMs: number): Promise<void> {
@@ -66,18 +115,14 @@ export class TxnJoinClient implements TxnPartitionJoiner {
     if (!owners)
       throw new TideError('COORDINATOR_NOT_AVAILABLE', 'this broker does not know the coordinators yet');
     const { owner } = owners.locate(request.transactionalId);
-    return new Promise<void>((resolve, reject) =>
-      this.clients.get(`${owner.host}:${owner.port}`).AddPartitionsToTxn(
-        {
-          transactional_id: request.transactionalId,
-          producer_id: request.producerId,
-          producer_epoch: request.producerEpoch,
-          partitions: [{ topic: request.topic, partitions: [request.partition] }],
-        },
-        forwardedMetadata(),
-        { deadline: new Date(deadlineMs) },
-        (err) => (err ? reject(err) : resolve()),
-      ),
+    return this.link(`${owner.host}:${owner.port}`).calls.call(
+      {
+        transactional_id: request.transactionalId,
+        producer_id: request.producerId,
+        producer_epoch: request.producerEpoch,
+        partitions: [{ topic: request.topic, partitions: [request.partition] }],
+      },
+      Math.max(1, deadlineMs - this.deps.clock.nowMs()),
     );
   }
 }

@@ -6,17 +6,20 @@
  * leader change, PRODUCER_FENCED...) does not fail the others. A malformed request fails whole with
  * INVALID_REQUEST before anything is written. Only Tide's services may call it: the call must carry
  * the cluster's internal token (header tide-internal-token), else AUTHORIZATION_FAILED.
+ * WriteTxnMarkersStream carries the same calls on one long-lived stream per coordinator
+ * (common/grpc/stream-calls.ts); a stopping broker ends those streams with closeStreams().
  */
 import type * as grpc from '@grpc/grpc-js';
-import { timingSafeEqual } from 'node:crypto';
 import { TideError } from '../../common/errors';
 import { echo } from '../../common/echo';
-import { INTERNAL_TOKEN_HEADER } from '../../common/grpc/routing-headers';
+import { INTERNAL_TOKEN_HEADER, hasInternalToken } from '../../common/grpc/routing-headers';
 import { toWireError } from '../../common/grpc/status';
-import { unary, type RpcEdge } from '../../common/grpc/unary';
+import { edgeOf, unary, type RpcEdge } from '../../common/grpc/unary';
+import { StreamCallsServer } from '../../common/grpc/stream-calls';
 import type { TxnMarkersHandlers } from '../../common/grpc/generated/tide/v1/internal/TxnMarkers';
 import type { WriteTxnMarkersRequest } from '../../common/grpc/generated/tide/v1/internal/WriteTxnMarkersRequest';
 import type { WriteTxnMarkersResponse__Input } from '../../common/grpc/generated/tide/v1/internal/WriteTxnMarkersResponse';
+import type { WriteTxnMarkersStreamResponse__Input } from '../../common/grpc/generated/tide/v1/internal/WriteTxnMarkersStreamResponse';
 import type { TxnMarkerPartitionResult__Input } from '../../common/grpc/generated/tide/v1/internal/TxnMarkerPartitionResult';
 import type { ControlType } from '../../common/records';
 import type { PartitionRegistry } from '../partition/partition-registry';
@@ -33,11 +36,36 @@ export interface TxnMarkersDeps {
   internalToken: string;
 }
 
-export function txnMarkersHandlers(deps: TxnMarkersDeps, edge: RpcEdge): TxnMarkersHandlers {
+export interface TxnMarkersService {
+  handlers: TxnMarkersHandlers;
+  /** Ends the open WriteTxnMarkersStream streams (before the server stops). */
+  closeStreams(): void;
+}
+
+export function txnMarkersService(deps: TxnMarkersDeps, edge: RpcEdge): TxnMarkersService {
+  const { logger, observeRpc } = edgeOf(edge);
+  const streams = new StreamCallsServer<
+    WriteTxnMarkersRequest,
+    WriteTxnMarkersResponse__Input,
+    WriteTxnMarkersStreamResponse__Input
+  >({
+    handle: (request, metadata) => writeTxnMarkers(deps, request, metadata),
+    answer: (callId, outcome) =>
+      'value' in outcome
+        ? { call_id: callId, response: outcome.value }
+        : { call_id: callId, error: outcome.error },
+    method: 'WriteTxnMarkers',
+    logger,
+    observeRpc,
+  });
   return {
-    WriteTxnMarkers: unary(edge, 'WriteTxnMarkers', (request: WriteTxnMarkersRequest, metadata) =>
-      writeTxnMarkers(deps, request, metadata),
-    ),
+    handlers: {
+      WriteTxnMarkers: unary(edge, 'WriteTxnMarkers', (request: WriteTxnMarkersRequest, metadata) =>
+        writeTxnMarkers(deps, request, metadata),
+      ),
+      WriteTxnMarkersStream: streams.handler,
+    },
+    closeStreams: () => streams.closeStreams(),
   };
 }
 
@@ -77,12 +105,7 @@ export async function writeTxnMarkers(
 }
 
 function requireInternalToken(token: string, metadata: grpc.Metadata | undefined): void {
-  const value = metadata?.get(INTERNAL_TOKEN_HEADER)[0];
-  if (typeof value === 'string') {
-    const a = Buffer.from(value);
-    const b = Buffer.from(token);
-    if (a.length === b.length && timingSafeEqual(a, b)) return;
-  }
+  if (hasInternalToken(metadata, token)) return;
   throw new TideError(
     'AUTHORIZATION_FAILED',
     `WriteTxnMarkers is internal: only Tide's transaction coordinator may call it (header ${INTERNAL_TOKEN_HEADER})`,

@@ -4,6 +4,7 @@
  * is never relayed twice, and a relayed membership stream carries the member's own address.
  */
 import * as grpc from '@grpc/grpc-js';
+import { timingSafeEqual } from 'node:crypto';
 
 export const ROUTING_HEADER = 'tide-routing';
 export const FORWARDED_HEADER = 'tide-forwarded';
@@ -14,6 +15,15 @@ export const FORWARDED_FOR_HEADER = 'tide-forwarded-for';
  * the cluster's internal token (services/common/cluster/internal-token.ts), which clients never see.
  */
 export const INTERNAL_TOKEN_HEADER = 'tide-internal-token';
+
+/** True when the call carries the cluster's internal token (compared in constant time). */
+export function hasInternalToken(metadata: grpc.Metadata | undefined, token: string): boolean {
+  const value = metadata?.get(INTERNAL_TOKEN_HEADER)[0];
+  if (typeof value !== 'string') return false;
+  const given = Buffer.from(value, 'utf8');
+  const expected = Buffer.from(token, 'utf8');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
 
 /** True when another broker forwarded the call here (it must not be forwarded again). */
 export function isForwarded(metadata: grpc.Metadata): boolean {

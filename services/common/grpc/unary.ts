@@ -11,7 +11,7 @@ import type { Logger } from '../logger';
 export type RpcEdge =
   Logger | { logger: Logger; observeRpc?: (method: string, code: string, seconds: number) => void };
 
-function edgeOf(edge: RpcEdge): {
+export function edgeOf(edge: RpcEdge): {
   logger: Logger;
   observeRpc?: (method: string, code: string, seconds: number) => void;
 } {

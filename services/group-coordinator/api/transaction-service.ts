@@ -3,13 +3,17 @@
  * coordinator instance: validate the request, call the transaction coordinator (or, for offsets,
  * the group coordinator), map errors at this edge. No transaction logic lives here.
  */
-import { timingSafeEqual } from 'crypto';
 import { TideError } from '../../common/errors';
-import { INTERNAL_TOKEN_HEADER } from '../../common/grpc/routing-headers';
+import { hasInternalToken } from '../../common/grpc/routing-headers';
 import type { Logger } from '../../common/logger';
 import { unary } from '../../common/grpc/unary';
 import type { TransactionCoordinatorHandlers } from '../../common/grpc/generated/tide/v1/TransactionCoordinator';
 import type { TxnOffsetsHandlers } from '../../common/grpc/generated/tide/v1/internal/TxnOffsets';
+import type { TxnJoinsHandlers } from '../../common/grpc/generated/tide/v1/internal/TxnJoins';
+import type { TxnJoinStreamResponse__Input } from '../../common/grpc/generated/tide/v1/internal/TxnJoinStreamResponse';
+import type { AddPartitionsToTxnRequest } from '../../common/grpc/generated/tide/v1/AddPartitionsToTxnRequest';
+import type { AddPartitionsToTxnResponse__Input } from '../../common/grpc/generated/tide/v1/AddPartitionsToTxnResponse';
+import { StreamCallsServer } from '../../common/grpc/stream-calls';
 import type { TransactionDescription__Input } from '../../common/grpc/generated/tide/v1/TransactionDescription';
 import { validateGroupId } from '../../common/cluster/coordinator-shards';
 import type { CoordinatorLocator } from '../../common/cluster/coordinator-locator';
@@ -78,14 +82,7 @@ export function transactionHandlers(deps: TransactionServiceDeps): TransactionCo
       const identity = await transactions.initTransactions(id, req.transaction_timeout_ms);
       return { producer_id: identity.producerId, producer_epoch: identity.producerEpoch };
     }),
-    AddPartitionsToTxn: unary(edge, 'AddPartitionsToTxn', async (req) => {
-      const id = validateTransactionalId(req.transactional_id);
-      const { producerId, producerEpoch } = validateProducer(req);
-      const keys = fromWire('partitions', req.partitions);
-      if (keys.length === 0) throw invalid('partitions is empty');
-      await transactions.addPartitions(id, producerId, producerEpoch, keys);
-      return {};
-    }),
+    AddPartitionsToTxn: unary(edge, 'AddPartitionsToTxn', (req) => addPartitions(transactions, req)),
     AddOffsetsToTxn: unary(edge, 'AddOffsetsToTxn', async (req) => {
       const id = validateTransactionalId(req.transactional_id);
       const { producerId, producerEpoch } = validateProducer(req);
@@ -144,16 +141,58 @@ export function transactionHandlers(deps: TransactionServiceDeps): TransactionCo
   };
 }
 
+async function addPartitions(
+  transactions: TransactionCoordinator,
+  req: AddPartitionsToTxnRequest,
+): Promise<AddPartitionsToTxnResponse__Input> {
+  const id = validateTransactionalId(req.transactional_id);
+  const { producerId, producerEpoch } = validateProducer(req);
+  const keys = fromWire('partitions', req.partitions);
+  if (keys.length === 0) throw invalid('partitions is empty');
+  await transactions.addPartitions(id, producerId, producerEpoch, keys);
+  return {};
+}
+
+export interface TxnJoinsService {
+  handlers: TxnJoinsHandlers;
+  /** Ends the brokers' open JoinStream streams (before the server stops). */
+  closeStreams(): void;
+}
+
+/**
+ * The partition leaders' implicit joins (protos/tide/v1/internal/txn_joins.proto): AddPartitionsToTxn
+ * on one stream per broker. Only Tide's brokers (holding the cluster's internal token) call it.
+ */
+export function txnJoinsService(
+  deps: Pick<TransactionServiceDeps, 'transactions' | 'logger' | 'observeRpc'> & { internalToken: string },
+): TxnJoinsService {
+  const streams = new StreamCallsServer<
+    AddPartitionsToTxnRequest,
+    AddPartitionsToTxnResponse__Input,
+    TxnJoinStreamResponse__Input
+  >({
+    handle: async (request, metadata) => {
+      if (!hasInternalToken(metadata, deps.internalToken))
+        throw new TideError('AUTHORIZATION_FAILED', 'JoinStream is internal: only partition leaders call it');
+      return addPartitions(deps.transactions, request);
+    },
+    answer: (callId, outcome) =>
+      'error' in outcome ? { call_id: callId, error: outcome.error } : { call_id: callId },
+    method: 'AddPartitionsToTxn',
+    logger: deps.logger,
+    observeRpc: deps.observeRpc,
+    shutdownCode: 'NOT_COORDINATOR',
+  });
+  return { handlers: { JoinStream: streams.handler }, closeStreams: () => streams.closeStreams() };
+}
+
 /** Only coordinators (holding the cluster's internal token) may end a group's transactional offsets. */
 export function txnOffsetsHandlers(
   deps: Pick<TransactionServiceDeps, 'groups' | 'logger'> & { internalToken: string },
 ): TxnOffsetsHandlers {
-  const expected = Buffer.from(deps.internalToken, 'utf8');
   return {
     CompleteTxnOffsets: unary(deps.logger, 'CompleteTxnOffsets', async (req, metadata) => {
-      const token = metadata.get(INTERNAL_TOKEN_HEADER)[0];
-      const given = Buffer.from(typeof token === 'string' ? token : '', 'utf8');
-      if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      if (!hasInternalToken(metadata, deps.internalToken))
         throw new TideError(
           'AUTHORIZATION_FAILED',
           'CompleteTxnOffsets is internal: only transaction coordinators call it',

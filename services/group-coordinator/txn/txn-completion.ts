@@ -13,7 +13,6 @@
  * this transaction is closed there: it counts as done.
  */
 import * as grpc from '@grpc/grpc-js';
-import type { Clock } from '../../common/clock';
 import { TideError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import { fromGrpcError, fromWireError } from '../../common/grpc/status';
@@ -23,6 +22,10 @@ import { txnInternalProto } from '../../common/grpc/transactions-proto';
 import type { TxnMarkersClient } from '../../common/grpc/generated/tide/v1/internal/TxnMarkers';
 import type { TxnOffsetsClient } from '../../common/grpc/generated/tide/v1/internal/TxnOffsets';
 import type { WriteTxnMarkersResponse } from '../../common/grpc/generated/tide/v1/internal/WriteTxnMarkersResponse';
+import type { WriteTxnMarkersRequest__Input } from '../../common/grpc/generated/tide/v1/internal/WriteTxnMarkersRequest';
+import type { WriteTxnMarkersStreamResponse } from '../../common/grpc/generated/tide/v1/internal/WriteTxnMarkersStreamResponse';
+import { StreamCallsClient } from '../../common/grpc/stream-calls';
+import { systemClock, type Clock } from '../../common/clock';
 import type { CoordinatorRecord } from '../../common/cluster/coordinator-shards';
 import { Cluster, ROUTING_ERRORS } from '../../../client/cluster';
 import { parseTpKey } from '../partitions';
@@ -115,10 +118,17 @@ export class RetryingCompletion implements TxnCompletion {
   }
 }
 
-/** WriteTxnMarkers to the partitions' leaders, one request per leader. */
+/**
+ * WriteTxnMarkers to the partitions' leaders, one request per leader, on one long-lived
+ * WriteTxnMarkersStream per leader (WriteTxnMarkers with a broker that lacks it).
+ */
 export class TideMarkerWriter implements MarkerWriter {
   /** Clients on the pool's broker channels: never closed here (that would close the channel). */
   private readonly clients = new Map<string, TxnMarkersClient>();
+  private readonly streams = new Map<
+    string,
+    StreamCallsClient<WriteTxnMarkersRequest__Input, WriteTxnMarkersResponse, WriteTxnMarkersStreamResponse>
+  >();
 
   constructor(
     private readonly cluster: Cluster,
@@ -204,27 +214,58 @@ export class TideMarkerWriter implements MarkerWriter {
     return client;
   }
 
-  private send(leader: string, ending: TxnEnding, keys: string[]): Promise<WriteTxnMarkersResponse> {
+  private metadata(): grpc.Metadata {
     const metadata = new grpc.Metadata();
     metadata.set(INTERNAL_TOKEN_HEADER, this.internalToken);
-    return new Promise((resolve, reject) =>
-      this.client(leader).WriteTxnMarkers(
-        {
-          markers: [
-            {
-              producer_id: ending.producerId,
-              producer_epoch: ending.producerEpoch,
-              coordinator_epoch: ending.coordinatorEpoch,
-              result: ending.commit ? 'TXN_RESULT_COMMIT' : 'TXN_RESULT_ABORT',
-              partitions: keys.map((k) => parseTpKey(k)),
-            },
-          ],
-          timeout_ms: MARKER_TIMEOUT_MS,
-        },
-        metadata,
-        { deadline: new Date(Date.now() + MARKER_TIMEOUT_MS + 5_000) },
-        (err, res) => (err ? reject(err) : resolve(res as WriteTxnMarkersResponse)),
-      ),
+    return metadata;
+  }
+
+  private stream(leader: string) {
+    let stream = this.streams.get(leader);
+    if (!stream) {
+      stream = new StreamCallsClient<
+        WriteTxnMarkersRequest__Input,
+        WriteTxnMarkersResponse,
+        WriteTxnMarkersStreamResponse
+      >({
+        open: () => this.client(leader).WriteTxnMarkersStream(this.metadata()),
+        answer: (message: WriteTxnMarkersStreamResponse) => ({
+          callId: message.call_id,
+          error: message.error,
+          value: message.response ?? { results: [] },
+        }),
+        unary: (request, timeoutMs) =>
+          new Promise<WriteTxnMarkersResponse>((resolve, reject) =>
+            this.client(leader).WriteTxnMarkers(
+              request,
+              this.metadata(),
+              { deadline: new Date(Date.now() + timeoutMs) },
+              (err, res) => (err ? reject(err) : resolve(res as WriteTxnMarkersResponse)),
+            ),
+          ),
+        clock: systemClock,
+        describe: `WriteTxnMarkers at ${leader}`,
+      });
+      this.streams.set(leader, stream);
+    }
+    return stream;
+  }
+
+  private send(leader: string, ending: TxnEnding, keys: string[]): Promise<WriteTxnMarkersResponse> {
+    return this.stream(leader).call(
+      {
+        markers: [
+          {
+            producer_id: ending.producerId,
+            producer_epoch: ending.producerEpoch,
+            coordinator_epoch: ending.coordinatorEpoch,
+            result: ending.commit ? 'TXN_RESULT_COMMIT' : 'TXN_RESULT_ABORT',
+            partitions: keys.map((k) => parseTpKey(k)),
+          },
+        ],
+        timeout_ms: MARKER_TIMEOUT_MS,
+      },
+      MARKER_TIMEOUT_MS + 5_000,
     );
   }
 }

@@ -13,6 +13,8 @@ import type { TxnMarkerPartitionResult__Input as _tide_v1_internal_TxnMarkerPart
 import type { TxnMarkersClient as _tide_v1_internal_TxnMarkersClient, TxnMarkersDefinition as _tide_v1_internal_TxnMarkersDefinition } from './tide/v1/internal/TxnMarkers';
 import type { WriteTxnMarkersRequest__Input as _tide_v1_internal_WriteTxnMarkersRequest__Input, WriteTxnMarkersRequest as _tide_v1_internal_WriteTxnMarkersRequest } from './tide/v1/internal/WriteTxnMarkersRequest';
 import type { WriteTxnMarkersResponse__Input as _tide_v1_internal_WriteTxnMarkersResponse__Input, WriteTxnMarkersResponse as _tide_v1_internal_WriteTxnMarkersResponse } from './tide/v1/internal/WriteTxnMarkersResponse';
+import type { WriteTxnMarkersStreamRequest__Input as _tide_v1_internal_WriteTxnMarkersStreamRequest__Input, WriteTxnMarkersStreamRequest as _tide_v1_internal_WriteTxnMarkersStreamRequest } from './tide/v1/internal/WriteTxnMarkersStreamRequest';
+import type { WriteTxnMarkersStreamResponse__Input as _tide_v1_internal_WriteTxnMarkersStreamResponse__Input, WriteTxnMarkersStreamResponse as _tide_v1_internal_WriteTxnMarkersStreamResponse } from './tide/v1/internal/WriteTxnMarkersStreamResponse';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
   new(...args: ConstructorParameters<Constructor>): Subtype;
@@ -37,6 +39,8 @@ export interface ProtoGrpcType {
         TxnResult: EnumTypeDefinition
         WriteTxnMarkersRequest: MessageTypeDefinition<_tide_v1_internal_WriteTxnMarkersRequest__Input, _tide_v1_internal_WriteTxnMarkersRequest>
         WriteTxnMarkersResponse: MessageTypeDefinition<_tide_v1_internal_WriteTxnMarkersResponse__Input, _tide_v1_internal_WriteTxnMarkersResponse>
+        WriteTxnMarkersStreamRequest: MessageTypeDefinition<_tide_v1_internal_WriteTxnMarkersStreamRequest__Input, _tide_v1_internal_WriteTxnMarkersStreamRequest>
+        WriteTxnMarkersStreamResponse: MessageTypeDefinition<_tide_v1_internal_WriteTxnMarkersStreamResponse__Input, _tide_v1_internal_WriteTxnMarkersStreamResponse>
       }
     }
   }

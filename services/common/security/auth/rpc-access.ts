@@ -285,6 +285,8 @@ export const RPC_RULES: Record<string, RpcRule> = {
   '/tide.v1.Controller/ReportReplicaOffline': INTERNAL,
   '/tide.v1.internal.Replication/Replicate': INTERNAL,
   '/tide.v1.internal.TxnMarkers/WriteTxnMarkers': INTERNAL,
+  '/tide.v1.internal.TxnMarkers/WriteTxnMarkersStream': INTERNAL,
+  '/tide.v1.internal.TxnJoins/JoinStream': INTERNAL,
 
   // Standard services
   '/grpc.health.v1.Health/Check': PUBLIC,

@@ -1,0 +1,14 @@
+// Original file: protos/tide/v1/internal/txn_joins.proto
+
+import type { Error__Input as _tide_v1_Error__Input, Error as _tide_v1_Error } from '../../../tide/v1/Error';
+import type { Long } from '@grpc/proto-loader';
+
+export interface TxnJoinStreamResponse__Input {
+  'call_id'?: (number | string | Long);
+  'error'?: (_tide_v1_Error__Input | null);
+}
+
+export interface TxnJoinStreamResponse {
+  'call_id': (number);
+  'error': (_tide_v1_Error | null);
+}
