@@ -11,7 +11,8 @@
  *
  * Client (StreamCallsClient): opens the stream on first use; a broken stream fails the calls it
  * carried with the stream's error (retriable unless the status says otherwise: the callers retry
- * idempotent calls) and the next call opens a new one. A server without the stream method answers
+ * idempotent calls; an expired credential ending a stream that was answered before is retriable)
+ * and the next call opens a new one. A server without the stream method answers
  * UNIMPLEMENTED: the calls in flight and every later one go through the unary fallback.
  *
  * Server (StreamCallsServer): runs each request through the unary handler and writes its answer;
@@ -63,6 +64,8 @@ type ClientStream<Req, Out> = grpc.ClientDuplexStream<{ call_id: number; request
 
 export class StreamCallsClient<Req, Res, Out> {
   private stream: ClientStream<Req, Out> | undefined;
+  /** Whether the open stream has answered: its credentials were accepted. */
+  private answered = false;
   private readonly pending = new Map<number, PendingCall<Req, Res>>();
   private nextCallId = 1;
   private unimplemented = false;
@@ -101,7 +104,9 @@ export class StreamCallsClient<Req, Res, Out> {
   private openStream(): ClientStream<Req, Out> {
     const stream = this.options.open();
     this.stream = stream;
+    this.answered = false;
     stream.on('data', (message: Out) => {
+      this.answered = true;
       const answer = this.options.answer(message);
       const call = this.pending.get(answer.callId);
       if (!call) return; // timed out already
@@ -134,7 +139,15 @@ export class StreamCallsClient<Req, Res, Out> {
       }
       return;
     }
-    this.fail(err instanceof TideError ? err : fromGrpcError(err));
+    const error = err instanceof TideError ? err : fromGrpcError(err);
+    // A stream that was answered before has had its credentials accepted: ending it
+    // UNAUTHENTICATED means they expired meanwhile (a rotated token), and a new stream presents the
+    // current ones.
+    if (error.code === 'AUTHENTICATION_FAILED' && this.answered)
+      this.fail(
+        new TideError(error.code, `${error.message}; the next call opens a new stream`, { retriable: true }),
+      );
+    else this.fail(error);
   }
 
   private fail(error: TideError): void {

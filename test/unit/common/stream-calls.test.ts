@@ -50,7 +50,12 @@ afterEach(() => {
 
 async function serve(
   handle: (request: WriteTxnMarkersRequest) => Promise<WriteTxnMarkersResponse__Input>,
-  options: { withStream?: boolean; maxInFlight?: number } = {},
+  options: {
+    withStream?: boolean;
+    maxInFlight?: number;
+    /** Replaces the stream method's handler. */
+    streamHandler?: (call: grpc.ServerDuplexStream<unknown, unknown>) => void;
+  } = {},
 ): Promise<Harness> {
   let streamsOpened = 0;
   let unaryCalls = 0;
@@ -86,7 +91,9 @@ async function serve(
       : {
           WriteTxnMarkersStream: (call: Parameters<typeof streams.handler>[0]) => {
             streamsOpened++;
-            streams.handler(call);
+            if (options.streamHandler)
+              options.streamHandler(call as grpc.ServerDuplexStream<unknown, unknown>);
+            else streams.handler(call);
           },
         }),
   } as grpc.UntypedServiceImplementation);
@@ -243,6 +250,35 @@ describe('StreamCallsClient and StreamCallsServer', () => {
     expect(results.map(idOf)).toEqual([1, 2, 3]);
     expect(idOf(await calls.call(request(4), 10_000))).toBe(4);
     expect(h.unaryCalls()).toBe(4);
+    calls.close();
+  });
+
+  test('credentials expiring on an answered stream fail its calls retriably; refused at open, not retriable', async () => {
+    // The auth interceptor ends a stream UNAUTHENTICATED when its token expires (and refuses one
+    // whose token is bad from the start): this server answers one call per stream, then ends it so.
+    let opened = 0;
+    const h = await serve(async () => answerOf(0), {
+      streamHandler: (call) => {
+        const first = ++opened === 1;
+        let seen = 0;
+        call.on('data', (m: { call_id: number }) => {
+          if (first && ++seen === 1) call.write({ call_id: m.call_id, response: answerOf(m.call_id) });
+          else
+            call.emit('error', {
+              code: grpc.status.UNAUTHENTICATED,
+              details: first ? 'the credential has expired' : 'bad token',
+            });
+        });
+      },
+    });
+    const calls = callsOn(h);
+    expect(idOf(await calls.call(request(1), 10_000))).toBe(1);
+    const expired = (await calls.call(request(2), 10_000).catch((e: unknown) => e)) as TideError;
+    expect(expired.code).toBe('AUTHENTICATION_FAILED');
+    expect(expired.retriable).toBe(true);
+    const refused = (await calls.call(request(3), 10_000).catch((e: unknown) => e)) as TideError;
+    expect(refused.code).toBe('AUTHENTICATION_FAILED');
+    expect(refused.retriable).toBe(false);
     calls.close();
   });
 
