@@ -275,6 +275,7 @@ export class TransactionalProducer {
   async close(): Promise<void> {
     if (this.phase === 'closed') return;
     this.phase = 'closed';
+    this.calls.close();
     await this.producer.close().catch(() => undefined);
   }
 
@@ -289,21 +290,15 @@ export class TransactionalProducer {
     const identity = this.identity as Identity;
     let r: EndTxnResponse;
     try {
-      r = await this.calls.call<EndTxnResponse>(this.transactionalId, (c, o, cb) =>
-        c.EndTxn(
-          {
-            transactional_id: this.transactionalId,
-            producer_id: identity.producerId,
-            producer_epoch: identity.producerEpoch,
-            commit,
-            // The next transaction most likely writes where this one did: its leaders' joins
-            // there then need no coordinator write (the Prepare write covers them).
-            reserve_partitions: true,
-          },
-          o,
-          cb,
-        ),
-      );
+      r = await this.calls.endTxn({
+        transactional_id: this.transactionalId,
+        producer_id: identity.producerId,
+        producer_epoch: identity.producerEpoch,
+        commit,
+        // The next transaction most likely writes where this one did: its leaders' joins there
+        // then need no coordinator write (the Prepare write covers them).
+        reserve_partitions: true,
+      });
     } catch (err) {
       const error = this.failed(err);
       // A transaction the coordinator never saw (every send failed before its partition joined,

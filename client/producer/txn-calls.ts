@@ -4,11 +4,19 @@
  * FindCoordinator with it names the owner — straight to the coordinator, or through the control
  * broker's relay. Retries on retriable errors (the coordinator moving or loading, a previous
  * transaction still completing), finding the coordinator again after NOT_COORDINATOR.
+ *
+ * EndTxn, once per transaction, goes on one long-lived EndTxnStream per coordinator the client
+ * reaches directly (a unary call is a new HTTP/2 stream on both ends); through a broker's relay,
+ * and with a coordinator that lacks the stream, it is the unary EndTxn.
  */
 import * as grpc from '@grpc/grpc-js';
 import { TideError } from '../../services/common/errors';
 import { transactionsProto } from '../../services/common/grpc/transactions-proto';
+import { StreamCallsClient } from '../../services/common/grpc/stream-calls';
 import type { TransactionCoordinatorClient } from '../../services/common/grpc/generated/tide/v1/TransactionCoordinator';
+import type { EndTxnRequest__Input } from '../../services/common/grpc/generated/tide/v1/EndTxnRequest';
+import type { EndTxnResponse } from '../../services/common/grpc/generated/tide/v1/EndTxnResponse';
+import type { EndTxnStreamResponse } from '../../services/common/grpc/generated/tide/v1/EndTxnStreamResponse';
 import type { Invoke } from '../net/broker-calls';
 import {
   COORDINATOR_ERRORS,
@@ -19,6 +27,10 @@ import { retry, type RetryOptions } from '../retry';
 
 export class TxnCalls {
   private readonly clients = new Map<string, TransactionCoordinatorClient>();
+  private readonly endStreams = new Map<
+    string,
+    StreamCallsClient<EndTxnRequest__Input, EndTxnResponse, EndTxnStreamResponse>
+  >();
 
   constructor(
     private readonly coordinators: CoordinatorClient,
@@ -44,6 +56,66 @@ export class TxnCalls {
       this.retryOptions,
       { clock: cluster.clock },
     );
+  }
+
+  /** EndTxn for `request.transactional_id`, retried like `call`. */
+  endTxn(request: EndTxnRequest__Input & { transactional_id: string }): Promise<EndTxnResponse> {
+    const cluster = this.coordinators.cluster;
+    return retry(
+      async () => {
+        try {
+          const target = await this.coordinators.target(request.transactional_id);
+          if (!target.relayed)
+            return await this.endStream(target.address).call(request, cluster.calls.requestTimeoutMs);
+          return await cluster.withControlBroker((address) =>
+            cluster.calls.call<TransactionCoordinatorClient, EndTxnResponse>(
+              this.client(address, true),
+              (c, o, cb) => c.EndTxn(request, o, cb),
+            ),
+          );
+        } catch (err) {
+          if (COORDINATOR_ERRORS.has((err as TideError).code))
+            this.coordinators.forget(request.transactional_id);
+          throw err;
+        }
+      },
+      this.retryOptions,
+      { clock: cluster.clock },
+    );
+  }
+
+  /** Ends the EndTxn streams (calls in flight fail). */
+  close(): void {
+    for (const stream of this.endStreams.values()) stream.close();
+    this.endStreams.clear();
+  }
+
+  private endStream(
+    address: string,
+  ): StreamCallsClient<EndTxnRequest__Input, EndTxnResponse, EndTxnStreamResponse> {
+    let stream = this.endStreams.get(address);
+    if (!stream) {
+      const cluster = this.coordinators.cluster;
+      const client = this.client(address, false);
+      stream = new StreamCallsClient<EndTxnRequest__Input, EndTxnResponse, EndTxnStreamResponse>({
+        open: () => client.EndTxnStream(),
+        answer: (m) => ({
+          callId: m.call_id,
+          error: m.error,
+          value: m.response ?? { producer_id: 0, producer_epoch: 0 },
+        }),
+        unary: (request, timeoutMs) =>
+          cluster.calls.call<TransactionCoordinatorClient, EndTxnResponse>(
+            client,
+            (c, o, cb) => c.EndTxn(request, o, cb),
+            timeoutMs,
+          ),
+        clock: cluster.clock,
+        describe: `EndTxn at coordinator ${address}`,
+      });
+      this.endStreams.set(address, stream);
+    }
+    return stream;
   }
 
   /** A client on the channel the group calls use (a coordinator's, or the broker pool's). */

@@ -39,10 +39,10 @@ import * as grpc from '@grpc/grpc-js';
 import { ProducerIdAllocator } from '../common/cluster/producer-ids';
 import { transactionsProto, txnInternalProto } from '../common/grpc/transactions-proto';
 import {
+  endTxnStreams,
   transactionHandlers,
   txnJoinsService,
   txnOffsetsHandlers,
-  type TxnJoinsService,
 } from './api/transaction-service';
 import { TRANSACTION_STATE_TOPIC } from './txn/txn-codec';
 import { RetryingCompletion, TideGroupOutcomeWriter, TideMarkerWriter } from './txn/txn-completion';
@@ -79,7 +79,8 @@ export class CoordinatorNode {
     private readonly topicWatch: Watch,
     private readonly metrics: MetricsServer | undefined,
     private readonly logger: Logger,
-    private readonly txnJoins: TxnJoinsService,
+    /** The streams peers keep open (brokers' joins, clients' EndTxn): ended before the server stops. */
+    private readonly streams: { closeStreams(): void }[],
   ) {}
 
   /** The Prometheus port, when metrics are on. */
@@ -230,6 +231,7 @@ export class CoordinatorNode {
         ),
       });
       txnMetrics?.watch(() => transactions.list([]));
+      const endTxn = endTxnStreams({ transactions, logger, observeRpc: metrics?.observeRpc });
       const txnJoins = txnJoinsService({
         transactions,
         logger,
@@ -265,6 +267,7 @@ export class CoordinatorNode {
               selfId: id,
               logger,
               observeRpc: metrics?.observeRpc,
+              endTxnStreams: endTxn,
             }),
           );
           s.addService(
@@ -276,6 +279,7 @@ export class CoordinatorNode {
       });
       cleanup.push(() => {
         txnJoins.closeStreams();
+        endTxn.closeStreams();
         return stopServer(server.server, 0);
       });
       const host =
@@ -338,7 +342,7 @@ export class CoordinatorNode {
         { cancel: () => topicWatch.cancel().then(() => auth.close()) },
         metricsServer,
         logger,
-        txnJoins,
+        [txnJoins, endTxn],
       );
     } catch (err) {
       for (const step of cleanup.reverse()) await step().catch(() => undefined);
@@ -353,8 +357,8 @@ export class CoordinatorNode {
     await this.transactions.stop();
     await this.coordinator.stop();
     await this.metrics?.close();
-    // Brokers keep their join streams open; a stopping server would wait for them.
-    this.txnJoins.closeStreams();
+    // Brokers and clients keep their streams open; a stopping server would wait for them.
+    for (const s of this.streams) s.closeStreams();
     await stopServer(this.server.server, 2_000);
     await this.log.close();
     await this.txnLog.close();

@@ -98,6 +98,33 @@ function sample(method: ProtoMethod): object {
       offsets: [{ topic: TOPIC, partition: 0, offset: 1 }],
     },
     EndTxn: { transactional_id: 'payments-writer', producer_id: 1, producer_epoch: 0, commit: true },
+    EndTxnStream: {
+      call_id: 1,
+      request: { transactional_id: 'payments-writer', producer_id: 1, producer_epoch: 0, commit: true },
+    },
+    JoinStream: {
+      call_id: 1,
+      request: {
+        transactional_id: 'payments-writer',
+        producer_id: 1,
+        producer_epoch: 0,
+        partitions: [{ topic: TOPIC, partitions: [0] }],
+      },
+    },
+    WriteTxnMarkersStream: {
+      call_id: 1,
+      request: {
+        markers: [
+          {
+            producer_id: 1,
+            producer_epoch: 0,
+            coordinator_epoch: 0,
+            result: 'TXN_RESULT_ABORT',
+            partitions: [{ topic: TOPIC, partition: 0 }],
+          },
+        ],
+      },
+    },
     DescribeTransaction: { transactional_id: 'payments-writer' },
   };
   return samples[method.name] ?? {};

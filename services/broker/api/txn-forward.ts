@@ -10,6 +10,7 @@
  * COORDINATOR_NOT_AVAILABLE, a shard changing owner during the call ending it with NOT_COORDINATOR.
  */
 import type * as grpc from '@grpc/grpc-js';
+import { status as grpcStatus } from '@grpc/grpc-js';
 import type { Logger } from '../../common/logger';
 import type {
   TransactionCoordinatorClient,
@@ -64,6 +65,17 @@ export class TransactionRelay {
         c.TxnOffsetCommit(r, m, o, cb),
       ),
       EndTxn: relay.routed('EndTxn', byTxn, (c, r, m, o, cb) => c.EndTxn(r, m, o, cb)),
+      // Not relayed: a client that reaches coordinators through a broker ends transactions with
+      // EndTxn (the TypeScript client falls back to it on this answer).
+      // Answered at the first message, once the caller's ACLs (checked per message) allow it.
+      EndTxnStream: (call) =>
+        call.once('data', () =>
+          call.emit('error', {
+            code: grpcStatus.UNIMPLEMENTED,
+            details:
+              'brokers do not relay EndTxnStream; send EndTxn, or EndTxnStream to the coordinator itself',
+          }),
+        ),
       DescribeTransaction: relay.routed('DescribeTransaction', byTxn, (c, r, m, o, cb) =>
         c.DescribeTransaction(r, m, o, cb),
       ),

@@ -13,6 +13,9 @@ import type { TxnJoinsHandlers } from '../../common/grpc/generated/tide/v1/inter
 import type { TxnJoinStreamResponse__Input } from '../../common/grpc/generated/tide/v1/internal/TxnJoinStreamResponse';
 import type { AddPartitionsToTxnRequest } from '../../common/grpc/generated/tide/v1/AddPartitionsToTxnRequest';
 import type { AddPartitionsToTxnResponse__Input } from '../../common/grpc/generated/tide/v1/AddPartitionsToTxnResponse';
+import type { EndTxnRequest } from '../../common/grpc/generated/tide/v1/EndTxnRequest';
+import type { EndTxnResponse__Input } from '../../common/grpc/generated/tide/v1/EndTxnResponse';
+import type { EndTxnStreamResponse__Input } from '../../common/grpc/generated/tide/v1/EndTxnStreamResponse';
 import { StreamCallsServer } from '../../common/grpc/stream-calls';
 import type { TransactionDescription__Input } from '../../common/grpc/generated/tide/v1/TransactionDescription';
 import { validateGroupId } from '../../common/cluster/coordinator-shards';
@@ -29,6 +32,8 @@ export interface TransactionServiceDeps {
   selfId: string;
   logger: Logger;
   observeRpc?: (method: string, code: string, seconds: number) => void;
+  /** Serves EndTxnStream (endTxnStreams()). */
+  endTxnStreams: EndTxnStreams;
 }
 
 function invalid(message: string): TideError {
@@ -108,18 +113,8 @@ export function transactionHandlers(deps: TransactionServiceDeps): TransactionCo
       );
       return {};
     }),
-    EndTxn: unary(edge, 'EndTxn', async (req) => {
-      const id = validateTransactionalId(req.transactional_id);
-      const { producerId, producerEpoch } = validateProducer(req);
-      const next = await transactions.endTxn(
-        id,
-        producerId,
-        producerEpoch,
-        req.commit,
-        req.reserve_partitions,
-      );
-      return { producer_id: next.producerId, producer_epoch: next.producerEpoch };
-    }),
+    EndTxn: unary(edge, 'EndTxn', (req) => endTxn(transactions, req)),
+    EndTxnStream: deps.endTxnStreams.handler,
     ListTransactions: unary(edge, 'ListTransactions', async (req) => {
       for (const s of req.states)
         if (!(TXN_STATES as readonly string[]).includes(s))
@@ -139,6 +134,39 @@ export function transactionHandlers(deps: TransactionServiceDeps): TransactionCo
       return { transaction: describeTxn(transactions.describe(id), deps.selfId) };
     }),
   };
+}
+
+async function endTxn(
+  transactions: TransactionCoordinator,
+  req: EndTxnRequest,
+): Promise<EndTxnResponse__Input> {
+  const id = validateTransactionalId(req.transactional_id);
+  const { producerId, producerEpoch } = validateProducer(req);
+  const next = await transactions.endTxn(id, producerId, producerEpoch, req.commit, req.reserve_partitions);
+  return { producer_id: next.producerId, producer_epoch: next.producerEpoch };
+}
+
+export type EndTxnStreams = StreamCallsServer<
+  EndTxnRequest,
+  EndTxnResponse__Input,
+  EndTxnStreamResponse__Input
+>;
+
+/** EndTxnStream: EndTxn calls on one stream per client; `closeStreams()` before the server stops. */
+export function endTxnStreams(
+  deps: Pick<TransactionServiceDeps, 'transactions' | 'logger' | 'observeRpc'>,
+): EndTxnStreams {
+  return new StreamCallsServer({
+    handle: (request) => endTxn(deps.transactions, request),
+    answer: (callId, outcome) =>
+      'value' in outcome
+        ? { call_id: callId, response: outcome.value }
+        : { call_id: callId, error: outcome.error },
+    method: 'EndTxn',
+    logger: deps.logger,
+    observeRpc: deps.observeRpc,
+    shutdownCode: 'NOT_COORDINATOR',
+  });
 }
 
 async function addPartitions(

@@ -24,6 +24,8 @@ import type { DescribeTransactionRequest__Input as _tide_v1_DescribeTransactionR
 import type { DescribeTransactionResponse__Input as _tide_v1_DescribeTransactionResponse__Input, DescribeTransactionResponse as _tide_v1_DescribeTransactionResponse } from './tide/v1/DescribeTransactionResponse';
 import type { EndTxnRequest__Input as _tide_v1_EndTxnRequest__Input, EndTxnRequest as _tide_v1_EndTxnRequest } from './tide/v1/EndTxnRequest';
 import type { EndTxnResponse__Input as _tide_v1_EndTxnResponse__Input, EndTxnResponse as _tide_v1_EndTxnResponse } from './tide/v1/EndTxnResponse';
+import type { EndTxnStreamRequest__Input as _tide_v1_EndTxnStreamRequest__Input, EndTxnStreamRequest as _tide_v1_EndTxnStreamRequest } from './tide/v1/EndTxnStreamRequest';
+import type { EndTxnStreamResponse__Input as _tide_v1_EndTxnStreamResponse__Input, EndTxnStreamResponse as _tide_v1_EndTxnStreamResponse } from './tide/v1/EndTxnStreamResponse';
 import type { Error__Input as _tide_v1_Error__Input, Error as _tide_v1_Error } from './tide/v1/Error';
 import type { FetchOffsetsRequest__Input as _tide_v1_FetchOffsetsRequest__Input, FetchOffsetsRequest as _tide_v1_FetchOffsetsRequest } from './tide/v1/FetchOffsetsRequest';
 import type { FetchOffsetsResponse__Input as _tide_v1_FetchOffsetsResponse__Input, FetchOffsetsResponse as _tide_v1_FetchOffsetsResponse } from './tide/v1/FetchOffsetsResponse';
@@ -100,6 +102,8 @@ export interface ProtoGrpcType {
       DescribeTransactionResponse: MessageTypeDefinition<_tide_v1_DescribeTransactionResponse__Input, _tide_v1_DescribeTransactionResponse>
       EndTxnRequest: MessageTypeDefinition<_tide_v1_EndTxnRequest__Input, _tide_v1_EndTxnRequest>
       EndTxnResponse: MessageTypeDefinition<_tide_v1_EndTxnResponse__Input, _tide_v1_EndTxnResponse>
+      EndTxnStreamRequest: MessageTypeDefinition<_tide_v1_EndTxnStreamRequest__Input, _tide_v1_EndTxnStreamRequest>
+      EndTxnStreamResponse: MessageTypeDefinition<_tide_v1_EndTxnStreamResponse__Input, _tide_v1_EndTxnStreamResponse>
       Error: MessageTypeDefinition<_tide_v1_Error__Input, _tide_v1_Error>
       FetchOffsetsRequest: MessageTypeDefinition<_tide_v1_FetchOffsetsRequest__Input, _tide_v1_FetchOffsetsRequest>
       FetchOffsetsResponse: MessageTypeDefinition<_tide_v1_FetchOffsetsResponse__Input, _tide_v1_FetchOffsetsResponse>

@@ -262,6 +262,13 @@ export const RPC_RULES: Record<string, RpcRule> = {
     kind: 'client',
     needs: (m) => [transactionalId(m['transactional_id'], 'write')],
   },
+  // Checked per message: each carries one EndTxnRequest.
+  '/tide.v1.TransactionCoordinator/EndTxnStream': {
+    kind: 'client',
+    needs: (m) => [
+      transactionalId((m['request'] as { transactional_id?: unknown } | null)?.transactional_id, 'write'),
+    ],
+  },
   '/tide.v1.TransactionCoordinator/ListTransactions': {
     kind: 'client',
     filter: (m, can) => ({

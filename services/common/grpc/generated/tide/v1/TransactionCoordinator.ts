@@ -10,6 +10,8 @@ import type { DescribeTransactionRequest__Input as _tide_v1_DescribeTransactionR
 import type { DescribeTransactionResponse__Input as _tide_v1_DescribeTransactionResponse__Input, DescribeTransactionResponse as _tide_v1_DescribeTransactionResponse } from '../../tide/v1/DescribeTransactionResponse';
 import type { EndTxnRequest__Input as _tide_v1_EndTxnRequest__Input, EndTxnRequest as _tide_v1_EndTxnRequest } from '../../tide/v1/EndTxnRequest';
 import type { EndTxnResponse__Input as _tide_v1_EndTxnResponse__Input, EndTxnResponse as _tide_v1_EndTxnResponse } from '../../tide/v1/EndTxnResponse';
+import type { EndTxnStreamRequest__Input as _tide_v1_EndTxnStreamRequest__Input, EndTxnStreamRequest as _tide_v1_EndTxnStreamRequest } from '../../tide/v1/EndTxnStreamRequest';
+import type { EndTxnStreamResponse__Input as _tide_v1_EndTxnStreamResponse__Input, EndTxnStreamResponse as _tide_v1_EndTxnStreamResponse } from '../../tide/v1/EndTxnStreamResponse';
 import type { FindCoordinatorResponse__Input as _tide_v1_FindCoordinatorResponse__Input, FindCoordinatorResponse as _tide_v1_FindCoordinatorResponse } from '../../tide/v1/FindCoordinatorResponse';
 import type { FindTransactionCoordinatorRequest__Input as _tide_v1_FindTransactionCoordinatorRequest__Input, FindTransactionCoordinatorRequest as _tide_v1_FindTransactionCoordinatorRequest } from '../../tide/v1/FindTransactionCoordinatorRequest';
 import type { InitTransactionsRequest__Input as _tide_v1_InitTransactionsRequest__Input, InitTransactionsRequest as _tide_v1_InitTransactionsRequest } from '../../tide/v1/InitTransactionsRequest';
@@ -55,6 +57,11 @@ export interface TransactionCoordinatorClient extends grpc.Client {
   endTxn(argument: _tide_v1_EndTxnRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_EndTxnResponse>): grpc.ClientUnaryCall;
   endTxn(argument: _tide_v1_EndTxnRequest__Input, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_EndTxnResponse>): grpc.ClientUnaryCall;
   endTxn(argument: _tide_v1_EndTxnRequest__Input, callback: grpc.requestCallback<_tide_v1_EndTxnResponse>): grpc.ClientUnaryCall;
+  
+  EndTxnStream(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_tide_v1_EndTxnStreamRequest__Input, _tide_v1_EndTxnStreamResponse>;
+  EndTxnStream(options?: grpc.CallOptions): grpc.ClientDuplexStream<_tide_v1_EndTxnStreamRequest__Input, _tide_v1_EndTxnStreamResponse>;
+  endTxnStream(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_tide_v1_EndTxnStreamRequest__Input, _tide_v1_EndTxnStreamResponse>;
+  endTxnStream(options?: grpc.CallOptions): grpc.ClientDuplexStream<_tide_v1_EndTxnStreamRequest__Input, _tide_v1_EndTxnStreamResponse>;
   
   FindTransactionCoordinator(argument: _tide_v1_FindTransactionCoordinatorRequest__Input, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_tide_v1_FindCoordinatorResponse>): grpc.ClientUnaryCall;
   FindTransactionCoordinator(argument: _tide_v1_FindTransactionCoordinatorRequest__Input, metadata: grpc.Metadata, callback: grpc.requestCallback<_tide_v1_FindCoordinatorResponse>): grpc.ClientUnaryCall;
@@ -103,6 +110,8 @@ export interface TransactionCoordinatorHandlers extends grpc.UntypedServiceImple
   
   EndTxn: grpc.handleUnaryCall<_tide_v1_EndTxnRequest, _tide_v1_EndTxnResponse__Input>;
   
+  EndTxnStream: grpc.handleBidiStreamingCall<_tide_v1_EndTxnStreamRequest, _tide_v1_EndTxnStreamResponse__Input>;
+  
   FindTransactionCoordinator: grpc.handleUnaryCall<_tide_v1_FindTransactionCoordinatorRequest, _tide_v1_FindCoordinatorResponse__Input>;
   
   InitTransactions: grpc.handleUnaryCall<_tide_v1_InitTransactionsRequest, _tide_v1_InitTransactionsResponse__Input>;
@@ -118,6 +127,7 @@ export interface TransactionCoordinatorDefinition extends grpc.ServiceDefinition
   AddPartitionsToTxn: MethodDefinition<_tide_v1_AddPartitionsToTxnRequest__Input, _tide_v1_AddPartitionsToTxnResponse__Input, _tide_v1_AddPartitionsToTxnRequest, _tide_v1_AddPartitionsToTxnResponse>
   DescribeTransaction: MethodDefinition<_tide_v1_DescribeTransactionRequest__Input, _tide_v1_DescribeTransactionResponse__Input, _tide_v1_DescribeTransactionRequest, _tide_v1_DescribeTransactionResponse>
   EndTxn: MethodDefinition<_tide_v1_EndTxnRequest__Input, _tide_v1_EndTxnResponse__Input, _tide_v1_EndTxnRequest, _tide_v1_EndTxnResponse>
+  EndTxnStream: MethodDefinition<_tide_v1_EndTxnStreamRequest__Input, _tide_v1_EndTxnStreamResponse__Input, _tide_v1_EndTxnStreamRequest, _tide_v1_EndTxnStreamResponse>
   FindTransactionCoordinator: MethodDefinition<_tide_v1_FindTransactionCoordinatorRequest__Input, _tide_v1_FindCoordinatorResponse__Input, _tide_v1_FindTransactionCoordinatorRequest, _tide_v1_FindCoordinatorResponse>
   InitTransactions: MethodDefinition<_tide_v1_InitTransactionsRequest__Input, _tide_v1_InitTransactionsResponse__Input, _tide_v1_InitTransactionsRequest, _tide_v1_InitTransactionsResponse>
   ListTransactions: MethodDefinition<_tide_v1_ListTransactionsRequest__Input, _tide_v1_ListTransactionsResponse__Input, _tide_v1_ListTransactionsRequest, _tide_v1_ListTransactionsResponse>
