@@ -19,7 +19,7 @@ export function createServiceMetrics(service: string): ServiceMetrics {
   collectDefaultMetrics({ register: registry });
   const rpc = new Histogram({
     name: 'tide_rpc_duration_seconds',
-    help: 'Latency of unary RPCs by method and result code (request rate: the _count series)',
+    help: 'Latency of unary RPCs, and of each call on a stream that carries calls (EndTxnStream, JoinStream, WriteTxnMarkersStream), by method and result code (request rate: the _count series)',
     labelNames: ['method', 'code'],
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],

@@ -288,6 +288,34 @@ it('abort: an ABORT marker follows the records, read_committed skips them, the o
   expect(await readCommitted(TOPIC, 2)).toContain('a-after');
 });
 
+it('a client that reaches the coordinator directly ends on EndTxnStream; leaders join on JoinStream', async () => {
+  const count = (method: string) =>
+    metricSum(new RegExp(`^tide_rpc_duration_seconds_count\\{(?=[^}]*method="${method}")(?=[^}]*code="OK")`));
+  const [streamEndsBefore, joinsBefore] = [await count('EndTxnStream'), await count('JoinStream')];
+  const direct = new Tide({ bootstrap: [cluster.broker(0).address] });
+  const p = direct.producer({ transactionalId: 'tx-direct', lingerMs: 0 });
+  try {
+    await p.initTransactions();
+    for (let i = 0; i < 3; i++)
+      await p.transaction(async (tx) => {
+        await tx.send(TOPIC, { value: `d-${i}` }, { partition: i });
+      });
+  } finally {
+    await p.close();
+    await direct.close();
+  }
+  expect((await count('EndTxnStream')) - streamEndsBefore).toBe(3);
+  // Each transaction's first batch on each partition joined it at its leader.
+  expect((await count('JoinStream')) - joinsBefore).toBeGreaterThanOrEqual(3);
+  await completed('tx-direct');
+  const values = [
+    ...(await readCommitted(TOPIC, 0)),
+    ...(await readCommitted(TOPIC, 1)),
+    ...(await readCommitted(TOPIC, 2)),
+  ];
+  expect(values).toEqual(expect.arrayContaining(['d-0', 'd-1', 'd-2']));
+});
+
 it('a second producer with the same transactional id aborts the open transaction and fences the first', async () => {
   const first = transactional('tx-fence');
   await first.initTransactions();

@@ -54,7 +54,7 @@ export function txnMarkersService(deps: TxnMarkersDeps, edge: RpcEdge): TxnMarke
       'value' in outcome
         ? { call_id: callId, response: outcome.value }
         : { call_id: callId, error: outcome.error },
-    method: 'WriteTxnMarkers',
+    method: 'WriteTxnMarkersStream',
     logger,
     observeRpc,
   });

@@ -166,7 +166,7 @@ export interface StreamCallsServerOptions<Req, Res, Out> {
   handle: (request: Req, metadata: grpc.Metadata) => Promise<Res>;
   /** Builds an answer message. */
   answer: (callId: number, outcome: { value: Res } | { error: ReturnType<typeof toWireError> }) => Out;
-  /** The unary method's name, for logs and the RPC metrics. */
+  /** The stream method's name, for logs and the RPC metrics (one observation per call). */
   method: string;
   logger: Logger;
   observeRpc?: (method: string, code: string, seconds: number) => void;

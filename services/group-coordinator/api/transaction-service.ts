@@ -162,7 +162,7 @@ export function endTxnStreams(
       'value' in outcome
         ? { call_id: callId, response: outcome.value }
         : { call_id: callId, error: outcome.error },
-    method: 'EndTxn',
+    method: 'EndTxnStream',
     logger: deps.logger,
     observeRpc: deps.observeRpc,
     shutdownCode: 'NOT_COORDINATOR',
@@ -206,7 +206,7 @@ export function txnJoinsService(
     },
     answer: (callId, outcome) =>
       'error' in outcome ? { call_id: callId, error: outcome.error } : { call_id: callId },
-    method: 'AddPartitionsToTxn',
+    method: 'JoinStream',
     logger: deps.logger,
     observeRpc: deps.observeRpc,
     shutdownCode: 'NOT_COORDINATOR',
