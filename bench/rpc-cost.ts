@@ -18,10 +18,6 @@ import type {
   WriteTxnMarkersResponse,
   WriteTxnMarkersResponse__Input,
 } from '../services/common/grpc/generated/tide/v1/internal/WriteTxnMarkersResponse';
-import type {
-  WriteTxnMarkersStreamResponse,
-  WriteTxnMarkersStreamResponse__Input,
-} from '../services/common/grpc/generated/tide/v1/internal/WriteTxnMarkersStreamResponse';
 
 interface Options {
   calls: number;
@@ -75,16 +71,8 @@ async function measure(
 
 async function main(): Promise<void> {
   const options = parse(process.argv.slice(2));
-  const streams = new StreamCallsServer<
-    WriteTxnMarkersRequest,
-    WriteTxnMarkersResponse__Input,
-    WriteTxnMarkersStreamResponse__Input
-  >({
+  const streams = new StreamCallsServer<WriteTxnMarkersRequest, WriteTxnMarkersResponse__Input>({
     handle: async (req) => answer(req),
-    answer: (callId, outcome) =>
-      'value' in outcome
-        ? { call_id: callId, response: outcome.value }
-        : { call_id: callId, error: outcome.error },
     method: 'WriteTxnMarkers',
     logger: silentLogger(),
   });
@@ -113,13 +101,8 @@ async function main(): Promise<void> {
         err ? reject(err) : resolve(res!),
       ),
     );
-  const onStream = new StreamCallsClient<
-    WriteTxnMarkersRequest__Input,
-    WriteTxnMarkersResponse,
-    WriteTxnMarkersStreamResponse
-  >({
+  const onStream = new StreamCallsClient<WriteTxnMarkersRequest__Input, WriteTxnMarkersResponse>({
     open: () => client.WriteTxnMarkersStream(metadata()),
-    answer: (m) => ({ callId: m.call_id, error: m.error, value: m.response ?? { results: [] } }),
     unary,
     clock: systemClock,
     describe: 'WriteTxnMarkers (bench)',

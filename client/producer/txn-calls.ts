@@ -16,7 +16,6 @@ import { StreamCallsClient } from '../../services/common/grpc/stream-calls';
 import type { TransactionCoordinatorClient } from '../../services/common/grpc/generated/tide/v1/TransactionCoordinator';
 import type { EndTxnRequest__Input } from '../../services/common/grpc/generated/tide/v1/EndTxnRequest';
 import type { EndTxnResponse } from '../../services/common/grpc/generated/tide/v1/EndTxnResponse';
-import type { EndTxnStreamResponse } from '../../services/common/grpc/generated/tide/v1/EndTxnStreamResponse';
 import type { Invoke } from '../net/broker-calls';
 import {
   COORDINATOR_ERRORS,
@@ -27,10 +26,7 @@ import { retry, type RetryOptions } from '../retry';
 
 export class TxnCalls {
   private readonly clients = new Map<string, TransactionCoordinatorClient>();
-  private readonly endStreams = new Map<
-    string,
-    StreamCallsClient<EndTxnRequest__Input, EndTxnResponse, EndTxnStreamResponse>
-  >();
+  private readonly endStreams = new Map<string, StreamCallsClient<EndTxnRequest__Input, EndTxnResponse>>();
 
   constructor(
     private readonly coordinators: CoordinatorClient,
@@ -39,43 +35,40 @@ export class TxnCalls {
 
   /** A unary call to the coordinator of `routeKey` (the transactional id, or the group for offsets). */
   call<T>(routeKey: string, invoke: Invoke<TransactionCoordinatorClient, T>): Promise<T> {
+    const calls = this.coordinators.cluster.calls;
+    return this.routed(routeKey, (address) => calls.call(this.client(address, false), invoke), invoke);
+  }
+
+  /** EndTxn for `request.transactional_id`: on the coordinator's EndTxnStream, retried like `call`. */
+  endTxn(request: EndTxnRequest__Input & { transactional_id: string }): Promise<EndTxnResponse> {
+    const timeoutMs = this.coordinators.cluster.calls.requestTimeoutMs;
+    return this.routed(
+      request.transactional_id,
+      (address) => this.endStream(address).call(request, timeoutMs),
+      (c, o, cb) => c.EndTxn(request, o, cb),
+    );
+  }
+
+  /**
+   * `direct` at the coordinator of `routeKey`, or `viaBroker` through the control broker's relay;
+   * retried, forgetting the coordinator after NOT_COORDINATOR and its kin.
+   */
+  private routed<T>(
+    routeKey: string,
+    direct: (address: string) => Promise<T>,
+    viaBroker: Invoke<TransactionCoordinatorClient, T>,
+  ): Promise<T> {
     const cluster = this.coordinators.cluster;
     return retry(
       async () => {
         try {
           const target = await this.coordinators.target(routeKey);
-          if (!target.relayed) return await cluster.calls.call(this.client(target.address, false), invoke);
+          if (!target.relayed) return await direct(target.address);
           return await cluster.withControlBroker((address) =>
-            cluster.calls.call(this.client(address, true), invoke),
+            cluster.calls.call(this.client(address, true), viaBroker),
           );
         } catch (err) {
           if (COORDINATOR_ERRORS.has((err as TideError).code)) this.coordinators.forget(routeKey);
-          throw err;
-        }
-      },
-      this.retryOptions,
-      { clock: cluster.clock },
-    );
-  }
-
-  /** EndTxn for `request.transactional_id`, retried like `call`. */
-  endTxn(request: EndTxnRequest__Input & { transactional_id: string }): Promise<EndTxnResponse> {
-    const cluster = this.coordinators.cluster;
-    return retry(
-      async () => {
-        try {
-          const target = await this.coordinators.target(request.transactional_id);
-          if (!target.relayed)
-            return await this.endStream(target.address).call(request, cluster.calls.requestTimeoutMs);
-          return await cluster.withControlBroker((address) =>
-            cluster.calls.call<TransactionCoordinatorClient, EndTxnResponse>(
-              this.client(address, true),
-              (c, o, cb) => c.EndTxn(request, o, cb),
-            ),
-          );
-        } catch (err) {
-          if (COORDINATOR_ERRORS.has((err as TideError).code))
-            this.coordinators.forget(request.transactional_id);
           throw err;
         }
       },
@@ -90,20 +83,13 @@ export class TxnCalls {
     this.endStreams.clear();
   }
 
-  private endStream(
-    address: string,
-  ): StreamCallsClient<EndTxnRequest__Input, EndTxnResponse, EndTxnStreamResponse> {
+  private endStream(address: string): StreamCallsClient<EndTxnRequest__Input, EndTxnResponse> {
     let stream = this.endStreams.get(address);
     if (!stream) {
       const cluster = this.coordinators.cluster;
       const client = this.client(address, false);
-      stream = new StreamCallsClient<EndTxnRequest__Input, EndTxnResponse, EndTxnStreamResponse>({
+      stream = new StreamCallsClient<EndTxnRequest__Input, EndTxnResponse>({
         open: () => client.EndTxnStream(),
-        answer: (m) => ({
-          callId: m.call_id,
-          error: m.error,
-          value: m.response ?? { producer_id: 0, producer_epoch: 0 },
-        }),
         unary: (request, timeoutMs) =>
           cluster.calls.call<TransactionCoordinatorClient, EndTxnResponse>(
             client,

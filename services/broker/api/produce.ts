@@ -17,8 +17,7 @@ import { requireEnum, requirePartition, requireTopic } from './validate';
 import { Acks } from '../../common/grpc/generated/tide/v1/Acks';
 import { echo } from '../../common/echo';
 import { isLedElsewhere, type LeaderForwarder } from './forward';
-import { INTERNAL_TOKEN_HEADER, wantsProxy } from '../../common/grpc/routing-headers';
-import { timingSafeEqual } from 'crypto';
+import { INTERNAL_TOKEN_HEADER, hasInternalToken, wantsProxy } from '../../common/grpc/routing-headers';
 import type { TrafficMetrics } from '../metrics';
 
 /** Kafka's producer epoch is an int16. */
@@ -105,19 +104,12 @@ function refuseClientWrite(
   metadata: grpc.Metadata | undefined,
 ): boolean {
   if (!guard?.isInternal(topic)) return false;
-  const token = tokenOf(metadata);
-  if (token !== undefined && safeEqual(token, guard.token)) return true;
+  if (hasInternalToken(metadata, guard.token)) return true;
   throw new TideError(
     'INTERNAL_TOPIC',
     `${topic} is an internal topic: only Tide's group coordinator writes it`,
     { context: { topic } },
   );
-}
-
-function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 function batchesOf(request: ProduceRequest, clock: Clock): Buffer {

@@ -18,7 +18,6 @@ import { forwardedMetadata, INTERNAL_TOKEN_HEADER } from '../../common/grpc/rout
 import { transactionsProto, txnInternalProto } from '../../common/grpc/transactions-proto';
 import type { TransactionCoordinatorClient } from '../../common/grpc/generated/tide/v1/TransactionCoordinator';
 import type { TxnJoinsClient } from '../../common/grpc/generated/tide/v1/internal/TxnJoins';
-import type { TxnJoinStreamResponse } from '../../common/grpc/generated/tide/v1/internal/TxnJoinStreamResponse';
 import type { AddPartitionsToTxnRequest__Input } from '../../common/grpc/generated/tide/v1/AddPartitionsToTxnRequest';
 import type { ShardOwners } from '../../common/cluster/coordinator-owners';
 import type { TxnJoinRequest, TxnPartitionJoiner } from '../partition/txn-join';
@@ -39,7 +38,7 @@ export interface TxnJoinClientDeps {
 interface CoordinatorLink {
   unary: TransactionCoordinatorClient;
   joins: TxnJoinsClient;
-  calls: StreamCallsClient<AddPartitionsToTxnRequest__Input, void, TxnJoinStreamResponse>;
+  calls: StreamCallsClient<AddPartitionsToTxnRequest__Input, unknown>;
 }
 
 export class TxnJoinClient implements TxnPartitionJoiner {
@@ -90,16 +89,15 @@ export class TxnJoinClient implements TxnPartitionJoiner {
       m.set(INTERNAL_TOKEN_HEADER, this.deps.internalToken());
       return m;
     };
-    const calls = new StreamCallsClient<AddPartitionsToTxnRequest__Input, void, TxnJoinStreamResponse>({
+    const calls = new StreamCallsClient<AddPartitionsToTxnRequest__Input, unknown>({
       open: () => joins.JoinStream(metadata()),
-      answer: (message) => ({ callId: message.call_id, error: message.error, value: undefined }),
       unary: (request, timeoutMs) =>
-        new Promise<void>((resolve, reject) =>
+        new Promise((resolve, reject) =>
           unary.AddPartitionsToTxn(
             request,
             forwardedMetadata(),
             { deadline: new Date(Date.now() + timeoutMs) },
-            (err) => (err ? reject(err) : resolve()),
+            (err, res) => (err ? reject(err) : resolve(res)),
           ),
         ),
       clock: this.deps.clock,
@@ -110,12 +108,12 @@ export class TxnJoinClient implements TxnPartitionJoiner {
     return link;
   }
 
-  private call(request: TxnJoinRequest, deadlineMs: number): Promise<void> {
+  private async call(request: TxnJoinRequest, deadlineMs: number): Promise<void> {
     const owners = this.deps.owners();
     if (!owners)
       throw new TideError('COORDINATOR_NOT_AVAILABLE', 'this broker does not know the coordinators yet');
     const { owner } = owners.locate(request.transactionalId);
-    return this.link(`${owner.host}:${owner.port}`).calls.call(
+    await this.link(`${owner.host}:${owner.port}`).calls.call(
       {
         transactional_id: request.transactionalId,
         producer_id: request.producerId,

@@ -19,7 +19,6 @@ import { StreamCallsServer } from '../../common/grpc/stream-calls';
 import type { TxnMarkersHandlers } from '../../common/grpc/generated/tide/v1/internal/TxnMarkers';
 import type { WriteTxnMarkersRequest } from '../../common/grpc/generated/tide/v1/internal/WriteTxnMarkersRequest';
 import type { WriteTxnMarkersResponse__Input } from '../../common/grpc/generated/tide/v1/internal/WriteTxnMarkersResponse';
-import type { WriteTxnMarkersStreamResponse__Input } from '../../common/grpc/generated/tide/v1/internal/WriteTxnMarkersStreamResponse';
 import type { TxnMarkerPartitionResult__Input } from '../../common/grpc/generated/tide/v1/internal/TxnMarkerPartitionResult';
 import type { ControlType } from '../../common/records';
 import type { PartitionRegistry } from '../partition/partition-registry';
@@ -44,16 +43,8 @@ export interface TxnMarkersService {
 
 export function txnMarkersService(deps: TxnMarkersDeps, edge: RpcEdge): TxnMarkersService {
   const { logger, observeRpc } = edgeOf(edge);
-  const streams = new StreamCallsServer<
-    WriteTxnMarkersRequest,
-    WriteTxnMarkersResponse__Input,
-    WriteTxnMarkersStreamResponse__Input
-  >({
+  const streams = new StreamCallsServer<WriteTxnMarkersRequest, WriteTxnMarkersResponse__Input>({
     handle: (request, metadata) => writeTxnMarkers(deps, request, metadata),
-    answer: (callId, outcome) =>
-      'value' in outcome
-        ? { call_id: callId, response: outcome.value }
-        : { call_id: callId, error: outcome.error },
     method: 'WriteTxnMarkersStream',
     logger,
     observeRpc,

@@ -5,9 +5,10 @@
  * trailers, deadline and call stack on both ends; on these machines that is several times the CPU
  * of one message on an open stream (docs/transactions.md, "Performance").
  *
- * The wire shape is the service's: each request message carries a `call_id` chosen by the caller
- * and the unary request; each answer repeats the `call_id` with the unary answer or the error the
- * unary call would have failed with. Answers may come in any order.
+ * Every such stream has the same wire shape (StreamCallRequest, StreamCallAnswer): each request
+ * message carries a `call_id` chosen by the caller and the unary `request`; each answer repeats the
+ * `call_id` with the unary `response` or the `error` the unary call would have failed with.
+ * Answers may come in any order.
  *
  * Client (StreamCallsClient): opens the stream on first use; a broken stream fails the calls it
  * carried with the stream's error (retriable unless the status says otherwise: the callers retry
@@ -32,19 +33,22 @@ export interface WireErrorMessage {
   retriable: boolean;
 }
 
-/** What the client reads from one answer message. */
-export interface StreamAnswer<Res> {
-  callId: number;
-  /** Set on failure; otherwise `value` is the answer. */
-  error?: WireErrorMessage | null;
-  value: Res;
+/** A request message of every call-carrying stream: the unary request and the caller's id for it. */
+export interface StreamCallRequest<Req> {
+  call_id: number;
+  request?: Req | null;
 }
 
-export interface StreamCallsClientOptions<Req, Res, Out> {
+/** An answer message of every call-carrying stream: the unary answer, or the error it failed with. */
+export interface StreamCallAnswer<Res> {
+  call_id: number;
+  response?: Res | null;
+  error?: WireErrorMessage | null;
+}
+
+export interface StreamCallsClientOptions<Req, Res> {
   /** Opens the stream; the caller's metadata (tokens, routing headers) goes here. */
-  open: () => grpc.ClientDuplexStream<{ call_id: number; request: Req }, Out>;
-  /** Reads an answer message. */
-  answer: (message: Out) => StreamAnswer<Res>;
+  open: () => grpc.ClientDuplexStream<StreamCallRequest<Req>, StreamCallAnswer<Res>>;
   /** The unary call, for a server without the stream method, with the time left for it. */
   unary: (request: Req, timeoutMs: number) => Promise<Res>;
   clock: Clock;
@@ -60,10 +64,10 @@ interface PendingCall<Req, Res> {
   reject: (err: unknown) => void;
 }
 
-type ClientStream<Req, Out> = grpc.ClientDuplexStream<{ call_id: number; request: Req }, Out>;
+type ClientStream<Req, Res> = grpc.ClientDuplexStream<StreamCallRequest<Req>, StreamCallAnswer<Res>>;
 
-export class StreamCallsClient<Req, Res, Out> {
-  private stream: ClientStream<Req, Out> | undefined;
+export class StreamCallsClient<Req, Res> {
+  private stream: ClientStream<Req, Res> | undefined;
   /** Whether the open stream has answered: its credentials were accepted. */
   private answered = false;
   private readonly pending = new Map<number, PendingCall<Req, Res>>();
@@ -71,7 +75,7 @@ export class StreamCallsClient<Req, Res, Out> {
   private unimplemented = false;
   private closed = false;
 
-  constructor(private readonly options: StreamCallsClientOptions<Req, Res, Out>) {}
+  constructor(private readonly options: StreamCallsClientOptions<Req, Res>) {}
 
   /** Rejects with TideError; REQUEST_TIMED_OUT (retriable) when no answer came within timeoutMs. */
   call(request: Req, timeoutMs: number): Promise<Res> {
@@ -101,19 +105,18 @@ export class StreamCallsClient<Req, Res, Out> {
     this.stream = undefined;
   }
 
-  private openStream(): ClientStream<Req, Out> {
+  private openStream(): ClientStream<Req, Res> {
     const stream = this.options.open();
     this.stream = stream;
     this.answered = false;
-    stream.on('data', (message: Out) => {
+    stream.on('data', (answer: StreamCallAnswer<Res>) => {
       this.answered = true;
-      const answer = this.options.answer(message);
-      const call = this.pending.get(answer.callId);
+      const call = this.pending.get(answer.call_id);
       if (!call) return; // timed out already
-      this.pending.delete(answer.callId);
+      this.pending.delete(answer.call_id);
       call.timer.cancel();
       if (answer.error?.code) call.reject(fromWireError(answer.error));
-      else call.resolve(answer.value);
+      else call.resolve(answer.response as Res);
     });
     stream.on('error', (err: grpc.ServiceError) => this.broken(stream, err));
     // The server ended the stream without an error: the calls it carried are lost, retriable.
@@ -126,7 +129,7 @@ export class StreamCallsClient<Req, Res, Out> {
     return stream;
   }
 
-  private broken(stream: ClientStream<Req, Out>, err: unknown): void {
+  private broken(stream: ClientStream<Req, Res>, err: unknown): void {
     if (this.stream !== stream) return;
     this.stream = undefined;
     if ((err as Partial<grpc.ServiceError>).code === grpc.status.UNIMPLEMENTED) {
@@ -159,13 +162,14 @@ export class StreamCallsClient<Req, Res, Out> {
   }
 }
 
-type ServerStream<Req, Out> = grpc.ServerDuplexStream<{ call_id: number; request?: Req | null }, Out>;
+type ServerStream<Req, Res> = grpc.ServerDuplexStream<
+  StreamCallRequest<Req>,
+  { call_id: number; response?: Res; error?: ReturnType<typeof toWireError> }
+>;
 
-export interface StreamCallsServerOptions<Req, Res, Out> {
+export interface StreamCallsServerOptions<Req, Res> {
   /** The unary handler: the same checks and work as the unary method. */
   handle: (request: Req, metadata: grpc.Metadata) => Promise<Res>;
-  /** Builds an answer message. */
-  answer: (callId: number, outcome: { value: Res } | { error: ReturnType<typeof toWireError> }) => Out;
   /** The stream method's name, for logs and the RPC metrics (one observation per call). */
   method: string;
   logger: Logger;
@@ -178,14 +182,14 @@ export interface StreamCallsServerOptions<Req, Res, Out> {
 
 const DEFAULT_MAX_IN_FLIGHT = 4_096;
 
-export class StreamCallsServer<Req, Res, Out> {
+export class StreamCallsServer<Req, Res> {
   private readonly open = new Set<() => void>();
   private closed = false;
 
-  constructor(private readonly options: StreamCallsServerOptions<Req, Res, Out>) {}
+  constructor(private readonly options: StreamCallsServerOptions<Req, Res>) {}
 
   /** The grpc-js handler of the stream method. */
-  readonly handler = (call: ServerStream<Req, Out>): void => this.serve(call);
+  readonly handler = (call: ServerStream<Req, Res>): void => this.serve(call);
 
   /** Ends every open stream (the peers' calls in flight fail retriably) and refuses new ones. */
   closeStreams(): void {
@@ -200,12 +204,12 @@ export class StreamCallsServer<Req, Res, Out> {
     );
   }
 
-  private serve(call: ServerStream<Req, Out>): void {
+  private serve(call: ServerStream<Req, Res>): void {
     if (this.closed) {
       call.emit('error', toGrpcStatus(this.shutdownError()));
       return;
     }
-    const { handle, answer, method, logger, observeRpc } = this.options;
+    const { handle, method, logger, observeRpc } = this.options;
     const maxInFlight = this.options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
     let inFlight = 0;
     let clientDone = false;
@@ -223,29 +227,32 @@ export class StreamCallsServer<Req, Res, Out> {
     };
     call.on('cancelled', finish);
     call.on('error', finish);
-    const write = (message: Out) => {
-      if (!done && !call.destroyed) call.write(message);
+    const write = (callId: number, outcome: { response: Res } | { error: unknown }) => {
+      if (done || call.destroyed) return;
+      call.write(
+        'response' in outcome
+          ? { call_id: callId, response: outcome.response }
+          : { call_id: callId, error: toWireError(outcome.error) },
+      );
+    };
+    // The caller half-closed: the stream ends once its last call is answered.
+    const endIfDrained = () => {
+      if (!clientDone || inFlight > 0 || done) return;
+      finish();
+      call.end();
     };
     const settled = () => {
       inFlight--;
-      if (clientDone && inFlight === 0 && !done) {
-        finish();
-        call.end();
-      }
+      endIfDrained();
     };
     call.on('end', () => {
       clientDone = true;
-      if (inFlight === 0 && !done) {
-        finish();
-        call.end();
-      }
+      endIfDrained();
     });
-    call.on('data', (message: { call_id: number; request?: Req | null }) => {
+    call.on('data', (message: StreamCallRequest<Req>) => {
       const callId = message.call_id;
       if (!message.request) {
-        write(
-          answer(callId, { error: toWireError(new TideError('INVALID_REQUEST', 'request is required')) }),
-        );
+        write(callId, { error: new TideError('INVALID_REQUEST', 'request is required') });
         return;
       }
       if (inFlight >= maxInFlight) {
@@ -254,7 +261,7 @@ export class StreamCallsServer<Req, Res, Out> {
           `more than ${maxInFlight} ${method} calls in flight on one stream; retry after some are answered`,
           { retriable: true },
         );
-        write(answer(callId, { error: toWireError(error) }));
+        write(callId, { error });
         return;
       }
       inFlight++;
@@ -262,14 +269,14 @@ export class StreamCallsServer<Req, Res, Out> {
       handle(message.request, call.metadata).then(
         (value) => {
           observeRpc?.(method, 'OK', Number(process.hrtime.bigint() - started) / 1e9);
-          write(answer(callId, { value }));
+          write(callId, { response: value });
           settled();
         },
         (err: unknown) => {
           if (!(err instanceof TideError)) logger.error({ err, method }, 'request failed unexpectedly');
           else logger.debug({ code: err.code, method, msg: err.message }, 'request rejected');
           observeRpc?.(method, toTideError(err).code, Number(process.hrtime.bigint() - started) / 1e9);
-          write(answer(callId, { error: toWireError(err) }));
+          write(callId, { error: err });
           settled();
         },
       );

@@ -10,12 +10,10 @@ import { unary } from '../../common/grpc/unary';
 import type { TransactionCoordinatorHandlers } from '../../common/grpc/generated/tide/v1/TransactionCoordinator';
 import type { TxnOffsetsHandlers } from '../../common/grpc/generated/tide/v1/internal/TxnOffsets';
 import type { TxnJoinsHandlers } from '../../common/grpc/generated/tide/v1/internal/TxnJoins';
-import type { TxnJoinStreamResponse__Input } from '../../common/grpc/generated/tide/v1/internal/TxnJoinStreamResponse';
 import type { AddPartitionsToTxnRequest } from '../../common/grpc/generated/tide/v1/AddPartitionsToTxnRequest';
 import type { AddPartitionsToTxnResponse__Input } from '../../common/grpc/generated/tide/v1/AddPartitionsToTxnResponse';
 import type { EndTxnRequest } from '../../common/grpc/generated/tide/v1/EndTxnRequest';
 import type { EndTxnResponse__Input } from '../../common/grpc/generated/tide/v1/EndTxnResponse';
-import type { EndTxnStreamResponse__Input } from '../../common/grpc/generated/tide/v1/EndTxnStreamResponse';
 import { StreamCallsServer } from '../../common/grpc/stream-calls';
 import type { TransactionDescription__Input } from '../../common/grpc/generated/tide/v1/TransactionDescription';
 import { validateGroupId } from '../../common/cluster/coordinator-shards';
@@ -146,22 +144,14 @@ async function endTxn(
   return { producer_id: next.producerId, producer_epoch: next.producerEpoch };
 }
 
-export type EndTxnStreams = StreamCallsServer<
-  EndTxnRequest,
-  EndTxnResponse__Input,
-  EndTxnStreamResponse__Input
->;
+export type EndTxnStreams = StreamCallsServer<EndTxnRequest, EndTxnResponse__Input>;
 
 /** EndTxnStream: EndTxn calls on one stream per client; `closeStreams()` before the server stops. */
 export function endTxnStreams(
   deps: Pick<TransactionServiceDeps, 'transactions' | 'logger' | 'observeRpc'>,
 ): EndTxnStreams {
-  return new StreamCallsServer({
+  return new StreamCallsServer<EndTxnRequest, EndTxnResponse__Input>({
     handle: (request) => endTxn(deps.transactions, request),
-    answer: (callId, outcome) =>
-      'value' in outcome
-        ? { call_id: callId, response: outcome.value }
-        : { call_id: callId, error: outcome.error },
     method: 'EndTxnStream',
     logger: deps.logger,
     observeRpc: deps.observeRpc,
@@ -194,18 +184,12 @@ export interface TxnJoinsService {
 export function txnJoinsService(
   deps: Pick<TransactionServiceDeps, 'transactions' | 'logger' | 'observeRpc'> & { internalToken: string },
 ): TxnJoinsService {
-  const streams = new StreamCallsServer<
-    AddPartitionsToTxnRequest,
-    AddPartitionsToTxnResponse__Input,
-    TxnJoinStreamResponse__Input
-  >({
+  const streams = new StreamCallsServer<AddPartitionsToTxnRequest, AddPartitionsToTxnResponse__Input>({
     handle: async (request, metadata) => {
       if (!hasInternalToken(metadata, deps.internalToken))
         throw new TideError('AUTHORIZATION_FAILED', 'JoinStream is internal: only partition leaders call it');
       return addPartitions(deps.transactions, request);
     },
-    answer: (callId, outcome) =>
-      'error' in outcome ? { call_id: callId, error: outcome.error } : { call_id: callId },
     method: 'JoinStream',
     logger: deps.logger,
     observeRpc: deps.observeRpc,

@@ -23,7 +23,6 @@ import type { TxnMarkersClient } from '../../common/grpc/generated/tide/v1/inter
 import type { TxnOffsetsClient } from '../../common/grpc/generated/tide/v1/internal/TxnOffsets';
 import type { WriteTxnMarkersResponse } from '../../common/grpc/generated/tide/v1/internal/WriteTxnMarkersResponse';
 import type { WriteTxnMarkersRequest__Input } from '../../common/grpc/generated/tide/v1/internal/WriteTxnMarkersRequest';
-import type { WriteTxnMarkersStreamResponse } from '../../common/grpc/generated/tide/v1/internal/WriteTxnMarkersStreamResponse';
 import { StreamCallsClient } from '../../common/grpc/stream-calls';
 import { systemClock, type Clock } from '../../common/clock';
 import type { CoordinatorRecord } from '../../common/cluster/coordinator-shards';
@@ -127,7 +126,7 @@ export class TideMarkerWriter implements MarkerWriter {
   private readonly clients = new Map<string, TxnMarkersClient>();
   private readonly streams = new Map<
     string,
-    StreamCallsClient<WriteTxnMarkersRequest__Input, WriteTxnMarkersResponse, WriteTxnMarkersStreamResponse>
+    StreamCallsClient<WriteTxnMarkersRequest__Input, WriteTxnMarkersResponse>
   >();
 
   constructor(
@@ -223,17 +222,8 @@ export class TideMarkerWriter implements MarkerWriter {
   private stream(leader: string) {
     let stream = this.streams.get(leader);
     if (!stream) {
-      stream = new StreamCallsClient<
-        WriteTxnMarkersRequest__Input,
-        WriteTxnMarkersResponse,
-        WriteTxnMarkersStreamResponse
-      >({
+      stream = new StreamCallsClient<WriteTxnMarkersRequest__Input, WriteTxnMarkersResponse>({
         open: () => this.client(leader).WriteTxnMarkersStream(this.metadata()),
-        answer: (message: WriteTxnMarkersStreamResponse) => ({
-          callId: message.call_id,
-          error: message.error,
-          value: message.response ?? { results: [] },
-        }),
         unary: (request, timeoutMs) =>
           new Promise<WriteTxnMarkersResponse>((resolve, reject) =>
             this.client(leader).WriteTxnMarkers(

@@ -16,8 +16,6 @@ import type { WriteTxnMarkersRequest } from '../../../services/common/grpc/gener
 import type { WriteTxnMarkersRequest__Input } from '../../../services/common/grpc/generated/tide/v1/internal/WriteTxnMarkersRequest';
 import type { WriteTxnMarkersResponse } from '../../../services/common/grpc/generated/tide/v1/internal/WriteTxnMarkersResponse';
 import type { WriteTxnMarkersResponse__Input } from '../../../services/common/grpc/generated/tide/v1/internal/WriteTxnMarkersResponse';
-import type { WriteTxnMarkersStreamResponse } from '../../../services/common/grpc/generated/tide/v1/internal/WriteTxnMarkersStreamResponse';
-import type { WriteTxnMarkersStreamResponse__Input } from '../../../services/common/grpc/generated/tide/v1/internal/WriteTxnMarkersStreamResponse';
 
 const quiet = silentLogger();
 
@@ -35,11 +33,7 @@ interface Harness {
   client: TxnMarkersClient;
   streamsOpened: () => number;
   unaryCalls: () => number;
-  streams: StreamCallsServer<
-    WriteTxnMarkersRequest,
-    WriteTxnMarkersResponse__Input,
-    WriteTxnMarkersStreamResponse__Input
-  >;
+  streams: StreamCallsServer<WriteTxnMarkersRequest, WriteTxnMarkersResponse__Input>;
   stop: () => void;
 }
 
@@ -59,16 +53,8 @@ async function serve(
 ): Promise<Harness> {
   let streamsOpened = 0;
   let unaryCalls = 0;
-  const streams = new StreamCallsServer<
-    WriteTxnMarkersRequest,
-    WriteTxnMarkersResponse__Input,
-    WriteTxnMarkersStreamResponse__Input
-  >({
+  const streams = new StreamCallsServer<WriteTxnMarkersRequest, WriteTxnMarkersResponse__Input>({
     handle: (req) => handle(req),
-    answer: (callId, outcome) =>
-      'value' in outcome
-        ? { call_id: callId, response: outcome.value }
-        : { call_id: callId, error: outcome.error },
     method: 'WriteTxnMarkers',
     logger: quiet,
     ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
@@ -118,13 +104,8 @@ async function serve(
 }
 
 function callsOn(h: Harness, clock = new ManualClock()) {
-  return new StreamCallsClient<
-    WriteTxnMarkersRequest__Input,
-    WriteTxnMarkersResponse,
-    WriteTxnMarkersStreamResponse
-  >({
+  return new StreamCallsClient<WriteTxnMarkersRequest__Input, WriteTxnMarkersResponse>({
     open: () => h.client.WriteTxnMarkersStream(),
-    answer: (m) => ({ callId: m.call_id, error: m.error, value: m.response ?? { results: [] } }),
     unary: (req, timeoutMs) =>
       new Promise((resolve, reject) =>
         h.client.WriteTxnMarkers(req, { deadline: new Date(Date.now() + timeoutMs) }, (err, res) =>
