@@ -19,10 +19,14 @@
  * windowed counts and of the LMDB count, with no local state, reads every changelog record before
  * processing; changelog records/s from start() to the last store restored (the group join
  * included: a lower bound), and from the first store's restore start (its changelog end listed)
- * to the last store restored (the restore alone). With several rounds, medians close the output.
+ * to the last store restored (the restore alone), and the CPU this process spent per restored
+ * record (more stable than a rate on a shared machine: a restore takes well under a second).
+ * `--restores N` repeats each restore N times per round. With several rounds or restores, medians
+ * close the output.
  *
  *   npm run bench:streams -- [--records 200000] [--keys 10000] [--partitions 4] [--rounds 1]
- *                             [--only NAME] [--profile-dir DIR]   (CPU profiles of app runs, restores)
+ *                             [--restores 1] [--only NAME]
+ *                             [--profile-dir DIR]   (CPU profiles of app runs, restores)
  */
 import * as fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -36,6 +40,8 @@ interface Options {
   keys: number;
   partitions: number;
   rounds: number;
+  /** Restores of each restoring workload per round. */
+  restores: number;
   /** Only the workloads whose name contains this (for profiling one). */
   only: string;
   /** Write a CPU profile of each measured app run and restore (not the ceiling) to this directory. */
@@ -43,7 +49,15 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { records: 200_000, keys: 10_000, partitions: 4, rounds: 1, only: '', profileDir: '' };
+  const o: Options = {
+    records: 200_000,
+    keys: 10_000,
+    partitions: 4,
+    rounds: 1,
+    restores: 1,
+    only: '',
+    profileDir: '',
+  };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], Number(argv[i + 1])];
     if (flag === '--only' || flag === '--profile-dir') {
@@ -55,6 +69,7 @@ function parseArgs(argv: string[]): Options {
     else if (flag === '--keys') o.keys = value;
     else if (flag === '--partitions') o.partitions = value;
     else if (flag === '--rounds') o.rounds = value;
+    else if (flag === '--restores') o.restores = value;
     else throw new Error(`unknown flag ${flag}; see the header of bench/streams.ts`);
   }
   return o;
@@ -263,7 +278,7 @@ async function restore(
   appId: string,
   stateDir: string | undefined,
   tasks: number,
-): Promise<{ records: number; rate: number; restoreOnly: number }> {
+): Promise<{ records: number; rate: number; restoreOnly: number; cpuUsPerRecord: number }> {
   const tide = new Tide({ bootstrap });
   const b = tide.streams({ applicationId: appId });
   w.build(b, `${appId}-out`);
@@ -282,13 +297,17 @@ async function restore(
     },
   });
   const startNs = process.hrtime.bigint();
+  const startCpu = process.cpuUsage();
+  let cpu: NodeJS.CpuUsage | undefined;
   await app.start();
   // One task (and store) per input partition; each reports once it has restored.
   while (done.length < tasks) {
     const failure = app.error();
     if (failure) throw failure;
     await new Promise((r) => setTimeout(r, 5));
+    if (done.length === tasks) cpu = process.cpuUsage(startCpu);
   }
+  cpu ??= process.cpuUsage(startCpu);
   const records = done.reduce((n, p) => n + p.restored, 0);
   await app.close();
   await tide.close();
@@ -296,6 +315,7 @@ async function restore(
     records,
     rate: records / (Number(lastNs - startNs) / 1e9),
     restoreOnly: records / (Number(lastNs - firstNs) / 1e9),
+    cpuUsPerRecord: (cpu.user + cpu.system) / records,
   };
 }
 
@@ -343,7 +363,14 @@ async function main(): Promise<void> {
     });
     const results = new Map<
       string,
-      { rate: number[]; ceiling: number[]; ratio: number[]; restore: number[]; restoreOnly: number[] }
+      {
+        rate: number[];
+        ceiling: number[];
+        ratio: number[];
+        restore: number[];
+        restoreOnly: number[];
+        restoreCpu: number[];
+      }
     >();
     for (let round = 0; round < o.rounds; round++) {
       for (const [i, w] of WORKLOADS.entries()) {
@@ -363,6 +390,7 @@ async function main(): Promise<void> {
           ratio: [],
           restore: [],
           restoreOnly: [],
+          restoreCpu: [],
         };
         results.set(w.name, result);
         result.rate.push(run.rate);
@@ -375,20 +403,25 @@ async function main(): Promise<void> {
         if (w.restore) {
           // No local state: everything comes back from the changelog.
           const fresh = w.stateDir ? path.join(dir, `${appId}-restore`) : undefined;
-          const restoreProfiler = o.profileDir ? await startProfile() : undefined;
-          const r = await restore(bootstrap, w, appId, fresh, o.partitions);
-          if (restoreProfiler)
-            await stopProfile(restoreProfiler, path.join(o.profileDir, `${appId}-restore.cpuprofile`));
-          result.restore.push(r.rate);
-          result.restoreOnly.push(r.restoreOnly);
-          console.log(
-            `${`  restore (${w.stateDir ? 'LMDB' : 'in memory'})`.padEnd(34)} ${fmt(r.rate).padStart(9)} changelog records/s (${fmt(r.records)} records; ` +
-              `${fmt(r.restoreOnly)}/s without the group join)`,
-          );
+          for (let n = 1; n <= o.restores; n++) {
+            const target = fresh && `${fresh}-${n}`;
+            const restoreProfiler = o.profileDir ? await startProfile() : undefined;
+            const r = await restore(bootstrap, w, appId, target, o.partitions);
+            if (restoreProfiler)
+              await stopProfile(restoreProfiler, path.join(o.profileDir, `${appId}-restore-${n}.cpuprofile`));
+            if (target) fs.rmSync(target, { recursive: true, force: true });
+            result.restore.push(r.rate);
+            result.restoreOnly.push(r.restoreOnly);
+            result.restoreCpu.push(r.cpuUsPerRecord);
+            console.log(
+              `${`  restore (${w.stateDir ? 'LMDB' : 'in memory'})`.padEnd(34)} ${fmt(r.rate).padStart(9)} changelog records/s (${fmt(r.records)} records; ` +
+                `${fmt(r.restoreOnly)}/s without the group join; app CPU ${r.cpuUsPerRecord.toFixed(2)} µs/record)`,
+            );
+          }
         }
       }
     }
-    if (o.rounds > 1) {
+    if (o.rounds > 1 || o.restores > 1) {
       console.log(
         `\nmedians of ${o.rounds} rounds (ratio: the median of each run's ratio to its own ceiling)`,
       );
@@ -397,7 +430,8 @@ async function main(): Promise<void> {
           `${name.padEnd(34)} ${fmt(median(r.rate)).padStart(9)} records/s  ceiling ${fmt(median(r.ceiling)).padStart(9)}  ` +
             `${(100 * median(r.ratio)).toFixed(0).padStart(3)} %` +
             (r.restore.length > 0
-              ? `  restore ${fmt(median(r.restore))} records/s (${fmt(median(r.restoreOnly))} without the join)`
+              ? `  restore ${fmt(median(r.restore))} records/s (${fmt(median(r.restoreOnly))} without the join, ` +
+                `${median(r.restoreCpu).toFixed(2)} µs CPU/record)`
               : ''),
         );
       }

@@ -100,6 +100,15 @@ export interface ConsumerBatch {
    * records before `records[0]`; control batches between the records are included.
    */
   readonly recordBatches: Buffer;
+  /**
+   * Visits the same records in order, `(offset, timestampMs, key, value)` with key and value as
+   * views into the fetched bytes, without building a record object each (headers are not read):
+   * about a third of the CPU per record of reading `records`, for code that goes through many
+   * records and keeps few of them (Tide Streams restores its stores with it).
+   */
+  forEachRecord(
+    visit: (offset: number, timestampMs: number, key: Buffer | null, value: Buffer | null) => void,
+  ): void;
   /** The partition's high watermark when these records were fetched. */
   readonly highWatermark: number;
   /**

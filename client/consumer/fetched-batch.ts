@@ -1,4 +1,4 @@
-import type { CheckedRecords, DecodedRecord } from '../../services/common/records';
+import type { CheckedRecords, DecodedRecord, RecordVisitor } from '../../services/common/records';
 import type { ConsumerBatch } from '../types';
 
 /**
@@ -23,6 +23,10 @@ export class FetchedBatch implements ConsumerBatch {
 
   get records(): DecodedRecord[] {
     return this.#checked.records();
+  }
+
+  forEachRecord(visit: RecordVisitor): void {
+    this.#checked.forEach(visit);
   }
 
   get recordCount(): number {

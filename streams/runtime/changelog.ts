@@ -11,7 +11,7 @@ import type { StoreDef } from '../topology/nodes';
 import type { Stamped } from '../processors/common';
 import { stampedSerde } from '../state/persistent';
 import type { Serde } from '../serdes';
-import type { RawChange, StoreChange } from '../state/stores';
+import type { RawApply, StoreChange } from '../state/stores';
 
 export interface DecodedChange {
   key: unknown;
@@ -61,15 +61,10 @@ export class ChangelogCodec {
    * A record as bytes, for stores that keep the serdes' bytes (the LMDB stores): the key serde's
    * bytes (a view of the record), the window read from the key, the value as it is.
    */
-  raw(key: Buffer, value: Buffer | null): RawChange {
-    if (!this.windowed) return { key, windowStart: 0, windowEnd: 0, value };
+  applyRaw(key: Buffer, value: Buffer | null, apply: RawApply): void {
+    if (!this.windowed) return apply(key, 0, 0, value);
     const n = key.length - 16;
-    return {
-      key: key.subarray(0, n),
-      windowStart: readInt64(key, n),
-      windowEnd: readInt64(key, n + 8),
-      value,
-    };
+    apply(key.subarray(0, n), readInt64(key, n), readInt64(key, n + 8), value);
   }
 
   decode(key: Buffer, value: Buffer | null): DecodedChange {

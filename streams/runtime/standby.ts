@@ -22,7 +22,7 @@ import type { ChangeListener, StateStore, StoreChange } from '../state/stores';
 import type { StoreDef } from '../topology/nodes';
 import { changelogTopic, ChangelogCodec } from './changelog';
 import { checkpointStreamTime, readCheckpoint, STREAM_TIME_KEY, writeCheckpoint } from './checkpoint';
-import { changelogApplier, type ChangelogRecord } from './restore';
+import { changelogApplier, type ChangelogChunk } from './restore';
 
 /** A store's changelog listener, switched between nothing (standby) and the active task's writer. */
 export interface ChangeRelay {
@@ -59,7 +59,7 @@ export interface StandbyDeps {
 interface CopyStore extends StoreSlot {
   tp: TopicPartition;
   /** Writes changelog records into the store (as bytes in one transaction for LMDB). */
-  apply: (records: readonly ChangelogRecord[]) => void;
+  apply: (chunk: ChangelogChunk) => void;
   /** The changelog's end as last seen (high watermark); undefined until known. */
   end?: number;
   /** The reader must move the consumer to `position` (a new copy of this partition). */
@@ -296,15 +296,16 @@ export class StandbyTasks {
   private apply(batch: ConsumerBatch): void {
     const s = this.readers.get(key(batch));
     if (!s) return;
-    const chunk: ChangelogRecord[] = [];
-    for (const r of batch.records) {
-      if (r.offset < s.position) continue;
-      if (r.key !== null) chunk.push(r as ChangelogRecord);
-      if (r.timestampMs > s.streamTimeMs) s.streamTimeMs = r.timestampMs;
-      s.position = r.offset + 1;
-      this.recordsApplied++;
-    }
-    s.apply(chunk);
+    s.apply({
+      visit: (visitor) =>
+        batch.forEachRecord((offset, timestampMs, key, value) => {
+          if (offset < s.position) return;
+          if (key !== null) visitor(key, value, timestampMs);
+          if (timestampMs > s.streamTimeMs) s.streamTimeMs = timestampMs;
+          s.position = offset + 1;
+          this.recordsApplied++;
+        }),
+    });
     s.position = Math.max(s.position, batch.nextOffset);
     s.end = Math.max(s.end ?? 0, batch.highWatermark);
     this.checkCaughtUp();

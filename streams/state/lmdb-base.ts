@@ -13,7 +13,7 @@
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { Serde } from '../serdes';
 import { keyPart } from './lmdb-keys';
-import type { RawChange } from './stores';
+import type { RawApply } from './stores';
 
 export const EMPTY = Buffer.alloc(0);
 const BINARY = { keyEncoding: 'binary', encoding: 'binary' } as const;
@@ -61,11 +61,8 @@ export abstract class LmdbStore<K> {
    * null deletes) in one write transaction, in order, without change events: a restore, whose
    * records came from the changelog and must not go back to it.
    */
-  restoreBatch(changes: readonly RawChange[]): void {
-    if (changes.length === 0) return;
-    this.root.transactionSync(() => {
-      for (const change of changes) this.applyRaw(change);
-    });
+  restoreBatch(fill: (apply: RawApply) => void): void {
+    this.root.transactionSync(() => fill(this.applyRaw));
   }
 
   /** A named database of this store's environment. */
@@ -84,6 +81,9 @@ export abstract class LmdbStore<K> {
   protected abstract databases(): Database<Buffer, Buffer>[];
   /** After clear(): reset what the store keeps about its contents. */
   protected cleared(): void {}
-  /** One changelog record, inside restoreBatch's transaction (use the *Sync writes: no nesting). */
-  protected abstract applyRaw(change: RawChange): void;
+  /**
+   * One changelog record, inside restoreBatch's transaction (use the *Sync writes: no nesting).
+   * An arrow-function property in the subclasses, so it can be handed on unbound.
+   */
+  protected abstract readonly applyRaw: RawApply;
 }

@@ -16,14 +16,7 @@ import type { Database } from 'lmdb';
 import type { Serde, Window } from '../serdes';
 import { EMPTY, LmdbStore } from './lmdb-base';
 import { decodeTime, encodeTime, prefixRange, readKeyPart, writeTime } from './lmdb-keys';
-import type {
-  ChangeListener,
-  RawChange,
-  SessionBatch,
-  SessionPut,
-  SessionStore,
-  WindowEntry,
-} from './stores';
+import type { ChangeListener, RawApply, SessionBatch, SessionPut, SessionStore, WindowEntry } from './stores';
 
 export class PersistentSessionStore<K, V>
   extends LmdbStore<K>
@@ -152,27 +145,27 @@ export class PersistentSessionStore<K, V>
   }
 
   /** Builds both keys from the changelog's bytes: no serde, one buffer each. */
-  protected applyRaw(change: RawChange): void {
-    const n = change.key.length;
+  protected readonly applyRaw: RawApply = (key, windowStart, windowEnd, value) => {
+    const n = key.length;
     // [key part][end][start] and [end][key part][start]
     const primary = Buffer.allocUnsafe(4 + n + 16);
     primary.writeUInt32BE(n, 0);
-    change.key.copy(primary, 4);
-    writeTime(primary, 4 + n, change.windowEnd);
-    writeTime(primary, 4 + n + 8, change.windowStart);
+    key.copy(primary, 4);
+    writeTime(primary, 4 + n, windowEnd);
+    writeTime(primary, 4 + n + 8, windowStart);
     const index = Buffer.allocUnsafe(8 + 4 + n + 8);
     primary.copy(index, 0, 4 + n, 4 + n + 8);
     primary.copy(index, 8, 0, 4 + n);
     primary.copy(index, 12 + n, 4 + n + 8);
-    if (change.value === null) {
+    if (value === null) {
       this.sessions.removeSync(primary);
       this.byEnd.removeSync(index);
       return;
     }
-    this.sessions.putSync(primary, change.value);
+    this.sessions.putSync(primary, value);
     this.byEnd.putSync(index, EMPTY);
-    if (change.windowEnd < this.earliestEnd) this.earliestEnd = change.windowEnd;
-  }
+    if (windowEnd < this.earliestEnd) this.earliestEnd = windowEnd;
+  };
 
   private keysOf(key: K, window: Window): { primary: Buffer; index: Buffer } {
     const part = this.keyPartOf(key);

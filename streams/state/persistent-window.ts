@@ -16,7 +16,7 @@ import type { Database } from 'lmdb';
 import type { Serde, Window } from '../serdes';
 import { EMPTY, LmdbStore } from './lmdb-base';
 import { decodeTime, encodeTime, justAfter, readKeyPart, writeTime } from './lmdb-keys';
-import type { ChangeListener, RawChange, WindowBatch, WindowEntry, WindowPut, WindowStore } from './stores';
+import type { ChangeListener, RawApply, WindowBatch, WindowEntry, WindowPut, WindowStore } from './stores';
 
 export class PersistentWindowStore<K, V>
   extends LmdbStore<K>
@@ -146,24 +146,24 @@ export class PersistentWindowStore<K, V>
   }
 
   /** Builds both keys from the changelog's bytes: no serde, one buffer each. */
-  protected applyRaw(change: RawChange): void {
-    const n = change.key.length;
+  protected readonly applyRaw: RawApply = (key, windowStart, _windowEnd, value) => {
+    const n = key.length;
     const primary = Buffer.allocUnsafe(4 + n + 8);
     primary.writeUInt32BE(n, 0);
-    change.key.copy(primary, 4);
-    writeTime(primary, 4 + n, change.windowStart);
+    key.copy(primary, 4);
+    writeTime(primary, 4 + n, windowStart);
     const index = Buffer.allocUnsafe(8 + 4 + n);
     primary.copy(index, 0, 4 + n);
     primary.copy(index, 8, 0, 4 + n);
-    if (change.value === null) {
+    if (value === null) {
       this.windows.removeSync(primary);
       this.byStart.removeSync(index);
       return;
     }
-    this.windows.putSync(primary, change.value);
+    this.windows.putSync(primary, value);
     this.byStart.putSync(index, EMPTY);
-    if (change.windowStart < this.earliestStart) this.earliestStart = change.windowStart;
-  }
+    if (windowStart < this.earliestStart) this.earliestStart = windowStart;
+  };
 
   private entry(key: K, start: number, value: Buffer): WindowEntry<K, V> {
     return {

@@ -14,7 +14,7 @@ import type { Database } from 'lmdb';
 import type { Serde } from '../serdes';
 import type { Stamped } from '../processors/common';
 import { LmdbStore } from './lmdb-base';
-import type { ChangeListener, KeyValueBatch, KeyValueStore, RawChange } from './stores';
+import type { ChangeListener, KeyValueBatch, KeyValueStore, RawApply } from './stores';
 
 export class PersistentKeyValueStore<K, V>
   extends LmdbStore<K>
@@ -78,10 +78,10 @@ export class PersistentKeyValueStore<K, V>
   }
 
   /** Keys and values are the serdes' bytes, as in the changelog. */
-  protected applyRaw(change: RawChange): void {
-    if (change.value === null) this.root.removeSync(change.key);
-    else this.root.putSync(change.key, change.value);
-  }
+  protected readonly applyRaw: RawApply = (key, _start, _end, value) => {
+    if (value === null) this.root.removeSync(key);
+    else this.root.putSync(key, value);
+  };
 }
 
 /** Values of DSL tables and aggregations: 8-byte big-endian timestamp, then the value's bytes. */

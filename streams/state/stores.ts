@@ -74,20 +74,16 @@ export interface StoreChange {
 export type ChangeListener = (change: StoreChange) => void;
 
 /**
- * A changelog record in the bytes a store keeps: the key serde's bytes, the window (window and
- * session stores; 0 for key-value ones), the value serde's bytes (null: a delete).
+ * Writes one changelog record in the bytes a store keeps: the key serde's bytes, the window
+ * (window and session stores; 0 for key-value ones), the value serde's bytes (null: a delete).
+ * Arguments rather than an object: restore calls it for every record.
  */
-export interface RawChange {
-  key: Buffer;
-  windowStart: number;
-  windowEnd: number;
-  value: Buffer | null;
-}
+export type RawApply = (key: Buffer, windowStart: number, windowEnd: number, value: Buffer | null) => void;
 
 /** A store that applies changelog records as bytes, many in one write (the LMDB stores). */
 export interface BatchRestorable {
-  /** Applies the records in order, without change events. */
-  restoreBatch(changes: readonly RawChange[]): void;
+  /** Opens one write, in which `fill` applies records in order through `apply`; no change events. */
+  restoreBatch(fill: (apply: RawApply) => void): void;
 }
 
 export function isBatchRestorable(store: StateStore): store is StateStore & BatchRestorable {

@@ -7,7 +7,12 @@
 import { TideError } from '../errors';
 import { iterateBatches, openBatch, type DecodedRecord } from './codec';
 import { CONTROL_BIT, lastOffsetOf, type BatchHeader } from './layout';
-import { checkRecordSection, readRecordSection } from './record-section';
+import {
+  checkRecordSection,
+  readRecordSection,
+  visitRecordSection,
+  type RecordVisitor,
+} from './record-section';
 import { AbortedFilter, controlTypeOf, type AbortedTransaction } from './control';
 
 interface CheckedSection {
@@ -38,6 +43,18 @@ export class CheckedRecords {
     for (const { data, header } of this.sections) readRecordSection(data, header, this.fromOffset, out);
     this.built = out;
     return out;
+  }
+
+  /**
+   * Visits the same records in order without building objects (headers are not read); once
+   * `records()` has built them, from those.
+   */
+  forEach(visit: RecordVisitor): void {
+    if (this.built) {
+      for (const r of this.built) visit(r.offset, r.timestampMs, r.key, r.value);
+      return;
+    }
+    for (const { data, header } of this.sections) visitRecordSection(data, header, this.fromOffset, visit);
   }
 }
 

@@ -132,6 +132,54 @@ export function readRecordSection(
   }
 }
 
+/** A record's offset, timestamp, key and value (views into the fetched bytes), as visited. */
+export type RecordVisitor = (
+  offset: number,
+  timestampMs: number,
+  key: Buffer | null,
+  value: Buffer | null,
+) => void;
+
+/**
+ * Calls `visit` for each record with an offset >= `fromOffset`, in order, without building record
+ * objects (headers are not read): for readers that go through many records and keep few of them,
+ * such as a state store's restore (about a third of readRecordSection's CPU per record, most of
+ * the difference being garbage not made). Only for a section that passed `checkRecordSection`.
+ * The loop is readRecordSection's, kept apart rather than shared through a callback: the shared
+ * version cost the object-building path ~10 % in a microbenchmark.
+ */
+export function visitRecordSection(
+  data: Buffer,
+  header: BatchHeader,
+  fromOffset: number,
+  visit: RecordVisitor,
+): void {
+  const reader = new BufferReader(data, 0, data.length);
+  const logAppendTime = (header.attributes & TIMESTAMP_TYPE_BIT) !== 0;
+  const { baseOffset, baseTimestamp, maxTimestamp, recordCount } = header;
+  const straddles = fromOffset > baseOffset;
+  for (let i = 0; i < recordCount; i++) {
+    const length = reader.readVarint();
+    const recordEnd = reader.pos + length;
+    if (straddles && baseOffset + peekOffsetDelta(reader) < fromOffset) {
+      reader.pos = recordEnd;
+      continue;
+    }
+    reader.pos++; // attributes: unused
+    const timestampDelta = reader.readVarlong();
+    const offsetDelta = reader.readVarint();
+    const key = readNullableBytes(reader);
+    const value = readNullableBytes(reader);
+    reader.pos = recordEnd; // past the headers
+    visit(
+      baseOffset + offsetDelta,
+      logAppendTime ? maxTimestamp : baseTimestamp + timestampDelta,
+      key,
+      value,
+    );
+  }
+}
+
 /** The offsetDelta of the record whose attributes byte is at `reader.pos`, without moving. */
 function peekOffsetDelta(reader: BufferReader): number {
   const start = reader.pos;
