@@ -65,6 +65,25 @@ describe('checkBatches', () => {
     },
   );
 
+  test.each([0, 3, 10, 15, 20, 22, 25, 26])(
+    'from offset %d: forEach visits the same records as records() builds, before and after building',
+    (from) => {
+      const visited = (checked: ReturnType<typeof checkBatches>['checked']) => {
+        const out: unknown[] = [];
+        checked.forEach((offset, timestampMs, key, value) => out.push({ offset, timestampMs, key, value }));
+        return out;
+      };
+      const { checked } = checkBatches(all, from);
+      const before = visited(checked); // without objects: headers are not read
+      const built = checked
+        .records()
+        .map(({ offset, timestampMs, key, value }) => ({ offset, timestampMs, key, value }));
+      expect(before).toEqual(built);
+      expect(visited(checked)).toEqual(built); // from the built records
+      expect(built.length).toBe(STORED.filter((o) => o >= from).length);
+    },
+  );
+
   test('the bytes are the batches that hold the records, as stored', () => {
     expect(checkBatches(all, 12).checked.bytes.equals(Buffer.concat([gzip, compacted]))).toBe(true);
     expect(checkBatches(all, 26).checked).toMatchObject({ count: 0, endOffset: undefined });
