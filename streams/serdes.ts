@@ -4,6 +4,7 @@
  * does not compile: the serde and the declared type must agree.
  */
 import { StreamsError } from './errors';
+import { readInt64BE, writeInt64BE } from './int64';
 
 export interface Serde<T> {
   /** A short name for describe() and error messages. */
@@ -120,8 +121,8 @@ function windowed<K>(inner: Serde<K>): Serde<Windowed<K>> {
       const key = inner.serialize(v.key);
       const b = Buffer.allocUnsafe(key.length + 16);
       key.copy(b, 0);
-      b.writeBigInt64BE(BigInt(v.window.start), key.length);
-      b.writeBigInt64BE(BigInt(v.window.end), key.length + 8);
+      writeInt64BE(b, key.length, v.window.start);
+      writeInt64BE(b, key.length + 8, v.window.end);
       return b;
     },
     (b) => {
@@ -129,7 +130,7 @@ function windowed<K>(inner: Serde<K>): Serde<Windowed<K>> {
       const n = b.length - 16;
       return {
         key: inner.deserialize(b.subarray(0, n)),
-        window: { start: Number(b.readBigInt64BE(n)), end: Number(b.readBigInt64BE(n + 8)) },
+        window: { start: readInt64BE(b, n), end: readInt64BE(b, n + 8) },
       };
     },
   );

@@ -9,6 +9,7 @@ import { deserialize, serialize } from 'node:v8';
 import type { Window } from '../serdes';
 import type { StoreDef } from '../topology/nodes';
 import type { Stamped } from '../processors/common';
+import { readInt64BE, writeInt64BE } from '../int64';
 import { stampedSerde } from '../state/persistent';
 import type { Serde } from '../serdes';
 import type { RawApply, StoreChange } from '../state/stores';
@@ -52,8 +53,8 @@ export class ChangelogCodec {
     // Window and session keys: the key's bytes, then the window's start and end (16 bytes).
     const out = Buffer.allocUnsafe(key.length + 16);
     key.copy(out, 0);
-    writeInt64(out, key.length, change.window.start);
-    writeInt64(out, key.length + 8, change.window.end);
+    writeInt64BE(out, key.length, change.window.start);
+    writeInt64BE(out, key.length + 8, change.window.end);
     return { key: out, value };
   }
 
@@ -64,7 +65,7 @@ export class ChangelogCodec {
   applyRaw(key: Buffer, value: Buffer | null, apply: RawApply): void {
     if (!this.windowed) return apply(key, 0, 0, value);
     const n = key.length - 16;
-    apply(key.subarray(0, n), readInt64(key, n), readInt64(key, n + 8), value);
+    apply(key.subarray(0, n), readInt64BE(key, n), readInt64BE(key, n + 8), value);
   }
 
   decode(key: Buffer, value: Buffer | null): DecodedChange {
@@ -73,21 +74,8 @@ export class ChangelogCodec {
     const n = key.length - 16;
     return {
       key: this.key.deserialize(key.subarray(0, n)),
-      window: { start: readInt64(key, n), end: readInt64(key, n + 8) },
+      window: { start: readInt64BE(key, n), end: readInt64BE(key, n + 8) },
       value: decodedValue,
     };
   }
-}
-
-const TWO_32 = 2 ** 32;
-
-/** A big-endian int64 as two 32-bit halves (exact for safe integers; no BigInt per record). */
-function writeInt64(b: Buffer, at: number, v: number): void {
-  const high = Math.floor(v / TWO_32);
-  b.writeInt32BE(high, at);
-  b.writeUInt32BE(v - high * TWO_32, at + 4);
-}
-
-function readInt64(b: Buffer, at: number): number {
-  return b.readInt32BE(at) * TWO_32 + b.readUInt32BE(at + 4);
 }

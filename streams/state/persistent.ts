@@ -13,6 +13,7 @@
 import type { Database } from 'lmdb';
 import type { Serde } from '../serdes';
 import type { Stamped } from '../processors/common';
+import { readInt64BE, writeInt64BE } from '../int64';
 import { LmdbStore } from './lmdb-base';
 import type { ChangeListener, KeyValueBatch, KeyValueStore, RawApply } from './stores';
 
@@ -91,12 +92,12 @@ export function stampedSerde<V>(inner: Serde<V>): Serde<Stamped<V>> {
     serialize(v: Stamped<V>): Buffer {
       const value = inner.serialize(v.value);
       const b = Buffer.allocUnsafe(8 + value.length);
-      b.writeBigInt64BE(BigInt(v.timestamp), 0);
+      writeInt64BE(b, 0, v.timestamp);
       value.copy(b, 8);
       return b;
     },
     deserialize(b: Buffer): Stamped<V> {
-      return { timestamp: Number(b.readBigInt64BE(0)), value: inner.deserialize(b.subarray(8)) };
+      return { timestamp: readInt64BE(b, 0), value: inner.deserialize(b.subarray(8)) };
     },
   };
 }
