@@ -27,7 +27,7 @@ import type { GroupConsumer } from '../../client/index';
 import type { Producer, TransactionalProducer } from '../../client/index';
 import type { ProcessingGuarantee } from '../config';
 import { randomUUID } from 'node:crypto';
-import type { ConsumerRecord, TopicPartition } from '../../client/types';
+import type { ConsumerBatch, TopicPartition } from '../../client/types';
 import { systemClock } from '../../services/common/clock';
 import { silentLogger, type Logger } from '../../services/common/logger';
 import { StreamsError } from '../errors';
@@ -544,8 +544,10 @@ export class StreamsApp {
 
   private async run(): Promise<void> {
     try {
-      for await (const record of this.member!) {
-        await this.withLock(() => this.handle(record));
+      // A fetched chunk at a time: one lock, one await and one commit check per chunk instead of
+      // per record (the per-record iteration's promises were a third of the app's allocations).
+      for await (const batch of this.member!.batches()) {
+        await this.withLock(() => this.handle(batch));
         if (this.failure) break;
       }
     } catch (err) {
@@ -553,19 +555,21 @@ export class StreamsApp {
     }
   }
 
-  private async handle(r: ConsumerRecord): Promise<void> {
+  private async handle(batch: ConsumerBatch): Promise<void> {
     if (this.failure) return;
-    const key = tpKey(r.topic, r.partition);
+    const records = batch.records;
+    if (records.length === 0) return;
+    const key = tpKey(batch.topic, batch.partition);
     const rt = this.readers.get(key);
     if (!rt || rt.restoring) {
-      // Its task is not complete here (another input is elsewhere): hold the partition at this record.
-      const tp = { topic: r.topic, partition: r.partition };
-      this.member!.seek(tp, r.offset);
+      // Its task is not complete here (another input is elsewhere): hold the partition at this chunk.
+      const tp = { topic: batch.topic, partition: batch.partition };
+      this.member!.seek(tp, records[0].offset);
       this.member!.pause([tp]);
       this.held.add(key);
       return;
     }
-    rt.task.addRecords(r.topic, r.partition, [r]);
+    rt.task.addRecords(batch.topic, batch.partition, records);
     while (rt.task.process());
     await this.maybeCommit();
   }
