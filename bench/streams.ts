@@ -3,8 +3,9 @@
  * application in this process (issue #14's benchmark). The same input — `--records` JSON events
  * over `--keys` users, event time 1 ms apart, on `--partitions` partitions — is read by:
  *
- * - the ceiling: a plain consume + produce of the same records (a group consumer iterating
- *   records, each sent on to an output topic with acks=all, as the app's producer does);
+ * - the ceiling: a plain consume + produce of the same records (a group consumer reading fetched
+ *   chunks, as the app does, each record sent on to an output topic with acks=all, as the app's
+ *   producer does);
  * - stateless: filter + mapValues → output;
  * - windowed count (10 s tumbling windows, 1 s grace, every update emitted), changelog on, with
  *   the in-memory window store, and with `stateDir` (the persistent LMDB window store);
@@ -207,17 +208,20 @@ async function ceiling(bootstrap: string[], o: Options, round: string): Promise<
   }, 1_000);
   let lastMs = Date.now();
   const done = new Promise<void>((resolve) => (allAcked = resolve));
-  for await (const r of member) {
+  // A fetched chunk at a time, as the app reads (GroupConsumer.batches()); each record sent on.
+  reading: for await (const batch of member.batches()) {
     lastMs = Date.now();
     if (n === 0) startNs = process.hrtime.bigint();
-    pending++;
-    producer
-      .send(out, { key: r.key, value: r.value, timestampMs: r.timestampMs, partition: r.partition })
-      .then(acked, (err: unknown) => {
-        failure ??= err;
-        acked();
-      });
-    if (++n === o.records) break;
+    for (const r of batch.records) {
+      pending++;
+      producer
+        .send(out, { key: r.key, value: r.value, timestampMs: r.timestampMs, partition: batch.partition })
+        .then(acked, (err: unknown) => {
+          failure ??= err;
+          acked();
+        });
+      if (++n === o.records) break reading;
+    }
   }
   if (pending > 0) await done;
   if (failure) throw failure;
