@@ -10,7 +10,7 @@
  * - committed offsets survive a SIGKILL of tide dev (rebuilt from __consumer_offsets).
  */
 import * as grpc from '@grpc/grpc-js';
-import { Tide, TideError, type GroupConsumer } from '../../client';
+import { Tide, TideError, type ConsumerBatch, type GroupConsumer } from '../../client';
 import { fromGrpcError } from '../../services/common/grpc/status';
 import { coordinatorProto } from '../../services/common/grpc/coordinator-proto';
 import type { MemberRequest__Input } from '../../services/common/grpc/generated/tide/v1/MemberRequest';
@@ -195,6 +195,38 @@ it('commits from a stale generation, an unknown member, or of partitions not own
   await m.close();
   const committed = await groups.fetchOffsets('fencing');
   expect(committed.map((c) => c.offset)).toEqual([10, 10]);
+});
+
+it('batches(): a chunk counts as processed up to its end once the next is asked for; a seek while holding it drops that', async () => {
+  const groups = tide.groups();
+  const read = async (groupId: string, onBatch: (m: GroupConsumer, b: ConsumerBatch) => boolean) => {
+    const m = tide.consumer({ groupId, autoOffsetReset: 'earliest', autoCommit: false });
+    m.subscribe(['orders']);
+    for await (const batch of m.batches()) if (onBatch(m, batch)) break;
+    await m.commit();
+    await m.close();
+    return (await groups.fetchOffsets(groupId)).map((c) => [c.partition, c.offset]);
+  };
+  // Reads both partitions' 10 records as chunks; leaving the loop counts the last one processed.
+  const values: string[] = [];
+  const all = await read('batches', (_m, b) => {
+    values.push(...b.records.map((r) => r.value!.toString()));
+    return values.length === 20;
+  });
+  expect(values.sort()).toEqual(
+    [0, 1].flatMap((p) => Array.from({ length: 10 }, (_, i) => `p${p}-${i}`)).sort(),
+  );
+  expect(all).toEqual([
+    [0, 10],
+    [1, 10],
+  ]);
+  // Seeking back into the chunk held (as Tide Streams does for a task not ready): nothing of it
+  // is committed, rather than the whole chunk.
+  const sought = await read('batches-seek', (m, b) => {
+    m.seek({ topic: b.topic, partition: b.partition }, b.records[0].offset);
+    return true;
+  });
+  expect(sought).toEqual([]);
 });
 
 it('rewinds a live group with tide groups reset-offsets (dry run first); the member continues from there', async () => {
