@@ -103,8 +103,8 @@ export interface ConsumerBatch {
   /**
    * Visits the same records in order, `(offset, timestampMs, key, value)` with key and value as
    * views into the fetched bytes, without building a record object each (headers are not read):
-   * about a third of the CPU per record of reading `records`, for code that goes through many
-   * records and keeps few of them (Tide Streams restores its stores with it).
+   * for code that goes through many records and keeps few of them, which then makes little
+   * garbage (Tide Streams restores its stores with it).
    */
   forEachRecord(
     visit: (offset: number, timestampMs: number, key: Buffer | null, value: Buffer | null) => void,
