@@ -65,6 +65,7 @@ import type { QueryServerOptions } from './query/server';
 import { DEFAULT_ACCEPTABLE_RECOVERY_LAG, DEFAULT_MAX_WARMUP_REPLICAS, Replicas } from './replicas';
 import type { ChangeRelay, StoreSlot } from './standby';
 import { StreamsQueries } from './query/typed';
+import { SendBatcher } from './send-batcher';
 
 export const DEFAULT_COMMIT_INTERVAL_MS = 30_000;
 
@@ -200,6 +201,11 @@ export class StreamsApp {
    * garbage collector took a large share of a windowed count's time (bench/streams.ts).
    */
   private pendingSends = 0;
+  /** Sends of the current processing stretch, handed to the producer per topic (send-batcher.ts). */
+  private readonly sends = new SendBatcher(
+    (topic, records) => this.sender().sendBatch(topic, records),
+    (sent) => this.track(sent),
+  );
   /** Bumped when unsettled sends stop mattering (an aborted transaction): their results are ignored. */
   private sendsGeneration = 0;
   private sendsSettled: (() => void)[] = [];
@@ -658,6 +664,7 @@ export class StreamsApp {
   }
 
   private async drainSends(): Promise<void> {
+    this.sends.flush();
     // Sends made while waiting are waited for too: the count reaches 0 only once all settled.
     if (this.pendingSends > 0) await new Promise<void>((resolve) => this.sendsSettled.push(resolve));
     if (this.sendError) throw this.sendError;
@@ -672,6 +679,7 @@ export class StreamsApp {
 
   /** Forgets unsettled sends (their transaction was aborted). */
   private forgetSends(): void {
+    this.sends.clear();
     this.sendsGeneration++;
     this.pendingSends = 0;
     this.sendError = undefined;
@@ -973,25 +981,21 @@ export class StreamsApp {
     this.begin();
     // The record carries the task's stream time, so a restore can go on from it (restore.ts).
     const timestampMs = Math.max(0, rt.task.metrics.streamTimeMs);
-    const sent = this.sender()
-      .send(topic, { key, value, partition: rt.partition, timestampMs })
-      .then((md) => {
-        const next = md.offset + 1;
-        if (next > (rt.changelogNext.get(topic) ?? 0)) rt.changelogNext.set(topic, next);
-      });
-    this.track(sent);
+    this.sends.add(topic, { key, value, partition: rt.partition, timestampMs }, (offset) => {
+      const next = offset + 1;
+      if (next > (rt.changelogNext.get(topic) ?? 0)) rt.changelogNext.set(topic, next);
+    });
   }
 
   private send(r: OutgoingRecord): void {
     this.begin();
-    const sent = this.sender().send(r.topic, {
+    this.sends.add(r.topic, {
       key: r.key,
       value: r.value,
       headers: r.headers,
       timestampMs: r.timestampMs,
       partition: r.partition,
     });
-    this.track(sent);
   }
 
   private sender(): Producer | TransactionalProducer {
