@@ -4,8 +4,8 @@
  * over `--keys` users, event time 1 ms apart, on `--partitions` partitions — is read by:
  *
  * - the ceiling: a plain consume + produce of the same records (a group consumer reading fetched
- *   chunks, as the app does, each record sent on to an output topic with acks=all, as the app's
- *   producer does);
+ *   chunks, as the app does, each chunk's records sent on to an output topic in one producer
+ *   call with acks=all, as the app's sends go out);
  * - stateless: filter + mapValues → output;
  * - windowed count (10 s tumbling windows, 1 s grace, every update emitted), changelog on, with
  *   the in-memory window store, and with `stateDir` (the persistent LMDB window store);
@@ -208,20 +208,24 @@ async function ceiling(bootstrap: string[], o: Options, round: string): Promise<
   }, 1_000);
   let lastMs = Date.now();
   const done = new Promise<void>((resolve) => (allAcked = resolve));
-  // A fetched chunk at a time, as the app reads (GroupConsumer.batches()); each record sent on.
-  reading: for await (const batch of member.batches()) {
+  // A fetched chunk at a time, as the app reads (GroupConsumer.batches()), and sent on in one
+  // producer call per chunk, as the app's sends go out (SendBatcher).
+  for await (const batch of member.batches()) {
     lastMs = Date.now();
     if (n === 0) startNs = process.hrtime.bigint();
-    for (const r of batch.records) {
-      pending++;
-      producer
-        .send(out, { key: r.key, value: r.value, timestampMs: r.timestampMs, partition: batch.partition })
-        .then(acked, (err: unknown) => {
-          failure ??= err;
-          acked();
-        });
-      if (++n === o.records) break reading;
-    }
+    const records = batch.records.slice(0, o.records - n).map((r) => ({
+      key: r.key,
+      value: r.value,
+      timestampMs: r.timestampMs,
+      partition: batch.partition,
+    }));
+    pending++;
+    producer.sendBatch(out, records).then(acked, (err: unknown) => {
+      failure ??= err;
+      acked();
+    });
+    n += records.length;
+    if (n === o.records) break;
   }
   if (pending > 0) await done;
   if (failure) throw failure;
