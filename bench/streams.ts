@@ -306,16 +306,14 @@ async function restore(
   });
   const startNs = process.hrtime.bigint();
   const startCpu = process.cpuUsage();
-  let cpu: NodeJS.CpuUsage | undefined;
   await app.start();
   // One task (and store) per input partition; each reports once it has restored.
   while (done.length < tasks) {
     const failure = app.error();
     if (failure) throw failure;
     await new Promise((r) => setTimeout(r, 5));
-    if (done.length === tasks) cpu = process.cpuUsage(startCpu);
   }
-  cpu ??= process.cpuUsage(startCpu);
+  const cpu = process.cpuUsage(startCpu);
   const records = done.reduce((n, p) => n + p.restored, 0);
   await app.close();
   await tide.close();

@@ -260,41 +260,42 @@ export class GroupConsumer implements AsyncIterable<ConsumerRecord> {
    * for the batch held, as for a record. Without a promise and a generator step per record, this
    * is the fast path for applications that go through many records (Tide Streams reads with it).
    */
-  async *batches(): AsyncGenerator<ConsumerBatch, void, undefined> {
-    if (!this.session) throw new TideError('INVALID_REQUEST', 'call subscribe(topics) before iterating');
-    const batches = this.consumer.batches();
-    try {
-      for (;;) {
-        this.markProcessed();
-        if (this.failure) throw this.failure;
-        const result = await Promise.race([batches.next(), this.failureSignal]);
-        if (result.done) return;
-        const batch = result.value;
-        const key = tpKey(batch.topic, batch.partition);
-        if (this.owned.get(key)?.state !== 'active') continue;
-        this.inFlight = { key, offset: batch.nextOffset - 1, sinceMs: this.clock.nowMs() };
-        yield batch;
-      }
-    } finally {
-      this.markProcessed();
-    }
+  batches(): AsyncGenerator<ConsumerBatch, void, undefined> {
+    return this.deliver(
+      () => this.consumer.batches(),
+      (batch) => batch.nextOffset - 1,
+    );
   }
 
   /** Records, one at a time, from the partitions the group gives this member, until close(). */
-  async *[Symbol.asyncIterator](): AsyncGenerator<ConsumerRecord, void, undefined> {
+  [Symbol.asyncIterator](): AsyncGenerator<ConsumerRecord, void, undefined> {
+    return this.deliver(
+      () => this.consumer[Symbol.asyncIterator](),
+      (record) => record.offset,
+    );
+  }
+
+  /**
+   * Hands the consumer's items (records or batches) of active partitions to the application, one
+   * held at a time: asking for the next marks the held one processed up to `lastOffset` of it.
+   */
+  private async *deliver<T extends TopicPartition>(
+    open: () => AsyncIterator<T>,
+    lastOffset: (item: T) => number,
+  ): AsyncGenerator<T, void, undefined> {
     if (!this.session) throw new TideError('INVALID_REQUEST', 'call subscribe(topics) before iterating');
-    const records = this.consumer[Symbol.asyncIterator]();
+    const items = open();
     try {
       for (;;) {
         this.markProcessed();
         if (this.failure) throw this.failure;
-        const result = await Promise.race([records.next(), this.failureSignal]);
+        const result = await Promise.race([items.next(), this.failureSignal]);
         if (result.done) return;
-        const record = result.value;
-        const key = tpKey(record.topic, record.partition);
+        const item = result.value;
+        const key = tpKey(item.topic, item.partition);
         if (this.owned.get(key)?.state !== 'active') continue;
-        this.inFlight = { key, offset: record.offset, sinceMs: this.clock.nowMs() };
-        yield record;
+        this.inFlight = { key, offset: lastOffset(item), sinceMs: this.clock.nowMs() };
+        yield item;
       }
     } finally {
       this.markProcessed();

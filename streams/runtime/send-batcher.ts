@@ -18,7 +18,6 @@ interface TopicSends {
   records: ProducerRecord[];
   /** Index-aligned with `records`; undefined where the sender does not need the offset. */
   acked: (OnAcked | undefined)[];
-  anyAcked: boolean;
 }
 
 export class SendBatcher {
@@ -33,10 +32,9 @@ export class SendBatcher {
 
   add(topic: string, record: ProducerRecord, onAcked?: OnAcked): void {
     let sends = this.pending.get(topic);
-    if (!sends) this.pending.set(topic, (sends = { records: [], acked: [], anyAcked: false }));
+    if (!sends) this.pending.set(topic, (sends = { records: [], acked: [] }));
     sends.records.push(record);
     sends.acked.push(onAcked);
-    if (onAcked) sends.anyAcked = true;
     if (!this.scheduled) {
       this.scheduled = true;
       queueMicrotask(() => this.flush());
@@ -49,14 +47,11 @@ export class SendBatcher {
     if (this.pending.size === 0) return;
     const pending = this.pending;
     this.pending = new Map();
-    for (const [topic, { records, acked, anyAcked }] of pending) {
-      const sent = this.sendBatch(topic, records);
+    for (const [topic, { records, acked }] of pending) {
       this.track(
-        anyAcked
-          ? sent.then((md) => {
-              for (let i = 0; i < acked.length; i++) acked[i]?.(md.offsets[i]);
-            })
-          : sent,
+        this.sendBatch(topic, records).then((md) => {
+          for (let i = 0; i < acked.length; i++) acked[i]?.(md.offsets[i]);
+        }),
       );
     }
   }

@@ -9,10 +9,11 @@
  * memory map instead of into malloc'd copies written out at commit. A store write outside a batch
  * is its own transaction, and its commit was a third of the CPU of a windowed count on LMDB;
  * with the write map the windowed count on LMDB ran 35,000–37,600 records/s against
- * 24,600–25,900 (`npm run bench:streams -- --only LMDB`, interleaved; docs/streams.md). Crash safety is LMDB's copy-on-write either way: a transaction
- * cut short by a SIGKILL leaves the last committed tree; what the write map gives up is
- * protection from stray native writes into the map (none of Tide's code is native). Nested
- * transactionSync calls run in the outer transaction (lmdb-js does so with a write map).
+ * 24,600–25,900 (`npm run bench:streams -- --only LMDB`, interleaved; docs/streams.md). Crash
+ * safety is LMDB's copy-on-write either way: a transaction cut short by a SIGKILL leaves the last
+ * committed tree; what the write map gives up is protection from stray native writes into the
+ * map (none of Tide's code is native). Nested transactionSync calls run in the outer transaction
+ * (lmdb-js does so with a write map).
  *
  * Restore is why the batch exists: a store write outside a transaction is its own LMDB write
  * transaction (commit included), which capped restores at ~50,000 records/s on the window store;

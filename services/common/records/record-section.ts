@@ -145,8 +145,9 @@ export type RecordVisitor = (
  * objects (headers are not read): for readers that go through many records and keep few of them,
  * such as a state store's restore (about a third of readRecordSection's CPU per record, most of
  * the difference being garbage not made). Only for a section that passed `checkRecordSection`.
- * The loop is readRecordSection's, kept apart rather than shared through a callback: the shared
- * version cost the object-building path ~10 % in a microbenchmark.
+ * The loop is readRecordSection's, kept apart on purpose: one loop shared through a per-record
+ * callback made readRecordSection — every consumer's record path — ~8 % slower (decoding 200,000
+ * records, checks included: 630 against 579 ns per record, means of 30 runs each).
  */
 export function visitRecordSection(
   data: Buffer,
