@@ -576,7 +576,7 @@ export class StreamsApp {
       return;
     }
     rt.task.addRecords(batch.topic, batch.partition, records);
-    while (rt.task.process());
+    rt.task.processAvailable();
     await this.maybeCommit();
   }
 
@@ -585,8 +585,10 @@ export class StreamsApp {
     await this.withLock(async () => {
       for (const rt of this.tasks.values()) {
         if (rt.restoring) continue;
-        rt.task.punctuateWallClock();
-        while (rt.task.process());
+        rt.task.inStoreWriteScope(() => {
+          rt.task.punctuateWallClock();
+          while (rt.task.process());
+        });
       }
       await this.maybeCommit();
     }).catch((err: unknown) => this.fail(err));

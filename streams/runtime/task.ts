@@ -16,7 +16,7 @@ import type { RecordOrigin, StreamRecord } from '../record';
 import { cachedStateStore } from '../state/factory';
 import { isCachingStore } from '../state/caching-key-value';
 import type { RecordCache } from '../state/record-cache';
-import type { StateStore } from '../state/stores';
+import { isWriteScoped, type StateStore } from '../state/stores';
 import type { NodeDef, StoreDef } from '../topology/nodes';
 import type { InternalProcessorContext, RecordCollector } from './internal-context';
 import { PunctuationQueue, checkInterval } from './punctuation';
@@ -251,6 +251,30 @@ export class StreamTask {
     const now = this.options.wallClockMs();
     this.idleSinceMs ??= now;
     return now - this.idleSinceMs >= this.options.maxTaskIdleMs;
+  }
+
+  /**
+   * Runs `fn` with each store's writes in one storage transaction (LMDB: one commit for the
+   * whole of it instead of one per write). The runtime processes a fetched chunk, or a
+   * punctuation and what follows it, this way.
+   */
+  inStoreWriteScope(fn: () => void): void {
+    let run = fn;
+    for (const store of this.stores.values()) {
+      if (!isWriteScoped(store)) continue;
+      const inner = run;
+      run = () => store.inWriteScope(inner);
+    }
+    run();
+  }
+
+  /** Processes every record that can be processed now, in one store write scope; returns how many. */
+  processAvailable(): number {
+    let processed = 0;
+    this.inStoreWriteScope(() => {
+      while (this.process()) processed++;
+    });
+    return processed;
   }
 
   /** Processes the head record of the partition with the lowest head timestamp; false if none. */

@@ -75,6 +75,25 @@ export abstract class LmdbStore<K> {
     this.root.transactionSync(() => fill(this.applyRaw));
   }
 
+  /**
+   * Runs `fn` in one write transaction: the runtime processes a fetched chunk in it, so a chunk's
+   * store writes commit once instead of once each (a windowed count wrote each update as its own
+   * transaction, with its commit). A throw still commits what was written before it.
+   */
+  inWriteScope(fn: () => void): void {
+    let failed = false;
+    let error: unknown;
+    this.root.transactionSync(() => {
+      try {
+        fn();
+      } catch (err) {
+        failed = true;
+        error = err;
+      }
+    });
+    if (failed) throw error;
+  }
+
   /** A named database of this store's environment. */
   protected openDb(name: string): Database<Buffer, Buffer> {
     return this.root.openDB<Buffer, Buffer>({ name, ...BINARY });

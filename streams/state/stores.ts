@@ -91,6 +91,19 @@ export function isBatchRestorable(store: StateStore): store is StateStore & Batc
 }
 
 /**
+ * A store whose writes can share one storage transaction (the LMDB stores): `fn` runs inside it,
+ * reads in it see its writes, and everything it wrote is committed when it returns or throws (a
+ * throw keeps the writes made before it, as separate writes would have).
+ */
+export interface WriteScoped {
+  inWriteScope(fn: () => void): void;
+}
+
+export function isWriteScoped(store: StateStore): store is StateStore & WriteScoped {
+  return typeof (store as Partial<WriteScoped>).inWriteScope === 'function';
+}
+
+/**
  * Batch writes, for the record cache's flush (caching-*.ts): one storage transaction for many
  * entries, then one change event per entry, in order. Stores without them get one put per entry.
  */

@@ -325,8 +325,8 @@ export class TopologyTestDriver {
   private runUntilQuiet(): void {
     for (let progress = true; progress;) {
       progress = false;
-      while (this.globalTask?.process()) progress = true;
-      for (const task of this.tasks) while (task.process()) progress = true;
+      if ((this.globalTask?.processAvailable() ?? 0) > 0) progress = true;
+      for (const task of this.tasks) if (task.processAvailable() > 0) progress = true;
     }
   }
 
