@@ -5,15 +5,15 @@
  * size, clear, flushed, flush, close, the key part of a typed key — plus `restoreBatch`: changelog
  * records applied as bytes, a whole fetched chunk in one write transaction.
  *
- * The environment is opened with `useWritemap`: a transaction writes its pages straight into the
- * memory map instead of into malloc'd copies written out at commit. A store write outside a batch
- * is its own transaction, and its commit was a third of the CPU of a windowed count on LMDB;
- * with the write map the windowed count on LMDB ran 35,000–37,600 records/s against
- * 24,600–25,900 (`npm run bench:streams -- --only LMDB`, interleaved; docs/streams.md). Crash
- * safety is LMDB's copy-on-write either way: a transaction cut short by a SIGKILL leaves the last
- * committed tree; what the write map gives up is protection from stray native writes into the
- * map (none of Tide's code is native). Nested transactionSync calls run in the outer transaction
- * (lmdb-js does so with a write map).
+ * Writes share transactions: the runtime processes a fetched chunk inside `inWriteScope` (one
+ * transaction, one commit, for all of the chunk's writes), and a store's own multi-write
+ * operations join it instead of opening a child transaction. A store write outside a scope and
+ * a batch is its own transaction, and those commits were a third of the CPU of a windowed count
+ * on LMDB. (The environments were opened with `useWritemap` for a while to make those commits
+ * cheaper; under a write map, lmdb 3.5.6 aborts the process (`mdb_freelist_save` assertion) at
+ * the commit after a database's last entry is deleted, so it is not used: the scope makes the
+ * commits rare instead.) Crash safety is LMDB's copy-on-write: a transaction cut short by a
+ * SIGKILL leaves the last committed tree.
  *
  * Restore is why the batch exists: a store write outside a transaction is its own LMDB write
  * transaction (commit included), which capped restores at ~50,000 records/s on the window store;
@@ -31,13 +31,22 @@ const BINARY = { keyEncoding: 'binary', encoding: 'binary' } as const;
 export abstract class LmdbStore<K> {
   readonly persistent = true as const;
   protected readonly root: RootDatabase<Buffer, Buffer>;
+  /** Inside inWriteScope: writes go into its transaction. */
+  private scoped = false;
 
+  /** `maxDbs`: named databases open at once (the window store's segments need more than LMDB's default). */
   constructor(
     readonly name: string,
     readonly path: string,
     protected readonly keySerde: Serde<K>,
+    maxDbs?: number,
   ) {
-    this.root = open<Buffer, Buffer>({ path, ...BINARY, noSync: true, useWritemap: true });
+    this.root = open<Buffer, Buffer>({
+      path,
+      ...BINARY,
+      noSync: true,
+      ...(maxDbs !== undefined ? { maxDbs } : {}),
+    });
   }
 
   /** Number of entries (of the main database: indexes are not counted). */
@@ -47,7 +56,7 @@ export abstract class LmdbStore<K> {
 
   /** Removes every entry, without change events (an exactly-once restore that cannot trust the files). */
   clear(): void {
-    this.root.transactionSync(() => {
+    this.inTransaction(() => {
       for (const db of this.databases()) db.clearSync();
     });
     this.cleared();
@@ -72,7 +81,7 @@ export abstract class LmdbStore<K> {
    * records came from the changelog and must not go back to it.
    */
   restoreBatch(fill: (apply: RawApply) => void): void {
-    this.root.transactionSync(() => fill(this.applyRaw));
+    this.inTransaction(() => fill(this.applyRaw));
   }
 
   /**
@@ -81,17 +90,32 @@ export abstract class LmdbStore<K> {
    * transaction, with its commit). A throw still commits what was written before it.
    */
   inWriteScope(fn: () => void): void {
+    if (this.scoped) return fn();
     let failed = false;
     let error: unknown;
-    this.root.transactionSync(() => {
-      try {
-        fn();
-      } catch (err) {
-        failed = true;
-        error = err;
-      }
-    });
+    this.scoped = true;
+    try {
+      this.root.transactionSync(() => {
+        try {
+          fn();
+        } catch (err) {
+          failed = true;
+          error = err;
+        }
+      });
+    } finally {
+      this.scoped = false;
+    }
     if (failed) throw error;
+  }
+
+  /**
+   * Runs `fn` in a write transaction: the scope's, when one is open (no child transaction), else
+   * its own.
+   */
+  protected inTransaction(fn: () => void): void {
+    if (this.scoped) fn();
+    else this.root.transactionSync(fn);
   }
 
   /** A named database of this store's environment. */

@@ -78,7 +78,7 @@ export class PersistentSessionStore<K, V>
     if (value === null || value === undefined) return this.remove(key, window);
     const { primary, index } = this.keysOf(key, window);
     const bytes = this.valueSerde.serialize(value);
-    this.root.transactionSync(() => {
+    this.inTransaction(() => {
       this.sessions.putSync(primary, bytes);
       this.byEnd.putSync(index, EMPTY);
     });
@@ -88,7 +88,7 @@ export class PersistentSessionStore<K, V>
 
   remove(key: K, window: Window): void {
     const { primary, index } = this.keysOf(key, window);
-    this.root.transactionSync(() => {
+    this.inTransaction(() => {
       this.sessions.removeSync(primary);
       this.byEnd.removeSync(index);
     });
@@ -97,7 +97,7 @@ export class PersistentSessionStore<K, V>
 
   /** Many puts and removes in one LMDB transaction (the record cache's flush), then a change event each. */
   putAll(entries: readonly SessionPut<K, V>[]): void {
-    this.root.transactionSync(() => {
+    this.inTransaction(() => {
       for (const { key, window, value } of entries) {
         const { primary, index } = this.keysOf(key, window);
         if (value === null || value === undefined) {
@@ -119,7 +119,7 @@ export class PersistentSessionStore<K, V>
     if (minEnd <= this.earliestEnd) return;
     const doomed = [...this.byEnd.getKeys({ end: encodeTime(minEnd) })];
     if (doomed.length > 0) {
-      this.root.transactionSync(() => {
+      this.inTransaction(() => {
         for (const k of doomed) {
           this.byEnd.removeSync(k);
           // [end][key part][start] → [key part][end][start]

@@ -48,7 +48,7 @@ export class PersistentKeyValueStore<K, V>
 
   /** Many puts and deletes in one LMDB transaction (the record cache's flush), then a change event each. */
   putAll(entries: readonly (readonly [K, V | null])[]): void {
-    this.root.transactionSync(() => {
+    this.inTransaction(() => {
       for (const [key, value] of entries) {
         const k = this.keySerde.serialize(key);
         if (value === null || value === undefined) this.root.removeSync(k);

@@ -6,10 +6,12 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { open as openLmdb } from 'lmdb';
 import { Serdes } from '../../../streams';
 import { InMemorySessionStore, InMemoryWindowStore } from '../../../streams/state/memory';
 import { PersistentSessionStore } from '../../../streams/state/persistent-session';
 import { PersistentWindowStore } from '../../../streams/state/persistent-window';
+import { encodeTime, keyPart } from '../../../streams/state/lmdb-keys';
 import type { ChangeListener, SessionStore, StateStore, WindowStore } from '../../../streams/state/stores';
 
 let dir: string;
@@ -200,5 +202,114 @@ describe('the LMDB window and session stores on disk', () => {
     expect(reopened.fetch('k').map((e) => e.value)).toEqual([2]);
     reopened.clear();
     expect(reopened.all()).toEqual([]);
+  });
+});
+
+describe('the LMDB window store in time segments', () => {
+  const MINUTE = 60_000;
+  /** Retention 4 min: segments of 2 min (half the retention; at least a minute). */
+  const create = (sub = 'w') =>
+    track(
+      new PersistentWindowStore('w', path.join(dir, sub), 1_000, 4 * MINUTE, Serdes.string, Serdes.number),
+    );
+  /** The named databases in the store's files. */
+  const databases = (store: PersistentWindowStore<string, number>, sub = 'w'): string[] => {
+    store.close();
+    opened.splice(opened.indexOf(store), 1);
+    const env = openLmdb({ path: path.join(dir, sub), keyEncoding: 'binary' });
+    const names = [...env.getKeys({})].map((k) =>
+      Buffer.from(k as Buffer)
+        .toString()
+        .replace(/\0$/, ''),
+    );
+    void env.close();
+    return names.sort();
+  };
+
+  it('puts each window in the segment of its start and drops whole segments on expiry', () => {
+    const s = create();
+    expect(s.segmentIntervalMs).toBe(2 * MINUTE);
+    for (const start of [0, MINUTE, 2 * MINUTE, 5 * MINUTE]) s.put('a', start, start / MINUTE);
+    s.expire(2 * MINUTE + 1); // segment 0 ends at 2 min: dropped; segment 1 is kept, its first window hidden
+    expect(s.all().map((e) => e.window.start)).toEqual([5 * MINUTE]);
+    expect(s.fetch('a', 2 * MINUTE)).toBeNull();
+    expect(s.fetchRange('a', 0, 10 * MINUTE).map((e) => e.value)).toEqual([5]);
+    expect(s.size()).toBe(1);
+    expect(databases(s)).toEqual(['meta', 'seg-1', 'seg-2']);
+  });
+
+  it('keeps the expiry bound across a reopen', () => {
+    const s = create();
+    s.put('a', 2 * MINUTE, 1);
+    s.put('a', 3 * MINUTE, 2);
+    s.expire(2 * MINUTE + 1);
+    s.close();
+    opened.splice(opened.indexOf(s), 1);
+    const again = create();
+    expect(again.all().map((e) => e.value)).toEqual([2]);
+    expect(again.fetch('a', 2 * MINUTE)).toBeNull();
+  });
+
+  it('skips writes to segments past retention of the latest window written, and drops those segments', () => {
+    const s = create();
+    s.put('old', 0, 1);
+    s.put('new', 10 * MINUTE, 2); // segment 0 ends 8 min before the retention of this window starts
+    s.put('late', MINUTE, 3); // into the dropped segment: skipped
+    expect(s.all().map((e) => e.key)).toEqual(['new']);
+    expect(databases(s)).toEqual(['meta', 'seg-5']);
+  });
+
+  it('a restore of old windows rebuilds only the live segments, however many segments the changelog spans', () => {
+    const s = create();
+    // 100 segments of windows, newest first then oldest: LMDB would run out of database slots
+    // if every segment were created.
+    s.restoreBatch((apply) => {
+      apply(Buffer.from('k'), 200 * MINUTE, 200 * MINUTE + 1_000, Buffer.alloc(8));
+      for (let m = 0; m < 200; m += 2)
+        apply(Buffer.from('k'), m * MINUTE, m * MINUTE + 1_000, Buffer.alloc(8));
+    });
+    expect(s.all().map((e) => e.window.start / MINUTE)).toEqual([196, 198, 200]);
+    // Oldest first: each new segment drops the ones that fell out of retention.
+    const ascending = create('ascending');
+    ascending.restoreBatch((apply) => {
+      for (let m = 0; m <= 200; m += 2)
+        apply(Buffer.from('k'), m * MINUTE, m * MINUTE + 1_000, Buffer.alloc(8));
+    });
+    expect(ascending.all().map((e) => e.window.start / MINUTE)).toEqual([196, 198, 200]);
+  });
+
+  it('moves a store written in the layout before segments into segments', () => {
+    const legacyPath = path.join(dir, 'legacy');
+    const env = openLmdb<Buffer, Buffer>({ path: legacyPath, keyEncoding: 'binary', encoding: 'binary' });
+    const windows = env.openDB<Buffer, Buffer>({
+      name: 'windows',
+      keyEncoding: 'binary',
+      encoding: 'binary',
+    });
+    const byStart = env.openDB<Buffer, Buffer>({
+      name: 'by-start',
+      keyEncoding: 'binary',
+      encoding: 'binary',
+    });
+    const value = (n: number) => Serdes.number.serialize(n);
+    env.transactionSync(() => {
+      for (const [key, start, n] of [
+        ['a', 0, 1],
+        ['a', 3 * MINUTE, 2],
+        ['b', 3 * MINUTE, 3],
+      ] as const) {
+        const part = keyPart(Buffer.from(key));
+        windows.putSync(Buffer.concat([part, encodeTime(start)]), value(n));
+        byStart.putSync(Buffer.concat([encodeTime(start), part]), Buffer.alloc(0));
+      }
+    });
+    void env.close();
+    const s = create('legacy');
+    expect(s.all().map((e) => [e.key, e.window.start, e.value])).toEqual([
+      ['a', 0, 1],
+      ['a', 3 * MINUTE, 2],
+      ['b', 3 * MINUTE, 3],
+    ]);
+    expect(databases(s, 'legacy')).toEqual(['meta', 'seg-0', 'seg-1']);
   });
 });
