@@ -16,7 +16,8 @@
  *
  * Each figure is records/s from the first input record processed to the last output (and
  * changelog) record acknowledged; the ceiling runs right before each workload (A/B, after one
- * unreported warm-up of both), and the ratio is to that ceiling. Restores: a new instance of the
+ * unreported warm-up of both), and the ratio is to that ceiling. Each also prints this process's
+ * CPU per input record (app or ceiling: steadier than a rate on a shared machine). Restores: a new instance of the
  * windowed counts and of the LMDB count, with no local state, reads every changelog record before
  * processing; changelog records/s from start() to the last store restored (the group join
  * included: a lower bound), and from the first store's restore start (its changelog end listed)
@@ -179,7 +180,11 @@ async function fill(tide: Tide, o: Options): Promise<void> {
 }
 
 /** Consume + produce of the same records: records/s from the first record read to the last acknowledged. */
-async function ceiling(bootstrap: string[], o: Options, round: string): Promise<number> {
+async function ceiling(
+  bootstrap: string[],
+  o: Options,
+  round: string,
+): Promise<{ rate: number; cpuUsPerRecord: number }> {
   const tide = new Tide({ bootstrap });
   const out = `ceiling-out-${round}`;
   await tide.admin().createTopic(out, { partitions: o.partitions, replicationFactor: 1 });
@@ -208,6 +213,7 @@ async function ceiling(bootstrap: string[], o: Options, round: string): Promise<
   }, 1_000);
   let lastMs = Date.now();
   const done = new Promise<void>((resolve) => (allAcked = resolve));
+  const startCpu = process.cpuUsage();
   // A fetched chunk at a time, as the app reads (GroupConsumer.batches()), and sent on in one
   // producer call per chunk, as the app's sends go out (SendBatcher).
   for await (const batch of member.batches()) {
@@ -230,14 +236,17 @@ async function ceiling(bootstrap: string[], o: Options, round: string): Promise<
   if (pending > 0) await done;
   if (failure) throw failure;
   const seconds = Number(process.hrtime.bigint() - startNs) / 1e9;
+  const cpu = process.cpuUsage(startCpu);
   clearInterval(watchdog);
   await member.close();
   await tide.close();
-  return o.records / seconds;
+  return { rate: o.records / seconds, cpuUsPerRecord: (cpu.user + cpu.system) / o.records };
 }
 
 interface AppRun {
   rate: number;
+  /** This process's CPU (the app's, with the bench's polling) per input record, start to commit. */
+  cpuUsPerRecord: number;
   app: StreamsApp;
   tide: Tide;
 }
@@ -256,6 +265,7 @@ async function runApp(
   const b = tide.streams({ applicationId: appId });
   w.build(b, out);
   const app = b.app(b.build(), { replicationFactor: 1, statusIntervalMs: 0, stateDir, caching: w.caching });
+  const startCpu = process.cpuUsage();
   await app.start();
   const expected = w.inputs(o);
   let startNs = 0n;
@@ -276,7 +286,8 @@ async function runApp(
   }
   await app.commit(); // waits until every output and changelog record is acknowledged
   const seconds = Number(process.hrtime.bigint() - startNs) / 1e9;
-  return { rate: expected / seconds, app, tide };
+  const cpu = process.cpuUsage(startCpu);
+  return { rate: expected / seconds, cpuUsPerRecord: (cpu.user + cpu.system) / expected, app, tide };
 }
 
 /** A fresh instance of `appId` with no local state restores every changelog record. */
@@ -373,6 +384,8 @@ async function main(): Promise<void> {
         rate: number[];
         ceiling: number[];
         ratio: number[];
+        cpu: number[];
+        ceilingCpu: number[];
         restore: number[];
         restoreOnly: number[];
         restoreCpu: number[];
@@ -394,17 +407,22 @@ async function main(): Promise<void> {
           rate: [],
           ceiling: [],
           ratio: [],
+          cpu: [],
+          ceilingCpu: [],
           restore: [],
           restoreOnly: [],
           restoreCpu: [],
         };
         results.set(w.name, result);
         result.rate.push(run.rate);
-        result.ceiling.push(top);
-        result.ratio.push(run.rate / top);
+        result.ceiling.push(top.rate);
+        result.ratio.push(run.rate / top.rate);
+        result.cpu.push(run.cpuUsPerRecord);
+        result.ceilingCpu.push(top.cpuUsPerRecord);
         console.log(
-          `${w.name.padEnd(34)} ${fmt(run.rate).padStart(9)} records/s  ceiling ${fmt(top).padStart(9)}  ` +
-            `${((100 * run.rate) / top).toFixed(0).padStart(3)} %`,
+          `${w.name.padEnd(34)} ${fmt(run.rate).padStart(9)} records/s  ceiling ${fmt(top.rate).padStart(9)}  ` +
+            `${((100 * run.rate) / top.rate).toFixed(0).padStart(3)} %  ` +
+            `(CPU µs/record: app ${run.cpuUsPerRecord.toFixed(2)}, ceiling ${top.cpuUsPerRecord.toFixed(2)})`,
         );
         if (w.restore) {
           // No local state: everything comes back from the changelog.
@@ -434,7 +452,8 @@ async function main(): Promise<void> {
       for (const [name, r] of results) {
         console.log(
           `${name.padEnd(34)} ${fmt(median(r.rate)).padStart(9)} records/s  ceiling ${fmt(median(r.ceiling)).padStart(9)}  ` +
-            `${(100 * median(r.ratio)).toFixed(0).padStart(3)} %` +
+            `${(100 * median(r.ratio)).toFixed(0).padStart(3)} %  ` +
+            `(CPU µs/record: app ${median(r.cpu).toFixed(2)}, ceiling ${median(r.ceilingCpu).toFixed(2)})` +
             (r.restore.length > 0
               ? `  restore ${fmt(median(r.restore))} records/s (${fmt(median(r.restoreOnly))} without the join, ` +
                 `${median(r.restoreCpu).toFixed(2)} µs CPU/record)`
