@@ -52,8 +52,9 @@ export class TimeWindows {
 
   /** The windows holding `ts`, earliest first. */
   windowsFor(ts: number): Window[] {
-    const out: Window[] = [];
     let start = ts - (((ts % this.advanceMs) + this.advanceMs) % this.advanceMs);
+    if (this.advanceMs === this.sizeMs) return start >= 0 ? [{ start, end: start + this.sizeMs }] : []; // tumbling
+    const out: Window[] = [];
     const first = ts - this.sizeMs + 1;
     const starts: number[] = [];
     while (start >= first && start >= 0) {

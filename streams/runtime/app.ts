@@ -880,10 +880,16 @@ export class StreamsApp {
           const codec = new ChangelogCodec(def);
           codecs.set(def.name, codec);
           const topic = changelogTopic(this.applicationId, def.name);
+          // One acknowledgement callback per store, shared by its records (not a closure each).
+          const acked = (offset: number): void => {
+            const rt = holder.rt;
+            if (rt && offset + 1 > (rt.changelogNext.get(topic) ?? 0))
+              rt.changelogNext.set(topic, offset + 1);
+          };
           const log = (change: StoreChange): void => {
             const rt = holder.rt;
             if (!rt || rt.restoring) return;
-            this.logChange(rt, topic, codec, change);
+            this.logChange(rt, topic, codec, change, acked);
           };
           const copy = handed?.get(def.name);
           if (copy) {
@@ -978,26 +984,25 @@ export class StreamsApp {
     rt.restoring = false;
   }
 
-  private logChange(rt: RunningTask, topic: string, codec: ChangelogCodec, change: StoreChange): void {
+  /** Sends a store write to its changelog; `acked` moves the task's changelog position on. */
+  private logChange(
+    rt: RunningTask,
+    topic: string,
+    codec: ChangelogCodec,
+    change: StoreChange,
+    acked: (offset: number) => void,
+  ): void {
     const { key, value } = codec.encode(change);
     this.begin();
     // The record carries the task's stream time, so a restore can go on from it (restore.ts).
     const timestampMs = Math.max(0, rt.task.metrics.streamTimeMs);
-    this.sends.add(topic, { key, value, partition: rt.partition, timestampMs }, (offset) => {
-      const next = offset + 1;
-      if (next > (rt.changelogNext.get(topic) ?? 0)) rt.changelogNext.set(topic, next);
-    });
+    this.sends.add(topic, { key, value, partition: rt.partition, timestampMs }, acked);
   }
 
+  /** A sink's record goes to the producer as it is (its extra `topic` field is not read there). */
   private send(r: OutgoingRecord): void {
     this.begin();
-    this.sends.add(r.topic, {
-      key: r.key,
-      value: r.value,
-      headers: r.headers,
-      timestampMs: r.timestampMs,
-      partition: r.partition,
-    });
+    this.sends.add(r.topic, r);
   }
 
   private sender(): Producer | TransactionalProducer {

@@ -48,6 +48,9 @@ export class InMemoryWindowStore<K, V> implements WindowStore<K, V> {
   private readonly map = new Map<string, Map<number, WindowEntry<K, V>>>();
   /** No entry starts before this: expire() below it is a no-op without a scan. */
   private earliestStart = Infinity;
+  /** The last primitive key and its id: an aggregation fetches, then puts, the same key. */
+  private lastKey: unknown = undefined;
+  private lastId = '';
 
   constructor(
     readonly name: string,
@@ -57,11 +60,11 @@ export class InMemoryWindowStore<K, V> implements WindowStore<K, V> {
   ) {}
 
   fetch(key: K, windowStart: number): V | null {
-    return this.map.get(keyId(key))?.get(windowStart)?.value ?? null;
+    return this.map.get(this.idOf(key))?.get(windowStart)?.value ?? null;
   }
 
   fetchRange(key: K, fromStart: number, toStart: number): WindowEntry<K, V>[] {
-    const byStart = this.map.get(keyId(key));
+    const byStart = this.map.get(this.idOf(key));
     if (!byStart) return [];
     return [...byStart.values()]
       .filter((e) => e.window.start >= fromStart && e.window.start <= toStart)
@@ -75,7 +78,7 @@ export class InMemoryWindowStore<K, V> implements WindowStore<K, V> {
   }
 
   put(key: K, windowStart: number, value: V | null): void {
-    const id = keyId(key);
+    const id = this.idOf(key);
     const window: Window = { start: windowStart, end: windowStart + this.windowSizeMs };
     if (value === null || value === undefined) {
       const byStart = this.map.get(id);
@@ -88,6 +91,15 @@ export class InMemoryWindowStore<K, V> implements WindowStore<K, V> {
       this.earliestStart = Math.min(this.earliestStart, windowStart);
     }
     this.onChange?.({ store: this.name, key, window, value: value ?? null });
+  }
+
+  /** keyId(key), remembered for the last key when it is a primitive (objects may change in place). */
+  private idOf(key: K): string {
+    if (key === this.lastKey && (typeof key === 'string' || typeof key === 'number')) return this.lastId;
+    const id = keyId(key);
+    this.lastKey = key;
+    this.lastId = id;
+    return id;
   }
 
   expire(minStart: number): void {

@@ -49,6 +49,9 @@ export class PersistentWindowStore<K, V>
   private expiredBelow = -Infinity;
   /** The latest start of a window written (a value, not a delete) since this store was opened. */
   private observedMaxStart = -Infinity;
+  /** The last primitive key and its key part: an aggregation fetches, then puts, the same key. */
+  private lastKey: unknown = undefined;
+  private lastPart: Buffer = Buffer.alloc(0);
 
   constructor(
     name: string,
@@ -196,6 +199,15 @@ export class PersistentWindowStore<K, V>
     if (value === null) this.segments.get(this.segmentOf(windowStart))?.removeSync(k);
     else this.segmentToWrite(windowStart)?.putSync(k, value);
   };
+
+  /** The key part, remembered for the last key when it is a primitive (objects may change in place). */
+  protected override keyPartOf(key: K): Buffer {
+    if (key === this.lastKey && (typeof key === 'string' || typeof key === 'number')) return this.lastPart;
+    const part = super.keyPartOf(key);
+    this.lastKey = key;
+    this.lastPart = part;
+    return part;
+  }
 
   private segmentOf(start: number): number {
     return Math.floor(start / this.segmentIntervalMs);
