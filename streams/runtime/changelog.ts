@@ -47,8 +47,8 @@ export class ChangelogCodec {
   }
 
   encode(change: StoreChange): { key: Buffer; value: Buffer | null } {
-    const key = this.key.serialize(change.key);
-    const value = change.value === null ? null : this.value.serialize(change.value);
+    const key = change.keyBytes ?? this.key.serialize(change.key);
+    const value = change.value === null ? null : (change.valueBytes ?? this.value.serialize(change.value));
     if (!this.windowed || !change.window) return { key, value };
     // Window and session keys: the key's bytes, then the window's start and end (16 bytes).
     const out = Buffer.allocUnsafe(key.length + 16);

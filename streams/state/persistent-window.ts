@@ -123,6 +123,7 @@ export class PersistentWindowStore<K, V>
 
   put(key: K, windowStart: number, value: V | null): void {
     const part = this.keyPartOf(key);
+    let bytes: Buffer | null = null;
     if (value === null || value === undefined) {
       const db = this.segments.get(this.segmentOf(windowStart));
       if (db !== undefined) {
@@ -130,13 +131,21 @@ export class PersistentWindowStore<K, V>
         this.inTransaction(() => db.removeSync(k));
       }
     } else {
-      const bytes = this.valueSerde.serialize(value);
+      const written = this.valueSerde.serialize(value);
+      bytes = written;
       this.inTransaction(() =>
-        this.segmentToWrite(windowStart)?.putSync(this.windowKey(part, windowStart), bytes),
+        this.segmentToWrite(windowStart)?.putSync(this.windowKey(part, windowStart), written),
       );
     }
     const window: Window = { start: windowStart, end: windowStart + this.windowSizeMs };
-    this.onChange?.({ store: this.name, key, window, value: value ?? null });
+    this.onChange?.({
+      store: this.name,
+      key,
+      window,
+      value: value ?? null,
+      keyBytes: part.subarray(4),
+      valueBytes: bytes,
+    });
   }
 
   /** Many window writes in one LMDB transaction (the record cache's flush), then a change event each. */

@@ -41,9 +41,10 @@ export class PersistentKeyValueStore<K, V>
 
   put(key: K, value: V | null): void {
     const k = this.keySerde.serialize(key);
-    if (value === null || value === undefined) this.root.removeSync(k);
-    else this.root.putSync(k, this.valueSerde.serialize(value));
-    this.onChange?.({ store: this.name, key, value: value ?? null });
+    const bytes = value === null || value === undefined ? null : this.valueSerde.serialize(value);
+    if (bytes === null) this.root.removeSync(k);
+    else this.root.putSync(k, bytes);
+    this.onChange?.({ store: this.name, key, value: value ?? null, keyBytes: k, valueBytes: bytes });
   }
 
   /** Many puts and deletes in one LMDB transaction (the record cache's flush), then a change event each. */

@@ -70,6 +70,14 @@ export interface StoreChange {
   key: unknown;
   window?: Window;
   value: unknown;
+  /**
+   * The key serde's bytes of `key` and the value's as the store wrote them (stamped when the
+   * store stamps values; null for a delete), when the store has them at hand (the LMDB stores):
+   * the changelog record reuses them instead of serializing again. Only stores built from the
+   * same StoreDef as the changelog's codec may set them.
+   */
+  keyBytes?: Buffer;
+  valueBytes?: Buffer | null;
 }
 export type ChangeListener = (change: StoreChange) => void;
 

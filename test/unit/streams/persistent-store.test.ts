@@ -33,7 +33,15 @@ describe('the persistent (LMDB) key-value store', () => {
     expect([...s.all()]).toEqual([['a', { n: 3 }]]);
     expect(s.size()).toBe(1);
     expect(changes).toHaveLength(4);
-    expect(changes[3]).toEqual({ store: 's', key: 'b', value: null });
+    // The serdes' bytes ride along, for the changelog record (changelog.ts) to reuse.
+    expect(changes[3]).toEqual({
+      store: 's',
+      key: 'b',
+      value: null,
+      keyBytes: Buffer.from('b'),
+      valueBytes: null,
+    });
+    expect(changes[2]).toMatchObject({ keyBytes: Buffer.from('a'), valueBytes: Buffer.from('{"n":3}') });
     await s.flushed();
     s.close();
     const again = new PersistentKeyValueStore('s', dir, Serdes.string, Serdes.json<{ n: number }>());
