@@ -38,7 +38,12 @@ import type { StoreDef } from '../topology/nodes';
 import type { Subtopology, Topology } from '../topology/topology';
 import type { OutgoingRecord, RecordCollector } from './internal-context';
 import { StreamTask, type TaskMetrics } from './task';
-import { changelogTopic, ChangelogCodec } from './changelog';
+import {
+  changelogConfigs,
+  changelogTopic,
+  ChangelogCodec,
+  DEFAULT_WINDOWED_CHANGELOG_EXTRA_RETENTION_MS,
+} from './changelog';
 import {
   checkpointStreamTime,
   readCheckpoint,
@@ -107,6 +112,12 @@ export interface StreamsAppOptions {
    * repartition.purge.interval.ms). Default 30 s; 0 = after every commit.
    */
   repartitionPurgeIntervalMs?: number;
+  /**
+   * Window and session stores' changelogs are `compact,delete`, deleted after the store's
+   * retention plus this (Kafka's windowstore.changelog.additional.retention.ms). Default a day.
+   * Applied when the changelog topic is created.
+   */
+  windowedChangelogExtraRetentionMs?: number;
   /** Called as stores restore (after each fetched chunk, and once done). */
   onRestore?: (progress: RestoreProgress) => void;
   /** Called once when the app fails (a send or commit failed); it stops processing. */
@@ -520,7 +531,9 @@ export class StreamsApp {
       for (const def of s.stores) {
         if (!def.logged) continue;
         const name = changelogTopic(this.applicationId, def.name);
-        creations.push({ name, partitions: tasks, configs: { 'cleanup.policy': 'compact' } });
+        const extra =
+          this.options.windowedChangelogExtraRetentionMs ?? DEFAULT_WINDOWED_CHANGELOG_EXTRA_RETENTION_MS;
+        creations.push({ name, partitions: tasks, configs: changelogConfigs(def, extra) });
         this.partitions.set(name, tasks);
       }
     }

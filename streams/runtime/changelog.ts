@@ -31,6 +31,20 @@ export function changelogTopic(applicationId: string, store: string): string {
   return `${applicationId}-${store}-changelog`;
 }
 
+/** Kafka's windowstore.changelog.additional.retention.ms default: a day. */
+export const DEFAULT_WINDOWED_CHANGELOG_EXTRA_RETENTION_MS = 86_400_000;
+
+/**
+ * Topic configs of a store's changelog, as Kafka Streams sets them: compacted; for window and
+ * session stores also deleted by time (`compact,delete`), after the store's retention plus
+ * `extraRetentionMs`, so the changelog of a windowed store does not keep every window it ever
+ * had (the store drops them at retention; a restore would read them all only to drop them).
+ */
+export function changelogConfigs(def: StoreDef, extraRetentionMs: number): Record<string, string> {
+  if (def.kind === 'keyValue' || def.retentionMs === undefined) return { 'cleanup.policy': 'compact' };
+  return { 'cleanup.policy': 'compact,delete', 'retention.ms': String(def.retentionMs + extraRetentionMs) };
+}
+
 export class ChangelogCodec {
   private readonly key: Serde<unknown>;
   private readonly value: Serde<unknown>;

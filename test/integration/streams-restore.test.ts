@@ -78,6 +78,14 @@ async function scenario(name: string, stateDir: string | undefined): Promise<voi
 
   let app = await start();
   try {
+    // A windowed store's changelog is also deleted by time: the store's retention (a day by
+    // default) plus a day, as Kafka Streams sets it.
+    const configs = await tide.admin().describeConfigs(`${name}-c-changelog`);
+    const config = (key: string) => configs.find((c) => c.name === key)?.value;
+    expect([config('cleanup.policy'), config('retention.ms')]).toEqual([
+      'compact,delete',
+      String(2 * 86_400_000),
+    ]);
     await send(1_000);
     await send(30_000);
     await waitFor(() => counts.get('k@30000') === 1, { timeoutMs: 30_000, what: 'the count at 30 s' });

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Serdes } from '../../../streams';
-import { ChangelogCodec } from '../../../streams/runtime/changelog';
+import { ChangelogCodec, changelogConfigs } from '../../../streams/runtime/changelog';
 import {
   checkpointStreamTime,
   readCheckpoint,
@@ -264,5 +264,20 @@ describe('what the batch path relies on', () => {
     task.restoreStreamTime(-1);
     task.restoreStreamTime(20_000);
     expect(task.metrics.streamTimeMs).toBe(30_000);
+  });
+});
+
+describe('changelog topic configs', () => {
+  it('compacted; window and session stores also deleted after their retention plus the extra', () => {
+    expect(changelogConfigs(def('keyValue'), 86_400_000)).toEqual({ 'cleanup.policy': 'compact' });
+    for (const kind of ['window', 'session'] as const) {
+      expect(changelogConfigs(def(kind), 5_000)).toEqual({
+        'cleanup.policy': 'compact,delete',
+        'retention.ms': '6000', // def(): retention 1,000 ms
+      });
+    }
+    expect(changelogConfigs({ ...def('window'), retentionMs: undefined }, 5_000)).toEqual({
+      'cleanup.policy': 'compact',
+    });
   });
 });
