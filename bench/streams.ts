@@ -85,6 +85,12 @@ interface Event {
 const T0 = Date.UTC(2026, 0, 1);
 /** No progress for this long: the run failed (it reports where it stood). */
 const STALL_MS = 60_000;
+/** One step of the bench (a run, a close, a restore, the broker's stop) taking longer fails it, named. */
+const STEP_MAX_MS = 300_000;
+let step = { name: 'start', sinceMs: Date.now() };
+function enter(name: string): void {
+  step = { name, sinceMs: Date.now() };
+}
 const events = { key: Serdes.string, value: Serdes.json<Event>() };
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
@@ -359,6 +365,11 @@ async function stopProfile(session: Session, file: string): Promise<void> {
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
+  setInterval(() => {
+    if (Date.now() - step.sinceMs <= STEP_MAX_MS) return;
+    console.error(`stalled: "${step.name}" has taken over ${STEP_MAX_MS / 1000} s`);
+    process.exit(1);
+  }, 5_000).unref();
   const dir = makeTempDir('tide-bench-streams-');
   const node = await startTide(['dev', '--data', path.join(dir, 'data'), '--port', '0']);
   const bootstrap = [node.address];
@@ -366,6 +377,7 @@ async function main(): Promise<void> {
     const admin = new Tide({ bootstrap });
     await admin.admin().createTopic('in', { partitions: o.partitions, replicationFactor: 1 });
     await admin.admin().createTopic('users', { partitions: o.partitions, replicationFactor: 1 });
+    enter('filling the input');
     await fill(admin, o);
     await admin.close();
     console.log(
@@ -373,6 +385,7 @@ async function main(): Promise<void> {
         `${o.partitions} partitions, app in the bench process`,
     );
     // Warm-up (JIT, connections, the broker's caches); not reported.
+    enter('warm-up');
     await ceiling(bootstrap, o, 'warm-up');
     await runApp(bootstrap, o, WORKLOADS[0], 'bench-warm-up', undefined).then(async (r) => {
       await r.app.close();
@@ -395,12 +408,15 @@ async function main(): Promise<void> {
       for (const [i, w] of WORKLOADS.entries()) {
         if (!w.name.includes(o.only)) continue;
         // A/B: the ceiling right before each workload, on the same input.
+        enter(`ceiling before ${w.name}, round ${round}`);
         const top = await ceiling(bootstrap, o, `${round}-${i}`);
         const appId = `bench-${round}-${i}`;
         const stateDir = w.stateDir ? path.join(dir, appId) : undefined;
         const profiler = o.profileDir ? await startProfile() : undefined;
+        enter(`${w.name}, round ${round}`);
         const run = await runApp(bootstrap, o, w, appId, stateDir);
         if (profiler) await stopProfile(profiler, path.join(o.profileDir, `${appId}.cpuprofile`));
+        enter(`closing ${w.name}, round ${round}`);
         await run.app.close();
         await run.tide.close();
         const result = results.get(w.name) ?? {
@@ -430,6 +446,7 @@ async function main(): Promise<void> {
           for (let n = 1; n <= o.restores; n++) {
             const target = fresh && `${fresh}-${n}`;
             const restoreProfiler = o.profileDir ? await startProfile() : undefined;
+            enter(`restore ${n} of ${w.name}, round ${round}`);
             const r = await restore(bootstrap, w, appId, target, o.partitions);
             if (restoreProfiler)
               await stopProfile(restoreProfiler, path.join(o.profileDir, `${appId}-restore-${n}.cpuprofile`));
@@ -462,6 +479,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
+    enter('stopping tide dev');
     await node.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
