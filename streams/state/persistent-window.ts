@@ -96,14 +96,17 @@ export class PersistentWindowStore<K, V>
   all(): WindowEntry<K, V>[] {
     const out: WindowEntry<K, V>[] = [];
     for (const id of this.segmentIds(-Infinity, Infinity)) {
-      const found: { start: number; key: Buffer; value: Buffer }[] = [];
+      // Read out while iterating (a range read's buffers are not kept), then ordered by start.
+      const found: { start: number; keyBytes: Buffer; entry: WindowEntry<K, V> }[] = [];
       for (const { key: k, value } of this.segments.get(id)!.getRange({})) {
         const { key, end } = readKeyPart(k, 0);
         const start = decodeTime(k, end);
-        if (start >= this.expiredBelow) found.push({ start, key, value });
+        if (start < this.expiredBelow) continue;
+        const keyBytes = Buffer.from(key);
+        found.push({ start, keyBytes, entry: this.entry(this.keySerde.deserialize(keyBytes), start, value) });
       }
-      found.sort((a, b) => a.start - b.start || Buffer.compare(a.key, b.key));
-      for (const f of found) out.push(this.entry(this.keySerde.deserialize(f.key), f.start, f.value));
+      found.sort((a, b) => a.start - b.start || Buffer.compare(a.keyBytes, b.keyBytes));
+      for (const f of found) out.push(f.entry);
     }
     return out;
   }
