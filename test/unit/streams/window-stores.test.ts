@@ -12,6 +12,8 @@ import { InMemorySessionStore, InMemoryWindowStore } from '../../../streams/stat
 import { PersistentSessionStore } from '../../../streams/state/persistent-session';
 import { PersistentWindowStore } from '../../../streams/state/persistent-window';
 import { encodeTime, keyPart } from '../../../streams/state/lmdb-keys';
+import { coarseExpiry } from '../../../streams/processors/common';
+import { seededRandom } from '../../harness/random';
 import type { ChangeListener, SessionStore, StateStore, WindowStore } from '../../../streams/state/stores';
 
 let dir: string;
@@ -314,3 +316,61 @@ describe('the LMDB window store in time segments', () => {
     expect(databases(s, 'legacy')).toEqual(['meta', 'seg-0', 'seg-1']);
   });
 });
+
+describe.each([7, 42, 2026])(
+  'the segmented LMDB window store against the in-memory one (seed %i)',
+  (seed) => {
+    // As a windowed aggregation drives it: stream time moves forward, writes go to windows that
+    // are not expired, expire() follows stream time (coarsely), and reads ask for live windows.
+    // Windows starting at or after stream time minus the retention must read the same from both;
+    // below that the LMDB store may already have dropped a whole segment (Kafka's observed time).
+    it('reads the same as windows are written, deleted and expired across segments', () => {
+      const SECOND = 1_000;
+      const retentionMs = 150 * SECOND; // segments of 75 s
+      const lmdb = track(
+        new PersistentWindowStore(
+          'w',
+          path.join(dir, 'p'),
+          SECOND,
+          retentionMs,
+          Serdes.string,
+          Serdes.number,
+        ),
+      );
+      const memory = new InMemoryWindowStore<string, number>('w', SECOND, retentionMs);
+      const rnd = seededRandom(seed);
+      const keys = ['a', 'b', 'c', 'ab', ''];
+      let streamTime = 0;
+      for (let step = 0; step < 3_000; step++) {
+        streamTime += Math.floor(rnd() * 400);
+        const live = streamTime - retentionMs;
+        const key = keys[Math.floor(rnd() * keys.length)];
+        const start = Math.max(0, streamTime - Math.floor(rnd() * 60) * SECOND);
+        const roll = rnd();
+        if (roll < 0.1) {
+          for (const s of [lmdb, memory]) s.put(key, start, null);
+        } else if (roll < 0.8) {
+          const n = Math.floor(rnd() * 1_000);
+          for (const s of [lmdb, memory]) s.put(key, start, n);
+        } else {
+          const at = live + Math.floor(rnd() * 200) * SECOND;
+          expect(lmdb.fetch(key, at)).toBe(memory.fetch(key, at));
+          const from = Math.max(live, at - 30 * SECOND);
+          expect(lmdb.fetchRange(key, from, at).map((e) => [e.window.start, e.value])).toEqual(
+            memory.fetchRange(key, from, at).map((e) => [e.window.start, e.value]),
+          );
+        }
+        const bound = coarseExpiry(live, retentionMs);
+        for (const s of [lmdb, memory]) s.expire(bound);
+      }
+      const liveNow = (e: { window: { start: number } }) => e.window.start >= streamTime - retentionMs;
+      const view = (entries: { key: string; window: { start: number }; value: number }[]) =>
+        entries
+          .filter(liveNow)
+          .map((e) => `${e.key}@${e.window.start}=${e.value}`)
+          .sort();
+      expect(view(lmdb.all())).toEqual(view(memory.all()));
+      expect(streamTime).toBeGreaterThan(3 * retentionMs); // the run crossed several segments
+    });
+  },
+);
