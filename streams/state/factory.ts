@@ -49,7 +49,8 @@ export function createStateStore(
       return new InMemoryWindowStore(def.name, sizeMs, retentionMs, onChange);
     }
     case 'session':
-      if (onDisk) return new PersistentSessionStore(def.name, dir, key, value, onChange);
+      if (onDisk)
+        return new PersistentSessionStore(def.name, dir, key, value, onChange, def.retentionMs ?? Infinity);
       return new InMemorySessionStore(def.name, onChange);
   }
 }

@@ -374,3 +374,98 @@ describe.each([7, 42, 2026])(
     });
   },
 );
+
+describe('the LMDB session store in time segments', () => {
+  const MINUTE = 60_000;
+  it('keeps sessions in segments by end, drops them whole, and moves the layout before segments', () => {
+    // Retention 4 min: segments of 2 min, by session end.
+    const s = track(
+      new PersistentSessionStore(
+        's',
+        path.join(dir, 's'),
+        Serdes.string,
+        Serdes.number,
+        undefined,
+        4 * MINUTE,
+      ),
+    );
+    s.put('a', { start: 0, end: MINUTE }, 1);
+    s.put('a', { start: MINUTE, end: 3 * MINUTE }, 2); // starts in segment 0, ends in segment 1
+    s.put('b', { start: 5 * MINUTE, end: 5 * MINUTE }, 3);
+    expect(s.findSessions('a', 0, Infinity).map((e) => e.value)).toEqual([1, 2]);
+    expect(s.findSessions('a', MINUTE + 1, Infinity).map((e) => e.value)).toEqual([2]);
+    s.expire(2 * MINUTE); // segment 0 (ends before 2 min) dropped
+    expect(s.all().map((e) => e.value)).toEqual([2, 3]);
+    expect(s.size()).toBe(2);
+
+    const legacyPath = path.join(dir, 'legacy');
+    const env = openLmdb<Buffer, Buffer>({ path: legacyPath, keyEncoding: 'binary', encoding: 'binary' });
+    const sessions = env.openDB<Buffer, Buffer>({
+      name: 'sessions',
+      keyEncoding: 'binary',
+      encoding: 'binary',
+    });
+    const byEnd = env.openDB<Buffer, Buffer>({ name: 'by-end', keyEncoding: 'binary', encoding: 'binary' });
+    env.transactionSync(() => {
+      const part = keyPart(Buffer.from('k'));
+      sessions.putSync(Buffer.concat([part, encodeTime(20), encodeTime(10)]), Serdes.number.serialize(7));
+      byEnd.putSync(Buffer.concat([encodeTime(20), part, encodeTime(10)]), Buffer.alloc(0));
+    });
+    void env.close();
+    const moved = track(new PersistentSessionStore('s', legacyPath, Serdes.string, Serdes.number));
+    expect(moved.fetch('k').map((e) => [e.window, e.value])).toEqual([[{ start: 10, end: 20 }, 7]]);
+  });
+});
+
+describe.each([5, 77])('the segmented LMDB session store against the in-memory one (seed %i)', (seed) => {
+  it('finds the same sessions as they are written, removed and expired across segments', () => {
+    const SECOND = 1_000;
+    const retentionMs = 150 * SECOND;
+    const lmdb = track(
+      new PersistentSessionStore(
+        's',
+        path.join(dir, 'p'),
+        Serdes.string,
+        Serdes.number,
+        undefined,
+        retentionMs,
+      ),
+    );
+    const memory = new InMemorySessionStore<string, number>('s');
+    const rnd = seededRandom(seed);
+    const keys = ['a', 'b', 'ab'];
+    let streamTime = 0;
+    for (let step = 0; step < 3_000; step++) {
+      streamTime += Math.floor(rnd() * 400);
+      const live = streamTime - retentionMs;
+      const key = keys[Math.floor(rnd() * keys.length)];
+      const end = Math.max(0, streamTime - Math.floor(rnd() * 60) * SECOND);
+      const window = { start: Math.max(0, end - Math.floor(rnd() * 20) * SECOND), end };
+      const roll = rnd();
+      if (roll < 0.15) {
+        for (const s of [lmdb, memory]) s.remove(key, window);
+      } else if (roll < 0.8) {
+        const n = Math.floor(rnd() * 1_000);
+        for (const s of [lmdb, memory]) s.put(key, window, n);
+      } else {
+        const from = live + Math.floor(rnd() * 100) * SECOND;
+        const latestStart = from + Math.floor(rnd() * 100) * SECOND;
+        const view = (e: { window: { start: number; end: number }; value: number }[]) =>
+          e.map((x) => `${x.window.start}-${x.window.end}=${x.value}`).sort();
+        expect(view(lmdb.findSessions(key, from, latestStart))).toEqual(
+          view(memory.findSessions(key, from, latestStart)),
+        );
+      }
+      const bound = coarseExpiry(live, retentionMs);
+      for (const s of [lmdb, memory]) s.expire(bound);
+    }
+    const liveNow = (e: { window: { end: number } }) => e.window.end >= streamTime - retentionMs;
+    const all = (entries: { key: string; window: { start: number; end: number }; value: number }[]) =>
+      entries
+        .filter(liveNow)
+        .map((e) => `${e.key}@${e.window.start}-${e.window.end}=${e.value}`)
+        .sort();
+    expect(all(lmdb.all())).toEqual(all(memory.all()));
+    expect(streamTime).toBeGreaterThan(3 * retentionMs);
+  });
+});
