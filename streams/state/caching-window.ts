@@ -39,14 +39,15 @@ export class CachingWindowStore<K, V> implements WindowStore<K, V>, CachingStore
     this.ns = cache.namespace<Address<K>>(namespace, () => this.flush());
   }
 
+  /**
+   * From the cache, else from the store without keeping the answer (as Kafka's caching window
+   * store): an aggregation reads a window once and then writes it, and the write is what the
+   * cache holds; keeping the read too was a cache entry's bookkeeping per record for no hit.
+   */
   fetch(key: K, windowStart: number): V | null {
-    const group = keyId(key);
-    const id = group + '@' + windowStart;
-    const e = this.ns.get(id);
+    const e = this.ns.get(keyId(key) + '@' + windowStart);
     if (e) return e.value as V | null;
-    const value = this.inner.fetch(key, windowStart);
-    this.remember(id, group, key, windowStart, value ?? null, false);
-    return value;
+    return this.inner.fetch(key, windowStart);
   }
 
   fetchRange(key: K, fromStart: number, toStart: number): WindowEntry<K, V>[] {
