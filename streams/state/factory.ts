@@ -49,8 +49,7 @@ export function createStateStore(
       return new InMemoryWindowStore(def.name, sizeMs, retentionMs, onChange);
     }
     case 'session':
-      if (onDisk)
-        return new PersistentSessionStore(def.name, dir, key, value, onChange, def.retentionMs ?? Infinity);
+      if (onDisk) return new PersistentSessionStore(def.name, dir, key, value, onChange);
       return new InMemorySessionStore(def.name, onChange);
   }
 }

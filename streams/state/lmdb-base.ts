@@ -25,6 +25,7 @@ import type { Serde } from '../serdes';
 import { keyPart } from './lmdb-keys';
 import type { RawApply } from './stores';
 
+export const EMPTY = Buffer.alloc(0);
 const BINARY = { keyEncoding: 'binary', encoding: 'binary' } as const;
 
 export abstract class LmdbStore<K> {

@@ -110,10 +110,8 @@ export class TimeSegments {
     this.expiredBelow = bound === undefined ? -Infinity : decodeTime(bound, 0);
   }
 
-  /** A segment's number; ±Infinity stay infinite (range bounds), also with an endless retention's infinite interval. */
   private idOf(time: number): number {
-    if (time === Infinity || time === -Infinity) return time;
-    return Math.floor(time / this.intervalMs) || 0; // -0 is segment 0
+    return Math.floor(time / this.intervalMs);
   }
 
   private dropBefore(minTime: number): void {

@@ -1,108 +1,97 @@
 /**
  * The persistent session store: LMDB, one environment per task and store, with the in-memory
- * session store's API and results. Sessions live in time segments by their end
- * (lmdb-segments.ts: one database per segment, dropped whole by retention, Kafka's segmented
- * session store), each keyed (layouts in lmdb-keys.ts)
+ * session store's API and results. Two databases (layouts in lmdb-keys.ts):
  *
- *   [key part][end][start] → the value serde's bytes     one key's sessions by end (Kafka's layout)
+ *   sessions  [key part][end][start]  → the value serde's bytes   one key's sessions by end (Kafka's layout)
+ *   by-end    [end][key part][start]  → (empty)                   expire: the sessions that ended first
  *
- * so a write is one write. findSessions(key, earliestEnd, latestStart) seeks, in each segment
- * from earliestEnd's on, to the key's first session ending at or after earliestEnd and keeps those
- * starting at or before latestStart. A store written before segments (a `sessions` database and a
- * `by-end` index) is moved into segments when it is opened. As with the other LMDB stores, writes
- * are not fsynced one by one (the changelog is the durable copy; the runtime checkpoints after
- * flushed()). The environment's plumbing and the restore batch are in lmdb-base.ts.
+ * findSessions(key, earliestEnd, latestStart) seeks to the key's first session ending at or after
+ * earliestEnd and keeps those starting at or before latestStart. expire(minEnd) deletes by range:
+ * it walks `by-end` up to minEnd, so it costs the expired sessions only. A write changes both
+ * databases in one transaction. As with the other LMDB stores, writes are not fsynced one by one
+ * (the changelog is the durable copy; the runtime checkpoints after flushed()). The environment's
+ * plumbing and the restore batch are in lmdb-base.ts.
  */
 import type { Database } from 'lmdb';
 import type { Serde, Window } from '../serdes';
-import { LmdbStore } from './lmdb-base';
+import { EMPTY, LmdbStore } from './lmdb-base';
 import { decodeTime, encodeTime, prefixRange, readKeyPart, writeTime } from './lmdb-keys';
-import { databaseNames, SEGMENTED_MAX_DBS, TimeSegments } from './lmdb-segments';
 import type { ChangeListener, RawApply, SessionBatch, SessionPut, SessionStore, WindowEntry } from './stores';
-
-/** The databases of the layout before segments. */
-const LEGACY = ['sessions', 'by-end'] as const;
 
 export class PersistentSessionStore<K, V>
   extends LmdbStore<K>
   implements SessionStore<K, V>, SessionBatch<K, V>
 {
   readonly kind = 'session' as const;
-  private readonly meta: Database<Buffer, Buffer>;
-  /** The sessions, by end. */
-  private readonly segments: TimeSegments;
+  private readonly sessions: Database<Buffer, Buffer>;
+  private readonly byEnd: Database<Buffer, Buffer>;
+  /** No session ends before this (a lower bound): expire() below it returns without a look. */
+  private earliestEnd: number;
 
-  /** `retentionMs`: how long after its end a session is kept (the aggregation's gap + grace, or more). */
   constructor(
     name: string,
     path: string,
     keySerde: Serde<K>,
     private readonly valueSerde: Serde<V>,
     private readonly onChange?: ChangeListener,
-    retentionMs = Infinity,
   ) {
-    super(name, path, keySerde, SEGMENTED_MAX_DBS);
-    this.meta = this.openDb('meta');
-    this.segments = new TimeSegments(this.root, (n) => this.openDb(n), this.meta, retentionMs);
-    this.migrateLegacyLayout();
+    super(name, path, keySerde);
+    this.sessions = this.openDb('sessions');
+    this.byEnd = this.openDb('by-end');
+    const [first] = this.byEnd.getKeys({ limit: 1 });
+    this.earliestEnd = first === undefined ? Infinity : decodeTime(first, 0);
   }
 
   findSessions(key: K, earliestEnd: number, latestStart: number): WindowEntry<K, V>[] {
-    const from = Math.max(earliestEnd, this.segments.expiredBelow);
     const prefix = this.keyPartOf(key);
     const { end } = prefixRange(prefix);
-    const start = Buffer.concat([prefix, encodeTime(from)]);
     const out: WindowEntry<K, V>[] = [];
-    for (const { db } of this.segments.between(from, Infinity)) {
-      for (const { key: k, value } of db.getRange({ start, end })) {
-        const entry = this.entry(key, k, prefix.length, value);
-        if (entry.window.start <= latestStart) out.push(entry);
-      }
+    for (const { key: k, value } of this.sessions.getRange({
+      start: Buffer.concat([prefix, encodeTime(earliestEnd)]),
+      end,
+    })) {
+      const entry = this.entry(key, k, prefix.length, value);
+      if (entry.window.start <= latestStart) out.push(entry);
     }
     return byStart(out);
   }
 
   fetch(key: K): WindowEntry<K, V>[] {
-    return this.findSessions(key, -Infinity, Infinity);
-  }
-
-  all(): WindowEntry<K, V>[] {
+    const prefix = this.keyPartOf(key);
     const out: WindowEntry<K, V>[] = [];
-    for (const { db } of this.segments.all()) {
-      for (const { key: k, value } of db.getRange({})) {
-        const { key, end } = readKeyPart(k, 0);
-        if (decodeTime(k, end) < this.segments.expiredBelow) continue;
-        out.push(this.entry(this.keySerde.deserialize(Buffer.from(key)), k, end, value));
-      }
+    for (const { key: k, value } of this.sessions.getRange(prefixRange(prefix))) {
+      out.push(this.entry(key, k, prefix.length, value));
     }
     return byStart(out);
   }
 
-  /** Live sessions (a count per segment; the segment that straddles the expiry bound is walked). */
-  override size(): number {
-    const bound = this.segments.expiredBelow;
-    let n = 0;
-    for (const { from, db } of this.segments.all()) {
-      if (from >= bound) n += db.getCount();
-      else for (const k of db.getKeys({})) if (decodeTime(k, readKeyPart(k, 0).end) >= bound) n++;
+  all(): WindowEntry<K, V>[] {
+    const out: WindowEntry<K, V>[] = [];
+    for (const { key: k, value } of this.sessions.getRange({})) {
+      const { key, end } = readKeyPart(k, 0);
+      out.push(this.entry(this.keySerde.deserialize(key), k, end, value));
     }
-    return n;
+    return byStart(out);
   }
 
   put(key: K, window: Window, value: V | null): void {
     if (value === null || value === undefined) return this.remove(key, window);
-    const k = this.sessionKey(key, window);
+    const { primary, index } = this.keysOf(key, window);
     const bytes = this.valueSerde.serialize(value);
-    this.inTransaction(() => this.segments.forWrite(window.end)?.putSync(k, bytes));
+    this.inTransaction(() => {
+      this.sessions.putSync(primary, bytes);
+      this.byEnd.putSync(index, EMPTY);
+    });
+    if (window.end < this.earliestEnd) this.earliestEnd = window.end;
     this.onChange?.({ store: this.name, key, window, value });
   }
 
   remove(key: K, window: Window): void {
-    const db = this.segments.at(window.end);
-    if (db !== undefined) {
-      const k = this.sessionKey(key, window);
-      this.inTransaction(() => db.removeSync(k));
-    }
+    const { primary, index } = this.keysOf(key, window);
+    this.inTransaction(() => {
+      this.sessions.removeSync(primary);
+      this.byEnd.removeSync(index);
+    });
     this.onChange?.({ store: this.name, key, window, value: null });
   }
 
@@ -110,9 +99,15 @@ export class PersistentSessionStore<K, V>
   putAll(entries: readonly SessionPut<K, V>[]): void {
     this.inTransaction(() => {
       for (const { key, window, value } of entries) {
-        const k = this.sessionKey(key, window);
-        if (value === null || value === undefined) this.segments.at(window.end)?.removeSync(k);
-        else this.segments.forWrite(window.end)?.putSync(k, this.valueSerde.serialize(value));
+        const { primary, index } = this.keysOf(key, window);
+        if (value === null || value === undefined) {
+          this.sessions.removeSync(primary);
+          this.byEnd.removeSync(index);
+        } else {
+          this.sessions.putSync(primary, this.valueSerde.serialize(value));
+          this.byEnd.putSync(index, EMPTY);
+          if (window.end < this.earliestEnd) this.earliestEnd = window.end;
+        }
       }
     });
     for (const { key, window, value } of entries) {
@@ -121,73 +116,65 @@ export class PersistentSessionStore<K, V>
   }
 
   expire(minEnd: number): void {
-    if (minEnd <= this.segments.expiredBelow) return;
-    this.inTransaction(() => this.segments.expire(minEnd));
-  }
-
-  override restoreBatch(fill: (apply: RawApply) => void): void {
-    try {
-      super.restoreBatch(fill);
-    } catch (err) {
-      // The transaction was aborted: segments it created are gone with it.
-      this.segments.load();
-      throw err;
+    if (minEnd <= this.earliestEnd) return;
+    const doomed = [...this.byEnd.getKeys({ end: encodeTime(minEnd) })];
+    if (doomed.length > 0) {
+      this.inTransaction(() => {
+        for (const k of doomed) {
+          this.byEnd.removeSync(k);
+          // [end][key part][start] → [key part][end][start]
+          this.sessions.removeSync(
+            Buffer.concat([k.subarray(8, k.length - 8), k.subarray(0, 8), k.subarray(-8)]),
+          );
+        }
+      });
     }
+    this.earliestEnd = minEnd;
   }
 
   protected main(): Database<Buffer, Buffer> {
-    return this.meta;
+    return this.sessions;
   }
 
   protected databases(): Database<Buffer, Buffer>[] {
-    return [this.meta, ...this.segments.databases()];
+    return [this.sessions, this.byEnd];
   }
 
   protected override cleared(): void {
-    this.segments.reset();
+    this.earliestEnd = Infinity;
   }
 
-  /** The session's key from the changelog's bytes: no serde, one buffer. */
+  /** Builds both keys from the changelog's bytes: no serde, one buffer each. */
   protected readonly applyRaw: RawApply = (key, windowStart, windowEnd, value) => {
     const n = key.length;
-    const k = Buffer.allocUnsafe(4 + n + 16);
-    k.writeUInt32BE(n, 0);
-    key.copy(k, 4);
-    writeTime(k, 4 + n, windowEnd);
-    writeTime(k, 4 + n + 8, windowStart);
-    if (value === null) this.segments.at(windowEnd)?.removeSync(k);
-    else this.segments.forWrite(windowEnd)?.putSync(k, value);
+    // [key part][end][start] and [end][key part][start]
+    const primary = Buffer.allocUnsafe(4 + n + 16);
+    primary.writeUInt32BE(n, 0);
+    key.copy(primary, 4);
+    writeTime(primary, 4 + n, windowEnd);
+    writeTime(primary, 4 + n + 8, windowStart);
+    const index = Buffer.allocUnsafe(8 + 4 + n + 8);
+    primary.copy(index, 0, 4 + n, 4 + n + 8);
+    primary.copy(index, 8, 0, 4 + n);
+    primary.copy(index, 12 + n, 4 + n + 8);
+    if (value === null) {
+      this.sessions.removeSync(primary);
+      this.byEnd.removeSync(index);
+      return;
+    }
+    this.sessions.putSync(primary, value);
+    this.byEnd.putSync(index, EMPTY);
+    if (windowEnd < this.earliestEnd) this.earliestEnd = windowEnd;
   };
 
-  /** [key part][end][start]. */
-  private sessionKey(key: K, window: Window): Buffer {
+  private keysOf(key: K, window: Window): { primary: Buffer; index: Buffer } {
     const part = this.keyPartOf(key);
-    const k = Buffer.allocUnsafe(part.length + 16);
-    part.copy(k, 0);
-    writeTime(k, part.length, window.end);
-    writeTime(k, part.length + 8, window.start);
-    return k;
+    const end = encodeTime(window.end);
+    const start = encodeTime(window.start);
+    return { primary: Buffer.concat([part, end, start]), index: Buffer.concat([end, part, start]) };
   }
 
-  /** Moves a store written before segments into them: `sessions` into segments, `by-end` dropped. */
-  private migrateLegacyLayout(): void {
-    const names = new Set(databaseNames(this.root));
-    if (!LEGACY.some((n) => names.has(n))) return;
-    this.inTransaction(() => {
-      for (const name of LEGACY) {
-        if (!names.has(name)) continue;
-        const db = this.openDb(name);
-        if (name === 'sessions') {
-          for (const { key, value } of db.getRange({})) {
-            this.segments.forWrite(decodeTime(key, readKeyPart(key, 0).end))?.putSync(key, value);
-          }
-        }
-        db.dropSync();
-      }
-    });
-  }
-
-  /** The entry of a session key whose times start at `at`. */
+  /** The entry of a `sessions` key whose times start at `at`. */
   private entry(key: K, k: Buffer, at: number, value: Buffer): WindowEntry<K, V> {
     return {
       key,
