@@ -1,8 +1,8 @@
 /**
- * Time segments of an LMDB store, as Kafka Streams' segmented window and session stores have
- * them: one named database per `intervalMs` of time (`seg-<n>` holds times from n × interval),
- * the time being a window's start (window store) or a session's end (session store). Retention
- * drops whole segments:
+ * Time segments of an LMDB store, as Kafka Streams' segmented stores have them: one named
+ * database per `intervalMs` of time (`seg-<n>` holds times from n × interval); the window store
+ * segments its windows by start. Retention drops whole segments, so it needs a finite retention
+ * (the session store keeps its by-end index instead: a Processor API session store has none):
  *
  * - `expire(minTime)` drops the segments that end at or before minTime and records minTime (in
  *   the store's `meta` database) as `expiredBelow`, below which the store's reads skip entries of

@@ -374,3 +374,43 @@ describe.each([7, 42, 2026])(
     });
   },
 );
+
+describe.each([5, 77])('the LMDB session store against the in-memory one (seed %i)', (seed) => {
+  it('finds the same sessions as they are written, removed and expired', () => {
+    const SECOND = 1_000;
+    const retentionMs = 150 * SECOND;
+    const lmdb = track(new PersistentSessionStore('s', path.join(dir, 'p'), Serdes.string, Serdes.number));
+    const memory = new InMemorySessionStore<string, number>('s');
+    const rnd = seededRandom(seed);
+    const keys = ['a', 'b', 'ab'];
+    let streamTime = 0;
+    for (let step = 0; step < 3_000; step++) {
+      streamTime += Math.floor(rnd() * 400);
+      const live = streamTime - retentionMs;
+      const key = keys[Math.floor(rnd() * keys.length)];
+      const end = Math.max(0, streamTime - Math.floor(rnd() * 60) * SECOND);
+      const window = { start: Math.max(0, end - Math.floor(rnd() * 20) * SECOND), end };
+      const roll = rnd();
+      if (roll < 0.15) {
+        for (const s of [lmdb, memory]) s.remove(key, window);
+      } else if (roll < 0.8) {
+        const n = Math.floor(rnd() * 1_000);
+        for (const s of [lmdb, memory]) s.put(key, window, n);
+      } else {
+        const from = live + Math.floor(rnd() * 100) * SECOND;
+        const latestStart = from + Math.floor(rnd() * 100) * SECOND;
+        const view = (e: { window: { start: number; end: number }; value: number }[]) =>
+          e.map((x) => `${x.window.start}-${x.window.end}=${x.value}`).sort();
+        expect(view(lmdb.findSessions(key, from, latestStart))).toEqual(
+          view(memory.findSessions(key, from, latestStart)),
+        );
+      }
+      const bound = coarseExpiry(live, retentionMs);
+      for (const s of [lmdb, memory]) s.expire(bound);
+    }
+    const all = (entries: { key: string; window: { start: number; end: number }; value: number }[]) =>
+      entries.map((e) => `${e.key}@${e.window.start}-${e.window.end}=${e.value}`).sort();
+    expect(all(lmdb.all())).toEqual(all(memory.all()));
+    expect(lmdb.size()).toBe(memory.all().length);
+  });
+});
