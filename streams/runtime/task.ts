@@ -68,8 +68,7 @@ export interface TaskMetrics {
 
 interface Buffered {
   record: StreamRecord<unknown, unknown>;
-  /** Its offset in the queue's partition (the origin object is built only if a processor asks). */
-  offset: number;
+  origin: RecordOrigin;
   sourceNode: string;
   /** The extractor gave no valid time: skipped (counted) when it reaches the head, in order. */
   invalidTimestamp?: boolean;
@@ -130,10 +129,7 @@ export class StreamTask {
   private readonly streamPunctuations = new PunctuationQueue();
   private readonly wallPunctuations = new PunctuationQueue();
   private readonly commitHooks: (() => void)[] = [];
-  /** The record being processed: its queue and offset; origin() builds the object from them. */
-  private currentQueue: PartitionQueue | undefined;
-  private currentOffset = -1;
-  private currentOriginMemo: RecordOrigin | undefined;
+  private origin: RecordOrigin | undefined;
   private idleSinceMs: number | undefined;
   private closed = false;
   readonly metrics: TaskMetrics = {
@@ -203,18 +199,16 @@ export class StreamTask {
     for (const raw of records) {
       const key = raw.key === null || !src.key ? raw.key : src.key.deserialize(raw.key);
       const value = raw.value === null || !src.value ? raw.value : src.value.deserialize(raw.value);
+      const origin = { topic, partition, offset: raw.offset };
       const extractor = src.timestampExtractor;
       const ts = extractor
-        ? extractor(
-            { key, value, timestampMs: raw.timestampMs, topic, partition, offset: raw.offset },
-            queue.partitionTimeMs,
-          )
+        ? extractor({ key, value, timestampMs: raw.timestampMs, ...origin }, queue.partitionTimeMs)
         : raw.timestampMs;
       if (!Number.isFinite(ts) || ts < 0) {
         // Kept in the queue so its offset is committed only after the records before it.
         queue.push({
           record: { key, value, timestamp: Math.max(queue.partitionTimeMs, 0), headers: raw.headers },
-          offset: raw.offset,
+          origin,
           sourceNode: sourceNode.name,
           invalidTimestamp: true,
         });
@@ -223,7 +217,7 @@ export class StreamTask {
       queue.partitionTimeMs = Math.max(queue.partitionTimeMs, ts);
       queue.push({
         record: { key, value, timestamp: ts, headers: raw.headers },
-        offset: raw.offset,
+        origin,
         sourceNode: sourceNode.name,
       });
     }
@@ -301,20 +295,18 @@ export class StreamTask {
     const item = next.shift();
     if (item.invalidTimestamp) {
       this.metrics.skippedInvalidTimestamp++;
-      next.committableOffset = item.offset + 1;
+      next.committableOffset = item.origin.offset + 1;
       return true;
     }
     this.metrics.recordsIn++;
     this.metrics.streamTimeMs = Math.max(this.metrics.streamTimeMs, item.record.timestamp);
-    this.currentQueue = next;
-    this.currentOffset = item.offset;
-    this.currentOriginMemo = undefined;
+    this.origin = item.origin;
     try {
       this.processors.get(item.sourceNode)!.process(item.record);
     } finally {
-      this.currentQueue = undefined;
+      this.origin = undefined;
     }
-    next.committableOffset = item.offset + 1;
+    next.committableOffset = item.origin.offset + 1;
     this.metrics.punctuations += this.streamPunctuations.fire(this.metrics.streamTimeMs);
     return true;
   }
@@ -372,13 +364,7 @@ export class StreamTask {
   // ---- used by NodeContext ----
 
   currentOrigin(): RecordOrigin | undefined {
-    const q = this.currentQueue;
-    if (!q) return undefined;
-    return (this.currentOriginMemo ??= {
-      topic: q.topic,
-      partition: q.partition,
-      offset: this.currentOffset,
-    });
+    return this.origin;
   }
 
   forwardFrom(node: string, record: StreamRecord<unknown, unknown>, child?: string): void {
@@ -420,12 +406,12 @@ export class StreamTask {
   ): Cancellable {
     checkInterval(intervalMs, type);
     const run = (cb: () => void): void => {
-      const saved = [this.currentQueue, this.currentOffset, this.currentOriginMemo] as const;
-      this.currentQueue = undefined;
+      const saved = this.origin;
+      this.origin = undefined;
       try {
         cb();
       } finally {
-        [this.currentQueue, this.currentOffset, this.currentOriginMemo] = saved;
+        this.origin = saved;
       }
     };
     // The node is kept for describe() of punctuations later; scheduling does not depend on it.
