@@ -43,6 +43,21 @@ export function keyPart(key: Buffer): Buffer {
   return b;
 }
 
+/**
+ * `[key part][time]` or `[key part][time][second time]` from a key's serde bytes in one buffer:
+ * the window store's `[start]` and the session store's `[end][start]`, built by restores from
+ * the changelog's bytes.
+ */
+export function keyWithTimes(key: Buffer, time: number, second?: number): Buffer {
+  const n = key.length;
+  const b = Buffer.allocUnsafe(4 + n + (second === undefined ? 8 : 16));
+  b.writeUInt32BE(n, 0);
+  key.copy(b, 4);
+  writeTime(b, 4 + n, time);
+  if (second !== undefined) writeTime(b, 4 + n + 8, second);
+  return b;
+}
+
 /** The key bytes of a key part starting at `at`, and where the part ends. */
 export function readKeyPart(b: Buffer, at: number): { key: Buffer; end: number } {
   const length = b.readUInt32BE(at);

@@ -15,7 +15,7 @@
 import type { Database } from 'lmdb';
 import type { Serde, Window } from '../serdes';
 import { EMPTY, LmdbStore } from './lmdb-base';
-import { decodeTime, encodeTime, prefixRange, readKeyPart, writeTime } from './lmdb-keys';
+import { decodeTime, encodeTime, keyWithTimes, prefixRange, readKeyPart } from './lmdb-keys';
 import type { ChangeListener, RawApply, SessionBatch, SessionPut, SessionStore, WindowEntry } from './stores';
 
 export class PersistentSessionStore<K, V>
@@ -148,11 +148,7 @@ export class PersistentSessionStore<K, V>
   protected readonly applyRaw: RawApply = (key, windowStart, windowEnd, value) => {
     const n = key.length;
     // [key part][end][start] and [end][key part][start]
-    const primary = Buffer.allocUnsafe(4 + n + 16);
-    primary.writeUInt32BE(n, 0);
-    key.copy(primary, 4);
-    writeTime(primary, 4 + n, windowEnd);
-    writeTime(primary, 4 + n + 8, windowStart);
+    const primary = keyWithTimes(key, windowEnd, windowStart);
     const index = Buffer.allocUnsafe(8 + 4 + n + 8);
     primary.copy(index, 0, 4 + n, 4 + n + 8);
     primary.copy(index, 8, 0, 4 + n);

@@ -15,7 +15,7 @@
 import type { Database } from 'lmdb';
 import type { Serde, Window } from '../serdes';
 import { LmdbStore } from './lmdb-base';
-import { decodeTime, encodeTime, justAfter, readKeyPart, writeTime } from './lmdb-keys';
+import { decodeTime, encodeTime, justAfter, keyWithTimes, readKeyPart, writeTime } from './lmdb-keys';
 import { databaseNames, SEGMENTED_MAX_DBS, TimeSegments } from './lmdb-segments';
 import type { ChangeListener, RawApply, WindowBatch, WindowEntry, WindowPut, WindowStore } from './stores';
 
@@ -177,11 +177,7 @@ export class PersistentWindowStore<K, V>
 
   /** The window's key from the changelog's bytes: no serde, one buffer. */
   protected readonly applyRaw: RawApply = (key, windowStart, _windowEnd, value) => {
-    const n = key.length;
-    const k = Buffer.allocUnsafe(4 + n + 8);
-    k.writeUInt32BE(n, 0);
-    key.copy(k, 4);
-    writeTime(k, 4 + n, windowStart);
+    const k = keyWithTimes(key, windowStart);
     if (value === null) this.segments.at(windowStart)?.removeSync(k);
     else this.segments.forWrite(windowStart)?.putSync(k, value);
   };
