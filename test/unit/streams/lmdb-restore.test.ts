@@ -6,10 +6,7 @@
  * Also the pieces the batch path relies on: the time layout without BigInt, the changelog codec's
  * raw view, the checkpoint's stream time and a task's restored stream time.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { Serdes } from '../../../streams';
 import { ChangelogCodec, changelogConfigs } from '../../../streams/runtime/changelog';
 import {
   checkpointStreamTime,
@@ -31,37 +28,14 @@ import {
   type WindowStore,
 } from '../../../streams/state/stores';
 import type { StoreDef } from '../../../streams/topology/nodes';
+import { storeDef, storeFolder } from './store-fixtures';
 
-let dir: string;
-const opened: StateStore[] = [];
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tide-lmdb-restore-'));
-});
-afterEach(() => {
-  for (const s of opened.splice(0)) s.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function def(kind: StoreDef['kind']): StoreDef {
-  return {
-    name: `s-${kind}`,
-    kind,
-    key: Serdes.string as StoreDef['key'],
-    value: Serdes.number as StoreDef['value'],
-    windowSizeMs: 10,
-    retentionMs: 1_000,
-    persistent: false,
-    logged: true,
-    global: false,
-    timestamped: true,
-  };
-}
+const folder = storeFolder('tide-lmdb-restore-');
+const def = (kind: StoreDef['kind']): StoreDef => storeDef(kind, { timestamped: true });
 
 /** A store of `kind` (LMDB when `sub` is given, else in memory), recording its change events. */
 function open(kind: StoreDef['kind'], sub: string | undefined, events: StoreChange[] = []): StateStore {
-  const store = createStateStore(def(kind), sub && path.join(dir, sub), (c) => events.push(c));
-  opened.push(store);
-  return store;
+  return folder.track(createStateStore(def(kind), sub && path.join(folder.dir, sub), (c) => events.push(c)));
 }
 
 const stamped = (value: number, timestamp = 5) => ({ value, timestamp });
@@ -154,8 +128,7 @@ describe.each(['keyValue', 'window', 'session'] as const)('restoring a %s store'
     changelogApplier(store, new ChangelogCodec(def(kind)))(chunkOf(changelogOf(kind)));
     const before = contents(store);
     await store.flushed();
-    store.close();
-    opened.splice(opened.indexOf(store), 1);
+    folder.close(store);
     const reopened = open(kind, 'again');
     expect(contents(reopened)).toEqual(before);
   });
@@ -238,11 +211,11 @@ describe('what the batch path relies on', () => {
   });
 
   it('a checkpoint keeps the stream time beside the offsets', () => {
-    writeCheckpoint(dir, '0_1', { 'app-c-changelog': 12, [STREAM_TIME_KEY]: 30_000 });
-    const read = readCheckpoint(dir, '0_1');
+    writeCheckpoint(folder.dir, '0_1', { 'app-c-changelog': 12, [STREAM_TIME_KEY]: 30_000 });
+    const read = readCheckpoint(folder.dir, '0_1');
     expect(read['app-c-changelog']).toBe(12);
     expect(checkpointStreamTime(read)).toBe(30_000);
-    expect(checkpointStreamTime(readCheckpoint(dir, 'none'))).toBe(-1);
+    expect(checkpointStreamTime(readCheckpoint(folder.dir, 'none'))).toBe(-1);
   });
 
   it("a task's restored stream time never goes back", () => {

@@ -5,10 +5,7 @@
  * reads them); a throw inside still keeps the writes made before it, as one transaction per write
  * did; and a task runs everything it can process, and its punctuations, inside its stores' scopes.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { Serdes } from '../../../streams';
 import { StreamTask } from '../../../streams/runtime/task';
 import { createStateStore } from '../../../streams/state/factory';
 import {
@@ -19,41 +16,17 @@ import {
   type WindowStore,
 } from '../../../streams/state/stores';
 import type { StoreDef } from '../../../streams/topology/nodes';
+import { storeDef, storeFolder } from './store-fixtures';
 
-let dir: string;
-const opened: StateStore[] = [];
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tide-write-scope-'));
-});
-afterEach(() => {
-  for (const s of opened.splice(0)) s.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function def(kind: StoreDef['kind']): StoreDef {
-  return {
-    name: `s-${kind}`,
-    kind,
-    key: Serdes.string as StoreDef['key'],
-    value: Serdes.number as StoreDef['value'],
-    windowSizeMs: 10,
-    retentionMs: 1_000,
-    persistent: true,
-    logged: true,
-    global: false,
-    timestamped: false,
-  };
-}
+const folder = storeFolder('tide-write-scope-');
+const def = (kind: StoreDef['kind']): StoreDef => storeDef(kind, { timestamped: false });
 
 function open(kind: StoreDef['kind'], sub = 'store'): StateStore {
-  const store = createStateStore(def(kind), path.join(dir, sub));
-  opened.push(store);
-  return store;
+  return folder.track(createStateStore(def(kind), path.join(folder.dir, sub)));
 }
 
 function reopen(store: StateStore, kind: StoreDef['kind'], sub = 'store'): StateStore {
-  store.close();
-  opened.splice(opened.indexOf(store), 1);
+  folder.close(store);
   return open(kind, sub);
 }
 

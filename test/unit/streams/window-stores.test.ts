@@ -3,8 +3,6 @@
  * alike (the same cases, the same expected results), plus what only the LMDB stores do: keep
  * their windows across a reopen and clear.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { open as openLmdb } from 'lmdb';
 import { Serdes } from '../../../streams';
@@ -14,22 +12,11 @@ import { PersistentWindowStore } from '../../../streams/state/persistent-window'
 import { encodeTime, keyPart } from '../../../streams/state/lmdb-keys';
 import { coarseExpiry } from '../../../streams/processors/common';
 import { seededRandom } from '../../harness/random';
-import type { ChangeListener, SessionStore, StateStore, WindowStore } from '../../../streams/state/stores';
+import type { ChangeListener, SessionStore, WindowStore } from '../../../streams/state/stores';
+import { storeFolder } from './store-fixtures';
 
-let dir: string;
-const opened: StateStore[] = [];
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tide-window-stores-'));
-});
-afterEach(() => {
-  for (const s of opened.splice(0)) s.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function track<S extends StateStore>(store: S): S {
-  opened.push(store);
-  return store;
-}
+const folder = storeFolder('tide-window-stores-');
+const { track } = folder;
 
 type WindowFactory = (sizeMs: number, onChange?: ChangeListener) => WindowStore<string, number>;
 type SessionFactory = (onChange?: ChangeListener) => SessionStore<string, number>;
@@ -39,13 +26,16 @@ const windowStores: [string, WindowFactory][] = [
   [
     'LMDB',
     (sizeMs, onChange) =>
-      track(new PersistentWindowStore('w', dir, sizeMs, 100, Serdes.string, Serdes.number, onChange)),
+      track(new PersistentWindowStore('w', folder.dir, sizeMs, 100, Serdes.string, Serdes.number, onChange)),
   ],
 ];
 
 const sessionStores: [string, SessionFactory][] = [
   ['in memory', (onChange) => new InMemorySessionStore('s', onChange)],
-  ['LMDB', (onChange) => track(new PersistentSessionStore('s', dir, Serdes.string, Serdes.number, onChange))],
+  [
+    'LMDB',
+    (onChange) => track(new PersistentSessionStore('s', folder.dir, Serdes.string, Serdes.number, onChange)),
+  ],
 ];
 
 describe.each(windowStores)('window store (%s)', (_name, create) => {
@@ -179,13 +169,20 @@ describe.each(sessionStores)('session store (%s)', (_name, create) => {
 
 describe('the LMDB window and session stores on disk', () => {
   it('keep their windows across a reopen, expire after it, and clear', async () => {
-    const w = new PersistentWindowStore('w', path.join(dir, 'w'), 10, 100, Serdes.string, Serdes.number);
+    const w = new PersistentWindowStore(
+      'w',
+      path.join(folder.dir, 'w'),
+      10,
+      100,
+      Serdes.string,
+      Serdes.number,
+    );
     w.put('a', 0, 1);
     w.put('a', 50, 2);
     await w.flushed();
     w.close();
     const again = track(
-      new PersistentWindowStore('w', path.join(dir, 'w'), 10, 100, Serdes.string, Serdes.number),
+      new PersistentWindowStore('w', path.join(folder.dir, 'w'), 10, 100, Serdes.string, Serdes.number),
     );
     expect(again.fetch('a', 0)).toBe(1);
     again.expire(10); // the earliest start is read back from the files
@@ -193,13 +190,13 @@ describe('the LMDB window and session stores on disk', () => {
     again.clear();
     expect(again.size()).toBe(0);
 
-    const s = new PersistentSessionStore('s', path.join(dir, 's'), Serdes.string, Serdes.number);
+    const s = new PersistentSessionStore('s', path.join(folder.dir, 's'), Serdes.string, Serdes.number);
     s.put('k', { start: 0, end: 5 }, 1);
     s.put('k', { start: 8, end: 9 }, 2);
     await s.flushed();
     s.close();
     const reopened = track(
-      new PersistentSessionStore('s', path.join(dir, 's'), Serdes.string, Serdes.number),
+      new PersistentSessionStore('s', path.join(folder.dir, 's'), Serdes.string, Serdes.number),
     );
     reopened.expire(6);
     expect(reopened.fetch('k').map((e) => e.value)).toEqual([2]);
@@ -213,13 +210,19 @@ describe('the LMDB window store in time segments', () => {
   /** Retention 4 min: segments of 2 min (half the retention; at least a minute). */
   const create = (sub = 'w') =>
     track(
-      new PersistentWindowStore('w', path.join(dir, sub), 1_000, 4 * MINUTE, Serdes.string, Serdes.number),
+      new PersistentWindowStore(
+        'w',
+        path.join(folder.dir, sub),
+        1_000,
+        4 * MINUTE,
+        Serdes.string,
+        Serdes.number,
+      ),
     );
   /** The named databases in the store's files. */
   const databases = (store: PersistentWindowStore<string, number>, sub = 'w'): string[] => {
-    store.close();
-    opened.splice(opened.indexOf(store), 1);
-    const env = openLmdb({ path: path.join(dir, sub), keyEncoding: 'binary' });
+    folder.close(store);
+    const env = openLmdb({ path: path.join(folder.dir, sub), keyEncoding: 'binary' });
     const names = [...env.getKeys({})].map((k) =>
       Buffer.from(k as Buffer)
         .toString()
@@ -246,8 +249,7 @@ describe('the LMDB window store in time segments', () => {
     s.put('a', 2 * MINUTE, 1);
     s.put('a', 3 * MINUTE, 2);
     s.expire(2 * MINUTE + 1);
-    s.close();
-    opened.splice(opened.indexOf(s), 1);
+    folder.close(s);
     const again = create();
     expect(again.all().map((e) => e.value)).toEqual([2]);
     expect(again.fetch('a', 2 * MINUTE)).toBeNull();
@@ -282,7 +284,7 @@ describe('the LMDB window store in time segments', () => {
   });
 
   it('moves a store written in the layout before segments into segments', () => {
-    const legacyPath = path.join(dir, 'legacy');
+    const legacyPath = path.join(folder.dir, 'legacy');
     const env = openLmdb<Buffer, Buffer>({ path: legacyPath, keyEncoding: 'binary', encoding: 'binary' });
     const windows = env.openDB<Buffer, Buffer>({
       name: 'windows',
@@ -330,7 +332,7 @@ describe.each([7, 42, 2026])(
       const lmdb = track(
         new PersistentWindowStore(
           'w',
-          path.join(dir, 'p'),
+          path.join(folder.dir, 'p'),
           SECOND,
           retentionMs,
           Serdes.string,
@@ -379,7 +381,9 @@ describe.each([5, 77])('the LMDB session store against the in-memory one (seed %
   it('finds the same sessions as they are written, removed and expired', () => {
     const SECOND = 1_000;
     const retentionMs = 150 * SECOND;
-    const lmdb = track(new PersistentSessionStore('s', path.join(dir, 'p'), Serdes.string, Serdes.number));
+    const lmdb = track(
+      new PersistentSessionStore('s', path.join(folder.dir, 'p'), Serdes.string, Serdes.number),
+    );
     const memory = new InMemorySessionStore<string, number>('s');
     const rnd = seededRandom(seed);
     const keys = ['a', 'b', 'ab'];
