@@ -244,6 +244,26 @@ describe('CachingWindowStore', () => {
     ws.flush();
     expect(inner.all().map((e) => e.window.start)).toEqual([50]);
   });
+
+  it("reads a miss from the store each time and keeps only writes (as Kafka's caching window store)", () => {
+    const inner = new InMemoryWindowStore<string, number>('w', 10, 100);
+    inner.put('a', 0, 1);
+    let reads = 0;
+    const fetch = inner.fetch.bind(inner);
+    inner.fetch = (key, start) => {
+      reads++;
+      return fetch(key, start);
+    };
+    const cache = new RecordCache();
+    const ws = new CachingWindowStore(inner, cache, 't/w');
+    expect([ws.fetch('a', 0), ws.fetch('a', 0), ws.fetch('b', 0)]).toEqual([1, 1, null]);
+    expect(reads).toBe(3);
+    expect(cache.bytes()).toBe(0);
+    ws.put('a', 0, 2);
+    expect(ws.fetch('a', 0)).toBe(2);
+    expect(reads).toBe(3); // the write is served from the cache
+    expect(cache.bytes()).toBeGreaterThan(0);
+  });
 });
 
 describe('CachingSessionStore', () => {
