@@ -24,7 +24,7 @@ import type { MetadataView, ProducerIdSource } from './api/registry';
 import { withZeroCopyFetch } from './api/fetch-serializer';
 import { txnMarkersService } from './api/txn-markers';
 import { cleanerConfigOf, fetchStreamLimitsOf, type BrokerConfig } from './config';
-import { LogManager } from './log';
+import { InlineWrites, LogManager } from './log';
 import { ReplicaManager, type OfflineReplicaReporter } from './partition/replica-manager';
 import { DiskFaultFile } from './disk-fault-file';
 import { reportReadyWhenCaughtUp } from './readiness';
@@ -124,6 +124,11 @@ export class BrokerNode {
       : undefined;
     const logs = new LogManager({
       faults,
+      inlineWrites: new InlineWrites({
+        clock: deps.clock,
+        logger,
+        maxBytes: config.logInlineWriteMaxBytes,
+      }),
       onLogFailure: (topic, partition, error) => hosted.replicas?.logFailed(topic, partition, error),
       dataDir: config.dataDir,
       clock: deps.clock,

@@ -1,7 +1,7 @@
 /** The broker's configuration schema; see docs/configuration.md for the table users read. */
 import type { ConfigOf, ConfigSchema } from '../common/config';
 import { SERVICE_CONFIG_KEYS } from '../common/service-config-keys';
-import { DEFAULT_CLEANER_CONFIG, type CleanerConfig } from './log';
+import { DEFAULT_CLEANER_CONFIG, DEFAULT_INLINE_WRITE_MAX_BYTES, type CleanerConfig } from './log';
 import { DEFAULT_FETCH_STREAM_LIMITS, type FetchStreamLimits } from './api/fetch';
 
 export const DEFAULT_BROKER_PORT = 9092;
@@ -127,6 +127,12 @@ export const BROKER_CONFIG_SCHEMA = {
     default: 0,
     min: 0,
     doc: 'Rate at which this broker, as leader, sends log data to replicas a reassignment is adding and that are not in the ISR yet, bytes/s, shared by all of them; 0 = no limit. ISR members are never throttled (Kafka leader.replication.throttled.rate on the moving replicas).',
+  },
+  logInlineWriteMaxBytes: {
+    type: 'int',
+    default: DEFAULT_INLINE_WRITE_MAX_BYTES,
+    min: 0,
+    doc: 'Log writes to the page cache (flush.policy os or interval) up to this size are made on the event loop instead of through the libuv thread pool, saving 0.05–0.4 ms per append; after 3 of 50 in a row block over 5 ms (the kernel throttling writes) all go through the pool for 30 s. 0 = always the pool.',
   },
   diskFaultsFile: {
     type: 'string',

@@ -6,6 +6,7 @@
  * (dir-lock.ts) from open() to closeAll().
  */
 import type { DiskFaults, LogFailureListener } from './disk-faults';
+import type { InlineWrites } from './inline-writes';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Clock, Timer } from '../../common/clock';
@@ -48,6 +49,8 @@ export interface LogManagerOptions {
   cleaner?: Partial<CleanerConfig> & { executor?: CleanExecutor };
   /** Injected disk faults for every log (tests only); see disk-faults.ts. */
   faults?: DiskFaults;
+  /** When small page-cache writes of every log go on the event loop (inline-writes.ts); absent: never. */
+  inlineWrites?: InlineWrites;
   /** Told once when a log fails (a write or fsync error): the replica is offline until reopened. */
   onLogFailure?: LogFailureListener;
 }
@@ -196,6 +199,7 @@ export class LogManager {
       clock: this.options.clock,
       logger: this.options.logger,
       faults: this.options.faults,
+      inlineWrites: this.options.inlineWrites,
       onFailure: this.options.onLogFailure,
     });
     this.opening.set(k, pending);

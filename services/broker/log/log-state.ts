@@ -22,6 +22,7 @@ import type { ProducerSnapshotStore } from './producer-snapshot';
 import type { ProducerStateManager } from './producer-state';
 import type { LogSegment } from './segment';
 import type { DiskFaults, LogFailureListener } from './disk-faults';
+import type { InlineWrites } from './inline-writes';
 import { GroupCommitWriter, newLogIoStats, type LogIoStats } from './writer';
 
 export type LogStatus = 'open' | 'closing' | 'closed' | 'failed';
@@ -41,6 +42,8 @@ export interface LogStateOptions {
   epochsOnDisk: readonly EpochEntry[] | undefined;
   /** Injected disk faults (tests only); see disk-faults.ts. */
   faults?: DiskFaults;
+  /** When small page-cache writes go on the event loop (inline-writes.ts); absent: always the thread pool. */
+  inlineWrites?: InlineWrites;
   /** Told once when this log fails and goes offline. */
   onFailure?: LogFailureListener;
 }
@@ -102,6 +105,7 @@ export class PartitionLogState {
       syncEachRound: () => this.currentConfig.flushPolicy === 'sync',
       stats: this.stats,
       faults: options.faults,
+      inlineWrites: options.inlineWrites,
       target: { topic: options.topic, partition: options.partition },
       onFailure: (err) => this.fail(err, 'write failed: partition log is offline until reopened'),
     });

@@ -51,6 +51,7 @@ import type {
 import type { EpochEndOffset, EpochEntry } from './leader-epoch-cache';
 import { loadLeaderEpochCache, type LoadedLeaderEpochs } from './leader-epoch-loader';
 import type { DiskFaults, LogFailureListener } from './disk-faults';
+import type { InlineWrites } from './inline-writes';
 import { LogAppender } from './log-append';
 import { LogLoader, type LoadedLog } from './log-loader';
 import { PartitionLogState } from './log-state';
@@ -73,6 +74,8 @@ export interface OpenPartitionLogOptions {
   logger: Logger;
   /** Injected disk faults (tests only); see disk-faults.ts. */
   faults?: DiskFaults;
+  /** When small page-cache writes go on the event loop (inline-writes.ts); absent: always the thread pool. */
+  inlineWrites?: InlineWrites;
   /** Told once when this log fails and goes offline. */
   onFailure?: LogFailureListener;
 }
@@ -167,6 +170,7 @@ export class SegmentedLog implements PartitionLog {
       epochsDirty: epochs.dirty,
       epochsOnDisk: epochs.onDisk,
       faults: options.faults,
+      inlineWrites: options.inlineWrites,
       onFailure: options.onFailure,
     });
     this.log = log;
