@@ -397,6 +397,34 @@ export class SegmentedLog implements PartitionLog {
 
   updateConfig(config: LogConfig): void {
     this.log.setConfig(config);
+    if (this.log.status === 'open' && this.log.active.durableWrites !== (config.flushPolicy === 'sync'))
+      void this.reopenActiveSegment().catch((err: unknown) =>
+        this.log.logger.warn(
+          { err },
+          'reopening the active segment for the new flush.policy failed; it takes effect at the next segment',
+        ),
+      );
+  }
+
+  /**
+   * A flush.policy change reaches the active segment at once: its file is reopened with O_DSYNC
+   * ('sync') or without (the others), with appends and reads held back meanwhile. Without this a
+   * segment opened under 'sync' kept writing durably, through the thread pool, until it rolled
+   * (1 GiB later by default). Later segments are opened to match the policy anyway.
+   */
+  private async reopenActiveSegment(): Promise<void> {
+    const log = this.log;
+    await this.gate.runExclusive(async () => {
+      if (log.status !== 'open') return;
+      // Bytes written under 'os' or 'interval' are made durable by the writer before its first
+      // O_DSYNC write (writeDurably), so nothing needs syncing here.
+      const reopened = await log.active.reopenFile(log.config.flushPolicy === 'sync');
+      if (reopened)
+        log.logger.debug(
+          { flushPolicy: log.config.flushPolicy, segment: log.active.baseOffset },
+          'active segment reopened for the new flush.policy',
+        );
+    });
   }
 
   async flush(): Promise<void> {

@@ -117,6 +117,21 @@ export class LogSegment {
     return { sizeBytes: stat.size, mtimeMs: stat.mtimeMs };
   }
 
+  /**
+   * Reopens the .log file with or without O_DSYNC (a flush.policy change reaching the segment);
+   * false when it already is so. The caller holds the log exclusively: no write or read is in
+   * flight on the old descriptor, which is closed. If the open fails, the old one stays.
+   */
+  async reopenFile(durableWrites: boolean): Promise<boolean> {
+    const old = this.file;
+    const durable = durableWrites && O_DSYNC !== undefined;
+    if (durable === this.durableWrites) return false;
+    this.handle = await fs.open(this.logFile, fsConstants.O_RDWR | (durable ? (O_DSYNC as number) : 0));
+    this.durableWrites = durable;
+    await old.close();
+    return true;
+  }
+
   private dsyncFlag(durableWrites: boolean): number {
     this.durableWrites = durableWrites && O_DSYNC !== undefined;
     return this.durableWrites ? (O_DSYNC as number) : 0;

@@ -8,12 +8,13 @@
  * followed by an fdatasync takes two, each ending in a wake-up of the event loop, which on a busy
  * machine is where the time goes (docs/performance.md, "The latency path"). The kernel work is the
  * same as an fdatasync's. Appends arriving meanwhile queue and go out together in the next round,
- * so one durable write covers all of them, as one fdatasync used to. A policy change applies
- * fully from the next segment: a segment opened without O_DSYNC is written and fdatasynced under
- * 'sync', one opened with it stays durable under the other policies.
+ * so one durable write covers all of them, as one fdatasync used to. A policy change reopens the
+ * active segment to match (SegmentedLog.updateConfig); until that is done, a segment opened
+ * without O_DSYNC is written and fdatasynced under 'sync', and one opened with it stays durable
+ * under the other policies.
  *
- * Rounds for the page cache (flush policy 'os' or 'interval') of up to inlineWrites.maxBytes are
- * written on the event loop (fs.writevSync) while the inline policy allows it: a trip through the
+ * Rounds for the page cache (flush policy 'os' or 'interval', a segment opened without O_DSYNC)
+ * of up to inlineWrites.maxBytes are written on the event loop (fs.writevSync) while the inline policy allows it: a trip through the
  * thread pool costs an append 0.05–0.4 ms, the write itself microseconds (inline-writes.ts).
  *
  * Ops run strictly in queue order: 'write' ops (bytes at a known position of a segment) and 'task'
@@ -199,7 +200,8 @@ export class GroupCommitWriter {
     this.beforeIo('write', segment.logFile);
     const inline = this.options.inlineWrites;
     let bytesWritten: number;
-    if (inline?.allows(bytes)) {
+    // Never through an O_DSYNC descriptor: that write waits for the disk.
+    if (!segment.durableWrites && inline?.allows(bytes)) {
       const started = performance.now();
       bytesWritten = fs.writevSync(segment.file.fd, buffers, position);
       inline.took(performance.now() - started, segment.logFile);
@@ -216,7 +218,7 @@ export class GroupCommitWriter {
     bytes: number,
   ): Promise<number> {
     if (!segment.durableWrites) {
-      // Opened under another policy (it applies fully from the next segment): two trips.
+      // Opened under another policy (until updateConfig has reopened it): two trips.
       const written = await this.writeToCache(segment, buffers, position, bytes);
       await this.datasync(segment);
       return written;

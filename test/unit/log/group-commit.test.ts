@@ -8,6 +8,7 @@ import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { ManualClock } from '../../../services/common/clock';
 import type { SegmentedLog } from '../../../services/broker/log/partition-log';
+import type { LogSegment } from '../../../services/broker/log/segment';
 import { buildBatch, offsetsIn } from './batches';
 import { TempDirs, openLog, readAll, testConfig } from './helpers';
 
@@ -203,22 +204,48 @@ describe('group commit', () => {
     expect(log.stats.datasyncCalls).toBe(2);
   });
 
-  it('policy changes apply to the next round, O_DSYNC from the next segment opened (updateConfig)', async () => {
+  it('a policy change reopens the active segment with or without O_DSYNC at once (updateConfig)', async () => {
     const dataDir = await dirs.make();
     log = await openLog(dataDir, testConfig({ flushPolicy: 'os' }));
     await log.append(buildBatch(), { leaderEpoch: 0 });
+    const activeFlags = () =>
+      openFlags((log as unknown as { segments: LogSegment[] }).segments.at(-1)!.file.fd);
+    expect((await activeFlags()) & fsConstants.O_DSYNC).toBe(0);
     log.updateConfig(testConfig({ flushPolicy: 'sync' }));
     await log.append(buildBatch(), { leaderEpoch: 0 });
-    // The segment was opened under 'os' (no O_DSYNC): under 'sync' it is written, then fdatasynced.
-    expect(log.stats).toMatchObject({ datasyncCalls: 1, durableWritevCalls: 0, writevCalls: 2 });
-    await log.close();
-    log = await openLog(dataDir, testConfig({ flushPolicy: 'sync' }));
+    // Reopened with O_DSYNC before that append: the byte written under 'os' is fdatasynced first.
+    expect((await activeFlags()) & fsConstants.O_DSYNC).toBe(fsConstants.O_DSYNC);
+    expect(log.stats).toMatchObject({ datasyncCalls: 1, durableWritevCalls: 1, writevCalls: 2 });
     await log.append(buildBatch(), { leaderEpoch: 0 });
-    expect(log.stats).toMatchObject({ datasyncCalls: 0, durableWritevCalls: 1, writevCalls: 1 });
+    expect(log.stats).toMatchObject({ datasyncCalls: 1, durableWritevCalls: 2, writevCalls: 3 });
+
     log.updateConfig(testConfig({ flushPolicy: 'os' }));
     await log.append(buildBatch(), { leaderEpoch: 0 });
-    expect(log.stats).toMatchObject({ datasyncCalls: 0, durableWritevCalls: 1, writevCalls: 2 });
+    expect((await activeFlags()) & fsConstants.O_DSYNC).toBe(0);
+    expect(log.stats).toMatchObject({ datasyncCalls: 1, durableWritevCalls: 2, writevCalls: 4 });
     expect(offsetsIn(await readAll(log))).toEqual([0, 1, 2, 3]);
+    await log.close();
+    log = await openLog(dataDir, testConfig({ flushPolicy: 'os' }));
+    expect(offsetsIn(await readAll(log))).toEqual([0, 1, 2, 3]);
+  });
+
+  it('appends and reads made while the active segment is reopened wait for it and keep their order', async () => {
+    log = await openLog(await dirs.make(), testConfig({ flushPolicy: 'sync', segmentBytes: 1 << 20 }));
+    for (let i = 0; i < 10; i++) await log.append(buildBatch(), { leaderEpoch: 0 });
+    const appends: Promise<{ baseOffset: number }>[] = [];
+    const reads: Promise<Buffer>[] = [];
+    for (let round = 0; round < 4; round++) {
+      log.updateConfig(testConfig({ flushPolicy: round % 2 === 0 ? 'os' : 'sync', segmentBytes: 1 << 20 }));
+      for (let i = 0; i < 25; i++) {
+        appends.push(log.append(buildBatch(), { leaderEpoch: 0 }));
+        if (i % 5 === 0) reads.push(readAll(log));
+      }
+    }
+    const results = await Promise.all(appends);
+    results.forEach((r, i) => expect(r.baseOffset).toBe(10 + i));
+    for (const read of await Promise.all(reads))
+      expect(offsetsIn(read).slice(0, 10)).toEqual([...Array(10).keys()]);
+    expect(offsetsIn(await readAll(log))).toHaveLength(110);
   });
 
   it('a failed write fails the pending appends with KAFKA_STORAGE_ERROR and takes the log offline', async () => {

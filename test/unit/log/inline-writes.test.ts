@@ -123,6 +123,20 @@ describe('a log with inline writes', () => {
     expect(log.stats.durableWritevCalls).toBe(1);
   });
 
+  it('never writes inline through a descriptor still opened with O_DSYNC', async () => {
+    const dataDir = await dirs.make();
+    const inline = new InlineWrites({ clock: new ManualClock() });
+    log = await openWith(dataDir, testConfig({ flushPolicy: 'sync' }), inline);
+    // The policy as the writer sees it, before updateConfig's reopen of the segment has run.
+    (log as unknown as { log: { setConfig(c: LogConfig): void } }).log.setConfig(
+      testConfig({ flushPolicy: 'os' }),
+    );
+    const poolWrites = await spyPoolWrites(dataDir);
+    await log.append(buildBatch(), { leaderEpoch: 0 });
+    expect(inline.stats.inline).toBe(0);
+    expect(poolWrites).toHaveBeenCalledTimes(1);
+  });
+
   it('a disk error on an inline write fails the append and takes the log offline', async () => {
     const dataDir = await dirs.make();
     const faults: DiskFaults & { on: boolean } = {
