@@ -122,13 +122,14 @@ export class BrokerNode {
     const faults = config.diskFaultsFile
       ? new DiskFaultFile(config.diskFaultsFile, { clock: deps.clock, logger })
       : undefined;
+    const inlineWrites = new InlineWrites({
+      clock: deps.clock,
+      logger,
+      maxBytes: config.logInlineWriteMaxBytes,
+    });
     const logs = new LogManager({
       faults,
-      inlineWrites: new InlineWrites({
-        clock: deps.clock,
-        logger,
-        maxBytes: config.logInlineWriteMaxBytes,
-      }),
+      inlineWrites,
       onLogFailure: (topic, partition, error) => hosted.replicas?.logFailed(topic, partition, error),
       dataDir: config.dataDir,
       clock: deps.clock,
@@ -188,7 +189,7 @@ export class BrokerNode {
       txnJoiner: txnJoins,
     });
     hosted.replicas = replicas;
-    const metrics = new BrokerMetrics(() => replicas.status());
+    const metrics = new BrokerMetrics(() => replicas.status(), inlineWrites.stats);
     const replication = new ReplicationService({
       partitions: replicas,
       clock: deps.clock,

@@ -8,6 +8,9 @@
  *   tide_under_replicated_partitions                   led partitions whose ISR is smaller than their replicas
  *   tide_isr_shrinks_total / tide_isr_expands_total    ISR changes of led partitions, as applied
  *   tide_reassignment_bytes_total                      log bytes sent, as leader, to replicas a move is adding
+ *   tide_log_inline_writes_total                       log writes made on the event loop (log/inline-writes.ts)
+ *   tide_log_slow_inline_writes_total                  of those, the ones slower than 5 ms
+ *   tide_log_inline_write_backoffs_total               times slow ones sent log writes back to the thread pool
  *   plus Node's process metrics (CPU, memory, event loop lag, GC).
  */
 import { Counter, Gauge } from 'prom-client';
@@ -15,6 +18,7 @@ import { createServiceMetrics, type ServiceMetrics } from '../common/metrics';
 import type { Logger } from '../common/logger';
 import type { RpcEdge } from '../common/grpc/unary';
 import type { PartitionStatus } from './partition/partition';
+import type { InlineWriteStats } from './log';
 
 export interface TrafficMetrics {
   produced(topic: string, records: number, bytes: number): void;
@@ -58,8 +62,36 @@ export class BrokerMetrics implements TrafficMetrics {
   });
   private readonly isrSizes = new Map<string, number>();
 
-  constructor(status: () => PartitionStatus[]) {
+  constructor(status: () => PartitionStatus[], inline: Readonly<InlineWriteStats>) {
     const registers = [this.service.registry];
+    const counted = (name: string, help: string, read: () => number) => {
+      let reported = 0;
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          const now = read();
+          this.inc(now - reported);
+          reported = now;
+        },
+      });
+    };
+    counted(
+      'tide_log_inline_writes_total',
+      'Log writes made on the event loop instead of the thread pool',
+      () => inline.inline,
+    );
+    counted(
+      'tide_log_slow_inline_writes_total',
+      'Log writes made on the event loop that took over 5 ms',
+      () => inline.slow,
+    );
+    counted(
+      'tide_log_inline_write_backoffs_total',
+      'Times slow writes sent log writes back to the thread pool for a while (the kernel throttling writes)',
+      () => inline.backoffs,
+    );
     new Gauge({
       name: 'tide_partitions_led',
       help: 'Partitions this broker leads',

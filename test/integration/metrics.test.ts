@@ -95,6 +95,20 @@ test('GET /metrics shows RPC latency, records and bytes per topic, partitions an
   expect(text).toMatch(/nodejs_eventloop_lag_seconds/);
 });
 
+test('log writes of a flush.policy=os topic are made on the event loop, and counted', async () => {
+  const tide = new Tide({ bootstrap: [node.address] });
+  await tide.admin().createTopic('cached', { partitions: 1, configs: { 'flush.policy': 'os' } });
+  const producer = tide.producer();
+  for (let i = 0; i < 5; i++) await producer.send('cached', [{ value: `v${i}` }]);
+  await producer.close();
+  await tide.close();
+  const text = await scrape();
+  const inline = Number(/^tide_log_inline_writes_total\{[^}]*\} (\d+)$/m.exec(text)?.[1]);
+  expect(inline).toBeGreaterThanOrEqual(5);
+  expect(text).toMatch(/^tide_log_inline_write_backoffs_total\{[^}]*\} 0$/m);
+  expect(text).toMatch(/^tide_log_slow_inline_writes_total\{[^}]*\} \d+$/m);
+});
+
 test('the active controller reports its election state', async () => {
   const etcd = await startEtcd();
   const port = await freePort();

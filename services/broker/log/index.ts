@@ -49,5 +49,10 @@ export {
   type LogFailureListener,
 } from './disk-faults';
 export { LEADER_EPOCH_CHECKPOINT_FILE, NO_EPOCH } from './leader-epoch-cache';
-export { DEFAULT_INLINE_WRITE_MAX_BYTES, InlineWrites, type InlineWritesOptions } from './inline-writes';
+export {
+  DEFAULT_INLINE_WRITE_MAX_BYTES,
+  InlineWrites,
+  type InlineWriteStats,
+  type InlineWritesOptions,
+} from './inline-writes';
 export { headroomOf, prependInHeadroom } from './headroom';

@@ -15,8 +15,8 @@
  * back to the pool for `backoffMs`: a throttled disk costs a few stalled writes per backoff
  * period, not one per append. Scattered slow writes do not: on a busy 2-core machine about 1 in
  * 2,000 inline writes took over 4 ms (the scheduler preempting the thread, a journal commit),
- * while a throttled disk stalls nearly every write. Durable rounds (flush.policy=sync, O_DSYNC) never go inline: they wait for the
- * disk.
+ * while a throttled disk stalls nearly every write. Durable rounds (flush.policy=sync, O_DSYNC)
+ * never go inline: they wait for the disk.
  */
 import type { Clock } from '../../common/clock';
 import type { Logger } from '../../common/logger';
@@ -28,7 +28,7 @@ export const DEFAULT_SLOW_INLINE_WRITE_MS = 5;
 /** This many slow writes among DEFAULT_SLOW_WINDOW_WRITES inline writes: the kernel throttles writes. */
 export const DEFAULT_SLOW_INLINE_WRITES = 3;
 export const DEFAULT_SLOW_WINDOW_WRITES = 50;
-/** How long writes stay off the event loop after a slow one. */
+/** How long writes stay off the event loop once the slow ones switched them off. */
 export const DEFAULT_INLINE_WRITE_BACKOFF_MS = 30_000;
 
 export interface InlineWritesOptions {
@@ -36,10 +36,23 @@ export interface InlineWritesOptions {
   logger?: Logger;
   /** Largest round written inline; 0 = never inline. */
   maxBytes?: number;
+  /** An inline write slower than this counts as slow. */
   slowWriteMs?: number;
+  /** This many slow writes among `windowWrites` inline writes in a row switch inline writes off... */
   slowWrites?: number;
   windowWrites?: number;
+  /** ...for this long. */
   backoffMs?: number;
+}
+
+/** What an InlineWrites has done, counted from its start (the broker's metrics read it). */
+export interface InlineWriteStats {
+  /** Writes made on the event loop. */
+  inline: number;
+  /** Of those, the ones slower than slowWriteMs. */
+  slow: number;
+  /** Times slow writes switched inline writes off for backoffMs. */
+  backoffs: number;
 }
 
 /** One per broker, shared by all its logs: a throttled disk is the whole broker's. */
@@ -53,8 +66,7 @@ export class InlineWrites {
   private readonly recentSlow: number[] = [];
   /** Clock time until which every write goes through the pool. */
   private pooledUntilMs = 0;
-  /** Inline writes made, slow ones among them, and times inline writes were switched off (tests). */
-  readonly stats = { inline: 0, slow: 0, backoffs: 0 };
+  readonly stats: InlineWriteStats = { inline: 0, slow: 0, backoffs: 0 };
 
   constructor(private readonly options: InlineWritesOptions) {
     this.maxBytes = options.maxBytes ?? DEFAULT_INLINE_WRITE_MAX_BYTES;

@@ -14,8 +14,9 @@
  * under the other policies.
  *
  * Rounds for the page cache (flush policy 'os' or 'interval', a segment opened without O_DSYNC)
- * of up to inlineWrites.maxBytes are written on the event loop (fs.writevSync) while the inline policy allows it: a trip through the
- * thread pool costs an append 0.05–0.4 ms, the write itself microseconds (inline-writes.ts).
+ * of up to inlineWrites.maxBytes are written on the event loop (fs.writevSync) while the inline
+ * policy allows it: a trip through the thread pool costs an append 0.05–0.4 ms, the write itself
+ * microseconds (inline-writes.ts).
  *
  * Ops run strictly in queue order: 'write' ops (bytes at a known position of a segment) and 'task'
  * ops (segment roll bookkeeping, explicit flushes) that need everything queued before them done.
