@@ -4,8 +4,8 @@
  * mapping live in one place (kafkajs's network → protocol → broker layers):
  *
  * - stubs: the Broker and Admin clients of the connection pool (connection.ts), one set per
- *   broker address; bulk streams run on lane 1 so a FetchStream does not share a TCP connection
- *   with the produce stream and control calls of lane 0 when `channelsPerBroker > 1`;
+ *   broker address; FetchStreams run on connections of their own, never sharing one with the
+ *   produce stream (connection.ts says why: bulk data both ways on one connection can stall it);
  * - deadlines: unary calls get `requestTimeoutMs` (a long poll its wait on top); streams have none
  *   (the producer's sender times requests out itself, keepalive notices dead connections);
  * - metadata headers: `tide-routing: proxy` while the cluster routes through the bootstrap broker,
@@ -32,9 +32,6 @@ import type { MetadataResponse } from '../../services/common/grpc/generated/tide
 import type { ConnectionPool } from './connection';
 import { FetchSession, type FetchSessionHandlers } from './fetch-session';
 import { ProduceStream, type InFlightRequest, type ProduceStreamHandlers } from './produce-stream';
-
-/** The connection lane of bulk fetch streams (see the header). */
-const FETCH_LANE = 1;
 
 /** Promisifies one grpc-js unary call and maps its failure to a TideError. */
 export function unary<T>(invoke: (callback: grpc.requestCallback<T>) => unknown): Promise<T> {
@@ -139,7 +136,7 @@ export class BrokerCalls {
     return new ProduceStream<T>(this.pool.broker(address), address, handlers);
   }
 
-  /** A FetchStream to `address` from the given positions (fetch-session.ts), on the fetch lane. */
+  /** A FetchStream to `address` from the given positions (fetch-session.ts), on a fetch connection. */
   fetchStream(
     address: string,
     key: string,
@@ -149,7 +146,7 @@ export class BrokerCalls {
     isolation?: IsolationLevel,
   ): FetchSession {
     return new FetchSession(
-      this.pool.broker(address, FETCH_LANE),
+      this.pool.fetchBroker(address),
       address,
       key,
       positions,

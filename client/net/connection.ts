@@ -6,6 +6,13 @@
  * one whole batch, however big), and keepalive pings so a dead broker is noticed on idle streams.
  * Each pool member is its own TCP connection (a local subchannel pool), so `channelsPerBroker > 1`
  * really spreads load; the Broker and Admin clients of one member share its channel.
+ *
+ * Fetch streams always get connections of their own (fetchBroker), apart from the produce stream
+ * and control calls. Node's HTTP/2 stops reading a connection's socket while one of its own writes
+ * is in progress (nodejs/node#29399), so a connection carrying bulk data both ways — produce
+ * requests out, fetch responses in — between two Node processes can end with both sides writing
+ * and neither reading: every call on it stalls until keepalive drops it (40 s with the defaults).
+ * Kept apart, each connection carries bulk data one way and its small messages the other.
  */
 import * as grpc from '@grpc/grpc-js';
 import { tideProto } from '../../services/common/grpc/proto';
@@ -75,6 +82,8 @@ interface Member {
 /** A pool of channels per broker address. Clients are created lazily and live until close(). */
 export class ConnectionPool {
   private readonly members = new Map<string, Member[]>();
+  /** The fetch streams' own connections, per broker address (see the header). */
+  private readonly fetchMembers = new Map<string, Member[]>();
   private readonly channelOptions: grpc.ChannelOptions;
   private readonly credentials: grpc.ChannelCredentials;
   private readonly channelsPerBroker: number;
@@ -104,7 +113,12 @@ export class ConnectionPool {
 
   /** The Broker client of `address`; `lane` picks a pool member (e.g. a partition number). */
   broker(address: string, lane = 0): BrokerClient {
-    return this.member(address, lane).broker;
+    return this.member(this.members, address, lane).broker;
+  }
+
+  /** The Broker client for fetch streams to `address`: never a connection that produce uses. */
+  fetchBroker(address: string, lane = 0): BrokerClient {
+    return this.member(this.fetchMembers, address, lane).broker;
   }
 
   /**
@@ -112,7 +126,7 @@ export class ConnectionPool {
    * (DeleteRecords is served by a partition's leader, so it is proxy-routed like the data plane).
    */
   admin(address: string): AdminClient {
-    const member = this.member(address, 0);
+    const member = this.member(this.members, address, 0);
     if (!member.admin) {
       const Admin = tideProto().Admin;
       member.admin = new Admin(address, this.credentials, {
@@ -126,30 +140,32 @@ export class ConnectionPool {
 
   /** Addresses with open channels. */
   addresses(): string[] {
-    return [...this.members.keys()];
+    return [...new Set([...this.members.keys(), ...this.fetchMembers.keys()])];
   }
 
   /** Closes the channels of one address (e.g. a broker that left the cluster). */
   closeAddress(address: string): void {
-    const members = this.members.get(address);
-    if (!members) return;
-    this.members.delete(address);
-    for (const m of members) m.broker.close();
+    for (const pool of [this.members, this.fetchMembers]) {
+      const members = pool.get(address);
+      if (!members) continue;
+      pool.delete(address);
+      for (const m of members) m.broker.close();
+    }
   }
 
   /** Closes every channel; in-flight calls fail with CANCELLED/UNAVAILABLE. */
   close(): void {
     this.closed = true;
-    for (const address of [...this.members.keys()]) this.closeAddress(address);
+    for (const address of this.addresses()) this.closeAddress(address);
   }
 
-  private member(address: string, lane: number): Member {
+  private member(pool: Map<string, Member[]>, address: string, lane: number): Member {
     if (this.closed)
       throw new TideError('BROKER_NOT_AVAILABLE', 'the client is closed', { retriable: false });
-    let members = this.members.get(address);
+    let members = pool.get(address);
     if (!members) {
       members = [];
-      this.members.set(address, members);
+      pool.set(address, members);
     }
     const index = Math.abs(lane | 0) % this.channelsPerBroker;
     let member = members[index];

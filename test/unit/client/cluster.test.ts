@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { TideError } from '../../../services/common/errors';
 import { fromGrpcError, toGrpcStatus } from '../../../services/common/grpc/status';
 import { Cluster } from '../../../client/cluster';
-import { channelOptionsFor } from '../../../client/net/connection';
+import { ConnectionPool, channelOptionsFor } from '../../../client/net/connection';
 import { FakeCluster } from './fake-broker';
 
 jest.setTimeout(15_000);
@@ -205,5 +205,26 @@ describe('channel options', () => {
     });
     expect(custom['grpc-node.flow_control_window']).toBe(1 << 20);
     expect(custom['grpc.keepalive_time_ms']).toBe(5);
+  });
+});
+
+describe('connection pool', () => {
+  test('fetch streams never share a connection with produce and control calls', () => {
+    // Node's HTTP/2 stops reading while it writes: bulk data both ways on one connection can stall
+    // it until keepalive drops it (connection.ts header).
+    for (const channelsPerBroker of [1, 2, 3]) {
+      const pool = new ConnectionPool({ channelsPerBroker });
+      const address = '127.0.0.1:9';
+      const control = [0, 1, 2].map((lane) => pool.broker(address, lane).getChannel());
+      const fetch = pool.fetchBroker(address).getChannel();
+      for (const channel of control) expect(fetch).not.toBe(channel);
+      expect(pool.fetchBroker(address).getChannel()).toBe(fetch);
+      expect(pool.admin(address).getChannel()).toBe(control[0]);
+      pool.closeAddress(address);
+      expect(fetch.getConnectivityState(false)).toBe(grpc.connectivityState.SHUTDOWN);
+      expect(control[0].getConnectivityState(false)).toBe(grpc.connectivityState.SHUTDOWN);
+      expect(pool.addresses()).toEqual([]);
+      pool.close();
+    }
   });
 });
