@@ -64,19 +64,16 @@ export class BrokerMetrics implements TrafficMetrics {
 
   constructor(status: () => PartitionStatus[], inline: Readonly<InlineWriteStats>) {
     const registers = [this.service.registry];
-    const counted = (name: string, help: string, read: () => number) => {
-      let reported = 0;
+    const counted = (name: string, help: string, read: () => number) =>
       new Counter({
         name,
         help,
         registers,
         collect() {
-          const now = read();
-          this.inc(now - reported);
-          reported = now;
+          this.reset();
+          this.inc(read());
         },
       });
-    };
     counted(
       'tide_log_inline_writes_total',
       'Log writes made on the event loop instead of the thread pool',

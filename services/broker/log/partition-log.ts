@@ -397,7 +397,7 @@ export class SegmentedLog implements PartitionLog {
 
   updateConfig(config: LogConfig): void {
     this.log.setConfig(config);
-    if (this.log.status === 'open' && this.log.active.durableWrites !== (config.flushPolicy === 'sync'))
+    if (this.log.status === 'open' && this.log.active.needsReopen(config.flushPolicy === 'sync'))
       void this.reopenActiveSegment().catch((err: unknown) =>
         this.log.logger.warn(
           { err },

@@ -123,13 +123,18 @@ export class LogSegment {
    * flight on the old descriptor, which is closed. If the open fails, the old one stays.
    */
   async reopenFile(durableWrites: boolean): Promise<boolean> {
+    if (!this.needsReopen(durableWrites)) return false;
     const old = this.file;
-    const durable = durableWrites && O_DSYNC !== undefined;
-    if (durable === this.durableWrites) return false;
-    this.handle = await fs.open(this.logFile, fsConstants.O_RDWR | (durable ? (O_DSYNC as number) : 0));
-    this.durableWrites = durable;
+    // needsReopen: O_DSYNC exists whenever durable writes are asked for here.
+    this.handle = await fs.open(this.logFile, fsConstants.O_RDWR | (durableWrites ? (O_DSYNC as number) : 0));
+    this.durableWrites = durableWrites;
     await old.close();
     return true;
+  }
+
+  /** Whether the file is open otherwise than a policy asking for `durableWrites` would open it. */
+  needsReopen(durableWrites: boolean): boolean {
+    return (durableWrites && O_DSYNC !== undefined) !== this.durableWrites;
   }
 
   private dsyncFlag(durableWrites: boolean): number {
