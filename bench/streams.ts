@@ -186,6 +186,9 @@ async function fill(tide: Tide, o: Options): Promise<void> {
 }
 
 /** Consume + produce of the same records: records/s from the first record read to the last acknowledged. */
+/** The slice the app processes a fetched chunk in (PROCESS_SLICE_RECORDS, streams/runtime/app.ts). */
+const CEILING_SLICE_RECORDS = 1_000;
+
 async function ceiling(
   bootstrap: string[],
   o: Options,
@@ -220,23 +223,26 @@ async function ceiling(
   let lastMs = Date.now();
   const done = new Promise<void>((resolve) => (allAcked = resolve));
   const startCpu = process.cpuUsage();
-  // A fetched chunk at a time, as the app reads (GroupConsumer.batches()), and sent on in one
-  // producer call per chunk, as the app's sends go out (SendBatcher).
+  // A fetched chunk at a time, as the app reads (GroupConsumer.batches()), in slices of the app's
+  // size (ConsumerBatch.recordSlices), each sent on in one producer call, as the app's sends go out.
   for await (const batch of member.batches()) {
     lastMs = Date.now();
     if (n === 0) startNs = process.hrtime.bigint();
-    const records = batch.records.slice(0, o.records - n).map((r) => ({
-      key: r.key,
-      value: r.value,
-      timestampMs: r.timestampMs,
-      partition: batch.partition,
-    }));
-    pending++;
-    producer.sendBatch(out, records).then(acked, (err: unknown) => {
-      failure ??= err;
-      acked();
-    });
-    n += records.length;
+    for (const slice of batch.recordSlices(CEILING_SLICE_RECORDS)) {
+      const records = slice.slice(0, o.records - n).map((r) => ({
+        key: r.key,
+        value: r.value,
+        timestampMs: r.timestampMs,
+        partition: batch.partition,
+      }));
+      pending++;
+      producer.sendBatch(out, records).then(acked, (err: unknown) => {
+        failure ??= err;
+        acked();
+      });
+      n += records.length;
+      if (n === o.records) break;
+    }
     if (n === o.records) break;
   }
   if (pending > 0) await done;

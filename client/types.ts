@@ -101,6 +101,14 @@ export interface ConsumerBatch {
    */
   readonly recordBatches: Buffer;
   /**
+   * The same records in order, in arrays of at most `size`, each built as the iteration reaches it
+   * and not kept by the batch. Code that finishes with one slice before taking the next keeps only
+   * a slice's objects alive rather than a whole fetch's (a 1 MiB fetch of small records is
+   * ~17,000 of them), so they die young instead of being promoted: less garbage-collector time
+   * per record (Tide Streams processes fetched chunks this way).
+   */
+  recordSlices(size: number): Iterable<ConsumerBatch['records']>;
+  /**
    * Visits the same records in order, `(offset, timestampMs, key, value)` with key and value as
    * views into the fetched bytes, without building a record object each (headers are not read):
    * for code that goes through many records and keeps few of them, which then makes little

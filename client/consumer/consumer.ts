@@ -258,6 +258,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
       topic: tp.topic,
       partition: tp.partition,
       records: checked.records(),
+      recordSlices: (size) => checked.slices(size),
       forEachRecord: (visit) => checked.forEach(visit),
       recordCount: checked.count,
       recordBatches: checked.bytes,

@@ -25,6 +25,10 @@ export class FetchedBatch implements ConsumerBatch {
     return this.#checked.records();
   }
 
+  recordSlices(size: number): Iterable<DecodedRecord[]> {
+    return this.#checked.slices(size);
+  }
+
   forEachRecord(visit: RecordVisitor): void {
     this.#checked.forEach(visit);
   }

@@ -190,6 +190,11 @@ interface RunningTask {
 }
 
 const TICK_MS = 100;
+/**
+ * Records decoded, processed and sent on at a time from a fetched chunk (measured in
+ * docs/streams.md, "Performance").
+ */
+const PROCESS_SLICE_RECORDS = 1_000;
 
 export class StreamsApp {
   private readonly logger: Logger;
@@ -575,21 +580,27 @@ export class StreamsApp {
   }
 
   private async handle(batch: ConsumerBatch): Promise<void> {
-    if (this.failure) return;
-    const records = batch.records;
-    if (records.length === 0) return;
+    if (this.failure || batch.recordCount === 0) return;
     const key = tpKey(batch.topic, batch.partition);
     const rt = this.readers.get(key);
     if (!rt || rt.restoring) {
       // Its task is not complete here (another input is elsewhere): hold the partition at this chunk.
       const tp = { topic: batch.topic, partition: batch.partition };
-      this.member!.seek(tp, records[0].offset);
+      this.member!.seek(tp, batch.records[0].offset);
       this.member!.pause([tp]);
       this.held.add(key);
       return;
     }
-    rt.task.addRecords(batch.topic, batch.partition, records);
-    rt.task.processAvailable();
+    // A slice at a time, its outputs handed to the producer before the next is built, so that the
+    // objects of a record (decoded, deserialized, queued, sent) die young (ConsumerBatch.recordSlices).
+    const task = rt.task;
+    task.inStoreWriteScope(() => {
+      for (const slice of batch.recordSlices(PROCESS_SLICE_RECORDS)) {
+        task.addRecords(batch.topic, batch.partition, slice);
+        task.processAvailable();
+        this.sends.flush();
+      }
+    });
     await this.maybeCommit();
   }
 

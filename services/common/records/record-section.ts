@@ -101,11 +101,38 @@ export function readRecordSection(
   fromOffset: number,
   out: DecodedRecord[],
 ): void {
-  const reader = new BufferReader(data, 0, data.length);
+  readRecords(new SectionCursor(data), header, fromOffset, Infinity, out);
+}
+
+/** Where a section's decoding stands between calls of `readRecords`. */
+export class SectionCursor {
+  readonly reader: BufferReader;
+  /** The index of the next record to read. */
+  index = 0;
+
+  constructor(data: Buffer) {
+    this.reader = new BufferReader(data, 0, data.length);
+  }
+}
+
+/**
+ * readRecordSection from where `cursor` stands, stopping once `max` records were appended to
+ * `out`: a section decoded a slice at a time. Returns how many were appended.
+ */
+export function readRecords(
+  cursor: SectionCursor,
+  header: BatchHeader,
+  fromOffset: number,
+  max: number,
+  out: DecodedRecord[],
+): number {
+  const { reader } = cursor;
   const logAppendTime = (header.attributes & TIMESTAMP_TYPE_BIT) !== 0;
   const { baseOffset, baseTimestamp, maxTimestamp, recordCount } = header;
   const straddles = fromOffset > baseOffset;
-  for (let i = 0; i < recordCount; i++) {
+  let appended = 0;
+  let i = cursor.index;
+  for (; i < recordCount && appended < max; i++) {
     const length = reader.readVarint();
     if (straddles && baseOffset + peekOffsetDelta(reader) < fromOffset) {
       reader.pos += length;
@@ -129,7 +156,10 @@ export function readRecordSection(
       value,
       headers,
     });
+    appended++;
   }
+  cursor.index = i;
+  return appended;
 }
 
 /** A record's offset, timestamp, key and value (views into the fetched bytes), as visited. */

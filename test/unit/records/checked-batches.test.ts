@@ -84,6 +84,45 @@ describe('checkBatches', () => {
     },
   );
 
+  test.each([
+    [0, 1],
+    [0, 4],
+    [3, 7],
+    [10, 10],
+    [15, 3],
+    [20, 2],
+    [22, 5],
+    [0, 1000],
+    [26, 4],
+  ])(
+    'from offset %d in slices of %d: the records() records in order, no slice over the size, none empty',
+    (from, size) => {
+      const expected = checkBatches(all, from).checked.records();
+      const lazily = [...checkBatches(all, from).checked.slices(size)];
+      const { checked } = checkBatches(all, from);
+      checked.records();
+      const fromBuilt = [...checked.slices(size)];
+      for (const slices of [lazily, fromBuilt]) {
+        expect(slices.flat()).toEqual(expected);
+        for (const s of slices) expect(s.length).toBeGreaterThan(0);
+        // Only the last one is short: slices run across batch boundaries.
+        expect(slices.slice(0, -1).every((s) => s.length === size)).toBe(true);
+        expect(slices.length).toBe(Math.ceil(expected.length / size));
+      }
+    },
+  );
+
+  test('slices are built as the iteration reaches them, and a size below 1 is refused', () => {
+    const { checked } = checkBatches(all, 0);
+    const it = checked.slices(5)[Symbol.iterator]();
+    const first = it.next().value!;
+    expect(first.map((r) => r.offset)).toEqual([0, 1, 2, 3, 4]);
+    // Not cached: records() still builds its own objects.
+    expect(checked.records()[0]).not.toBe(first[0]);
+    expect(checked.records()[0]).toEqual(first[0]);
+    expect(() => [...checked.slices(0)]).toThrow(RangeError);
+  });
+
   test('the bytes are the batches that hold the records, as stored', () => {
     expect(checkBatches(all, 12).checked.bytes.equals(Buffer.concat([gzip, compacted]))).toBe(true);
     expect(checkBatches(all, 26).checked).toMatchObject({ count: 0, endOffset: undefined });
