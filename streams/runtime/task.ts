@@ -66,12 +66,13 @@ export interface TaskMetrics {
   streamTimeMs: number;
 }
 
+/** A buffered record. Its origin is the queue's partition and `offset`, built only when asked for. */
 interface Buffered {
   record: StreamRecord<unknown, unknown>;
-  origin: RecordOrigin;
-  sourceNode: string;
+  offset: number;
+  source: Processor<unknown, unknown>;
   /** The extractor gave no valid time: skipped (counted) when it reaches the head, in order. */
-  invalidTimestamp?: boolean;
+  invalidTimestamp: boolean;
 }
 
 /**
@@ -118,9 +119,13 @@ export class StreamTask {
   readonly partition: number;
   readonly applicationId: string;
   private readonly queues = new Map<string, PartitionQueue>();
+  /** The same queues, for the per-record loops (no iterator per record). */
+  private readonly queueList: PartitionQueue[] = [];
   private readonly processors = new Map<string, Processor<unknown, unknown>>();
   private readonly contexts = new Map<string, NodeContext>();
   private readonly children = new Map<string, string[]>();
+  /** Each node's children's processors, in order: what `forward` calls per record. */
+  private readonly childProcessors = new Map<string, Processor<unknown, unknown>[]>();
   private readonly nodesByName = new Map<string, NodeDef>();
   /** The stores themselves: restored, checkpointed and handed to standby copies by the runtime. */
   readonly stores = new Map<string, StateStore>();
@@ -129,7 +134,9 @@ export class StreamTask {
   private readonly streamPunctuations = new PunctuationQueue();
   private readonly wallPunctuations = new PunctuationQueue();
   private readonly commitHooks: (() => void)[] = [];
-  private origin: RecordOrigin | undefined;
+  /** The record being processed and its queue (for `currentOrigin`). */
+  private current: Buffered | undefined;
+  private currentQueue: PartitionQueue | undefined;
   private idleSinceMs: number | undefined;
   private closed = false;
   readonly metrics: TaskMetrics = {
@@ -150,10 +157,9 @@ export class StreamTask {
     this.partition = spec.partition;
     this.applicationId = spec.applicationId;
     for (const input of spec.inputs) {
-      this.queues.set(
-        queueKey(input.topic, input.partition),
-        new PartitionQueue(input.topic, input.partition),
-      );
+      const queue = new PartitionQueue(input.topic, input.partition);
+      this.queues.set(queueKey(input.topic, input.partition), queue);
+      this.queueList.push(queue);
     }
     for (const def of spec.stores) {
       const store = options.createStore(def, spec.id);
@@ -182,6 +188,12 @@ export class StreamTask {
       this.processors.set(node.name, node.create());
       this.contexts.set(node.name, new NodeContext(this, node.name, nodeOptions));
     }
+    for (const [name, children] of this.children) {
+      this.childProcessors.set(
+        name,
+        children.map((c) => this.processors.get(c)!),
+      );
+    }
     // Parents are initialised first, so a child's init may rely on its parent's stores.
     for (const node of spec.nodes) this.processors.get(node.name)!.init?.(this.contexts.get(node.name)!);
   }
@@ -196,20 +208,23 @@ export class StreamTask {
     const sourceNode = this.spec.nodes.find((n) => n.source?.topics.includes(topic));
     if (!sourceNode?.source) throw new StreamsError('STATE', `task ${this.id} has no source for ${topic}`);
     const src = sourceNode.source;
+    const source = this.processors.get(sourceNode.name)!;
+    const extractor = src.timestampExtractor;
     for (const raw of records) {
       const key = raw.key === null || !src.key ? raw.key : src.key.deserialize(raw.key);
       const value = raw.value === null || !src.value ? raw.value : src.value.deserialize(raw.value);
-      const origin = { topic, partition, offset: raw.offset };
-      const extractor = src.timestampExtractor;
       const ts = extractor
-        ? extractor({ key, value, timestampMs: raw.timestampMs, ...origin }, queue.partitionTimeMs)
+        ? extractor(
+            { key, value, timestampMs: raw.timestampMs, topic, partition, offset: raw.offset },
+            queue.partitionTimeMs,
+          )
         : raw.timestampMs;
       if (!Number.isFinite(ts) || ts < 0) {
         // Kept in the queue so its offset is committed only after the records before it.
         queue.push({
           record: { key, value, timestamp: Math.max(queue.partitionTimeMs, 0), headers: raw.headers },
-          origin,
-          sourceNode: sourceNode.name,
+          offset: raw.offset,
+          source,
           invalidTimestamp: true,
         });
         continue;
@@ -217,8 +232,9 @@ export class StreamTask {
       queue.partitionTimeMs = Math.max(queue.partitionTimeMs, ts);
       queue.push({
         record: { key, value, timestamp: ts, headers: raw.headers },
-        origin,
-        sourceNode: sourceNode.name,
+        offset: raw.offset,
+        source,
+        invalidTimestamp: false,
       });
     }
   }
@@ -236,7 +252,7 @@ export class StreamTask {
   isProcessable(): boolean {
     let some = false;
     let all = true;
-    for (const q of this.queues.values()) {
+    for (const q of this.queueList) {
       if (q.length > 0) some = true;
       else all = false;
     }
@@ -283,7 +299,7 @@ export class StreamTask {
     if (!this.isProcessable()) return false;
     let next: PartitionQueue | undefined;
     let empty = false;
-    for (const q of this.queues.values()) {
+    for (const q of this.queueList) {
       if (q.length === 0) {
         empty = true;
         continue;
@@ -295,18 +311,20 @@ export class StreamTask {
     const item = next.shift();
     if (item.invalidTimestamp) {
       this.metrics.skippedInvalidTimestamp++;
-      next.committableOffset = item.origin.offset + 1;
+      next.committableOffset = item.offset + 1;
       return true;
     }
     this.metrics.recordsIn++;
     this.metrics.streamTimeMs = Math.max(this.metrics.streamTimeMs, item.record.timestamp);
-    this.origin = item.origin;
+    this.current = item;
+    this.currentQueue = next;
     try {
-      this.processors.get(item.sourceNode)!.process(item.record);
+      item.source.process(item.record);
     } finally {
-      this.origin = undefined;
+      this.current = undefined;
+      this.currentQueue = undefined;
     }
-    next.committableOffset = item.origin.offset + 1;
+    next.committableOffset = item.offset + 1;
     this.metrics.punctuations += this.streamPunctuations.fire(this.metrics.streamTimeMs);
     return true;
   }
@@ -364,22 +382,27 @@ export class StreamTask {
   // ---- used by NodeContext ----
 
   currentOrigin(): RecordOrigin | undefined {
-    return this.origin;
+    const item = this.current;
+    const queue = this.currentQueue;
+    return item && queue
+      ? { topic: queue.topic, partition: queue.partition, offset: item.offset }
+      : undefined;
   }
 
   forwardFrom(node: string, record: StreamRecord<unknown, unknown>, child?: string): void {
-    const children = this.children.get(node) ?? [];
-    if (child !== undefined) {
-      if (!children.includes(child)) {
-        throw new StreamsError(
-          'TOPOLOGY',
-          `node ${node} has no child named ${child} (children: ${children.join(', ')})`,
-        );
-      }
-      this.processors.get(child)!.process(record);
+    if (child === undefined) {
+      const processors = this.childProcessors.get(node);
+      if (processors) for (let i = 0; i < processors.length; i++) processors[i].process(record);
       return;
     }
-    for (const c of children) this.processors.get(c)!.process(record);
+    const children = this.children.get(node) ?? [];
+    if (!children.includes(child)) {
+      throw new StreamsError(
+        'TOPOLOGY',
+        `node ${node} has no child named ${child} (children: ${children.join(', ')})`,
+      );
+    }
+    this.processors.get(child)!.process(record);
   }
 
   /** A store as processors and queries see it: through the record cache if it has one. */
@@ -406,12 +429,15 @@ export class StreamTask {
   ): Cancellable {
     checkInterval(intervalMs, type);
     const run = (cb: () => void): void => {
-      const saved = this.origin;
-      this.origin = undefined;
+      const saved = this.current;
+      const savedQueue = this.currentQueue;
+      this.current = undefined;
+      this.currentQueue = undefined;
       try {
         cb();
       } finally {
-        this.origin = saved;
+        this.current = saved;
+        this.currentQueue = savedQueue;
       }
     };
     // The node is kept for describe() of punctuations later; scheduling does not depend on it.
