@@ -48,6 +48,14 @@ const MAX_BYTES_LIMIT = 32 * 1024 * 1024;
  * stream naming more (INVALID_REQUEST); a consumer of more partitions on one leader opens more.
  */
 export const STREAM_MAX_POSITIONS = 1_000;
+/**
+ * Longest stretch `next()` hands out buffered chunks without letting the event loop run its I/O.
+ * A chunk already buffered is handed out through promises alone (microtasks), so a reader that
+ * never waits on anything else would otherwise go through the whole buffer (up to
+ * maxBufferedBytes, seconds of processing) with the process's sockets and timers unattended:
+ * its producer's answers, its group heartbeats, the fetch streams themselves.
+ */
+export const FETCH_YIELD_INTERVAL_MS = 10;
 
 export interface FetcherSettings {
   maxBytes: number;
@@ -82,6 +90,8 @@ export class FetchManager {
   private buffered = 0;
   private streamsPaused = false;
   private waiters: (() => void)[] = [];
+  /** When `next()` last let the event loop turn (performance.now(): real time, whatever the clock). */
+  private lastTurnMs = performance.now();
   private reconcileScheduled = false;
   private reconcileTimer: { cancel(): void } | undefined;
   private reconcileAtMs = Infinity;
@@ -125,11 +135,13 @@ export class FetchManager {
 
   /** The next chunk of checked records (waiting for one), or undefined once closed. */
   async next(): Promise<Chunk | undefined> {
+    if (performance.now() - this.lastTurnMs >= FETCH_YIELD_INTERVAL_MS) await this.letEventLoopTurn();
     for (;;) {
       if (this.closed) return undefined;
       const entry = this.dequeue();
       if (!entry) {
         await new Promise<void>((resolve) => this.waiters.push(resolve));
+        this.lastTurnMs = performance.now();
         continue;
       }
       const { state } = entry;
@@ -138,6 +150,12 @@ export class FetchManager {
       const chunk = this.decodeEntry(entry);
       if (chunk) return chunk;
     }
+  }
+
+  /** setImmediate's callbacks run after the poll phase: the I/O that arrived meanwhile is handled first. */
+  private async letEventLoopTurn(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.lastTurnMs = performance.now();
   }
 
   private decodeEntry(entry: Extract<Entry, { kind: 'data' }>): Chunk | undefined {

@@ -271,6 +271,11 @@ export class TransactionalProducer {
     await this.producer.flush();
   }
 
+  /** Resolves when the buffer has room again (Producer.ready()). */
+  ready(): Promise<void> {
+    return this.producer.ready();
+  }
+
   /** Closes the producer. An open transaction is left to the coordinator's timeout (or the next initTransactions). */
   async close(): Promise<void> {
     if (this.phase === 'closed') return;

@@ -591,6 +591,10 @@ export class StreamsApp {
       this.held.add(key);
       return;
     }
+    // Backpressure: the producer's buffer is full, or its calls queue behind one that waits (for its
+    // identity, for metadata). Processing more would only pile records up in that queue.
+    await this.sender().ready();
+    if (this.failure) return;
     // A slice at a time, its outputs handed to the producer before the next is built, so that the
     // objects of a record (decoded, deserialized, queued, sent) die young (ConsumerBatch.recordSlices).
     const task = rt.task;
