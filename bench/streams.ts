@@ -26,6 +26,9 @@
  * `--restores N` repeats each restore N times per round. With several rounds or restores, medians
  * close the output.
  *
+ * `npm run bench:streams` runs node with `--max-semi-space-size=64`, as docs/streams.md advises
+ * for applications; the app and the ceiling share this process, so both have it.
+ *
  *   npm run bench:streams -- [--records 200000] [--keys 10000] [--partitions 4] [--rounds 1]
  *                             [--restores 1] [--only NAME]
  *                             [--profile-dir DIR]   (CPU profiles of app runs, restores)
