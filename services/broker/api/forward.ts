@@ -11,7 +11,7 @@ import { TideError } from '../../common/errors';
 import { echo } from '../../common/echo';
 import { tideProto } from '../../common/grpc/proto';
 import { ClientCache } from '../../common/grpc/client-cache';
-import { channelOptions } from '../../common/grpc/server';
+import { channelOptions, ownConnectionChannelOptions } from '../../common/grpc/server';
 import { fromGrpcError } from '../../common/grpc/status';
 import type { AdminClient } from '../../common/grpc/generated/tide/v1/Admin';
 import type { BrokerClient } from '../../common/grpc/generated/tide/v1/Broker';
@@ -36,7 +36,14 @@ export function isLedElsewhere(err: unknown): boolean {
 
 export class LeaderForwarder {
   private readonly clients = new ClientCache<BrokerClient>(
-    (address) => new (tideProto().Broker)(address, this.credentials, channelOptions()),
+    (address) => new (tideProto().Broker)(address, this.credentials, ownConnectionChannelOptions()),
+  );
+  /**
+   * Forwarded fetches on connections apart from the forwarded produce requests: the two carry bulk
+   * data opposite ways (ownConnectionChannelOptions).
+   */
+  private readonly fetchClients = new ClientCache<BrokerClient>(
+    (address) => new (tideProto().Broker)(address, this.credentials, ownConnectionChannelOptions()),
   );
   /** Admin stubs, for the one Admin call a leader serves (DeleteRecords). */
   private readonly adminClients = new ClientCache<AdminClient>(
@@ -106,6 +113,7 @@ export class LeaderForwarder {
       request.partition,
       timeoutMs,
       (client, metadata, options, cb) => client.Fetch(request, metadata, options, cb),
+      this.fetchClients,
     );
   }
 
@@ -130,6 +138,7 @@ export class LeaderForwarder {
 
   close(): void {
     this.clients.close();
+    this.fetchClients.close();
     this.adminClients.close();
   }
 

@@ -1,6 +1,6 @@
 /**
  * A replication session over gRPC: one `tide.v1.internal.Replication/Replicate` bidi stream on its
- * own channel, with Tide's large message limits and HTTP/2 windows (channelOptions()), so big
+ * own channel and connection, with Tide's large message limits and HTTP/2 windows (channelOptions()), so big
  * batches stream without flow-control stalls. One request in flight; the stream's failure rejects
  * it and every later fetch (the fetcher then opens a new session).
  */
@@ -8,7 +8,7 @@ import * as grpc from '@grpc/grpc-js';
 import { assert } from '../../common/assert';
 import { TideError } from '../../common/errors';
 import { internalProto } from '../../common/grpc/proto';
-import { channelOptions } from '../../common/grpc/server';
+import { ownConnectionChannelOptions } from '../../common/grpc/server';
 import { fromGrpcError } from '../../common/grpc/status';
 import type { ReplicaFetchRequest } from '../../common/grpc/generated/tide/v1/internal/ReplicaFetchRequest';
 import type { ReplicaFetchResponse } from '../../common/grpc/generated/tide/v1/internal/ReplicaFetchResponse';
@@ -46,7 +46,9 @@ class GrpcReplicationSession implements ReplicationSession {
     const client = new Replication(
       `${leader.host}:${leader.port}`,
       options.credentials ?? grpc.credentials.createInsecure(),
-      channelOptions(options.maxMessageBytes),
+      // Its own connection: fetched data flows leader → follower here, and this broker's forwarded
+      // produce requests (proxy routing) flow the other way to the same leader.
+      ownConnectionChannelOptions(options.maxMessageBytes),
     );
     this.client = client;
     this.call = client.Replicate();

@@ -80,6 +80,20 @@ export function channelOptions(maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES): grp
   } as grpc.ChannelOptions;
 }
 
+/**
+ * channelOptions() on a connection of the channel's own. grpc-js otherwise shares one connection
+ * among every channel of the process to the same address with the same options (its global
+ * subchannel pool). Node's HTTP/2 stops reading a session's socket while one of its own writes is
+ * in progress (nodejs/node#29399), so a connection that carries bulk data both ways can stall both
+ * ends until keepalive drops it: calls whose data flows one way (fetch, replication) and calls
+ * whose data flows the other (produce) go on channels of their own.
+ */
+export function ownConnectionChannelOptions(
+  maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
+): grpc.ChannelOptions {
+  return { ...channelOptions(maxMessageBytes), 'grpc.use_local_subchannel_pool': 1 } as grpc.ChannelOptions;
+}
+
 export interface TideServer {
   server: grpc.Server;
   health: HealthImplementation;
