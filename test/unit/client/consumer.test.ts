@@ -7,6 +7,7 @@ import {
 import * as recordSection from '../../../services/common/records/record-section';
 import { Cluster } from '../../../client/cluster';
 import { Consumer, type ConsumerOptions } from '../../../client/consumer';
+import { FETCH_YIELD_INTERVAL_MS } from '../../../client/consumer/fetcher';
 import type { ConsumerBatch } from '../../../client/types';
 import { FakeCluster, type FakePartition } from './fake-broker';
 
@@ -383,5 +384,39 @@ describe('Consumer', () => {
     await new Promise((r) => setTimeout(r, 20));
     await c.close();
     await expect(iterating).resolves.toBe(0);
+  });
+
+  test('handing out buffered chunks lets the event loop turn at least every FETCH_YIELD_INTERVAL_MS', async () => {
+    fill(p0, 200, 5); // offsets 20..1019: with maxBytes 1, a chunk per stored batch
+    const c = consumer({ maxBytes: 1 });
+    c.assign([{ topic: TOPIC, partition: 0, offset: 0 }]);
+    const it = c.batches()[Symbol.asyncIterator]();
+    let read = (await it.next()).value!.recordCount;
+    // Let the stream buffer the rest before reading on.
+    for (let waited = 0; waited < 5_000 && fake.fetchStreamRequests.length === 0; waited += 10) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    let chunks = 0;
+    // At these chunks an immediate is scheduled; each notes how many chunks were handed out before it ran.
+    const waits = new Map<number, number | undefined>([20, 50, 80].map((at) => [at, undefined]));
+    while (read < 1_020) {
+      const { value } = await it.next();
+      read += value!.recordCount;
+      chunks++;
+      if (waits.has(chunks)) {
+        const at = chunks;
+        setImmediate(() => waits.set(at, chunks - at));
+      }
+      // 3 ms of synchronous work per chunk, as an application's processing would be.
+      const until = performance.now() + 3;
+      while (performance.now() < until);
+    }
+    await it.return?.(undefined);
+    expect(chunks).toBeGreaterThan(100);
+    // Each ran within ~10 ms of work (a few chunks), not once the buffer was empty.
+    for (const waited of waits.values()) {
+      expect(waited).toBeLessThanOrEqual(Math.ceil(FETCH_YIELD_INTERVAL_MS / 3) + 1);
+    }
   });
 });
