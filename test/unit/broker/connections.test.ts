@@ -61,7 +61,7 @@ test('forwarded produce, forwarded fetch and replication each get a connection o
     await forwarder.produce({ topic: 't', partition: 0 } as never, 1_000);
     await forwarder.fetch({ topic: 't', partition: 0, offset: 0 }, 100);
     await forwarder.fetch({ topic: 't', partition: 0, offset: 0 }, 100);
-    await session.fetch({});
+    await session.fetch({ replica_id: 1, broker_epoch: 1, partitions: [], max_wait_ms: 0, max_bytes: 0 });
     // The same kind of call reuses its connection (so a peer does name a connection)...
     expect(new Set(peers.produce).size).toBe(1);
     expect(new Set(peers.fetch).size).toBe(1);
