@@ -140,6 +140,8 @@ export class FakeCluster {
   nextProducerId = 1000;
   /** When set, every produce response waits for this promise (tests release it). */
   holdProduce: Promise<void> | undefined;
+  /** When set, InitProducerId answers once this promise resolves (tests release it). */
+  holdInitProducerId: Promise<void> | undefined;
   readonly heldBrokers = new Map<number, Promise<void>>();
   private releaseHold: (() => void) | undefined;
   /** FetchStream: cut the response after this many bytes of the next batch (a partial trailing batch). */
@@ -202,7 +204,6 @@ export class FakeCluster {
     return fault;
   }
 
-  /** Holds every produce request (logged, not yet handled) until the returned function is called. */
   /** Produce requests reaching broker `id` wait (a paused leader) until the returned release. */
   holdBroker(id: number): () => void {
     let release!: () => void;
@@ -213,6 +214,7 @@ export class FakeCluster {
     };
   }
 
+  /** Holds every produce request (logged, not yet handled) until the returned function is called. */
   hold(): () => void {
     this.holdProduce = new Promise((resolve) => (this.releaseHold = resolve));
     return () => this.release();
@@ -516,7 +518,11 @@ export class FakeBroker {
           })),
         });
       },
-      InitProducerId: (_call, cb) => cb(null, { producer_id: cluster.nextProducerId++, producer_epoch: 0 }),
+      InitProducerId: (_call, cb) => {
+        void (cluster.holdInitProducerId ?? Promise.resolve()).then(() =>
+          cb(null, { producer_id: cluster.nextProducerId++, producer_epoch: 0 }),
+        );
+      },
     };
   }
 

@@ -288,6 +288,21 @@ describe('Producer', () => {
     expect(p.bufferedBytes).toBe(0);
   });
 
+  test('ready() waits while calls queue behind the producer identity (what Tide Streams paces itself by)', async () => {
+    let releaseInit!: () => void;
+    fake.holdInitProducerId = new Promise((resolve) => (releaseInit = resolve));
+    const p = producer({ lingerMs: 0 });
+    const sent = p.sendBatch(TOPIC, [Buffer.from('a'), Buffer.from('b')], { partition: 0 });
+    let ready = false;
+    void p.ready().then(() => (ready = true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(ready).toBe(false);
+    expect(fake.produced(TOPIC)).toHaveLength(0);
+    releaseInit();
+    await waitFor(() => ready);
+    expect((await sent).offsets).toHaveLength(2);
+  });
+
   test('a non-retriable broker error rejects with its code; a retriable one is retried until it succeeds', async () => {
     const p = producer({ lingerMs: 0 });
     fake.faults.push({ error: { code: 'MESSAGE_TOO_LARGE', retriable: false, message: 'too big' } });
