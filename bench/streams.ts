@@ -38,6 +38,7 @@ import { Session } from 'node:inspector/promises';
 import * as path from 'node:path';
 import { Tide } from '../client';
 import { Serdes, TimeWindows, type RestoreProgress, type StreamsApp, type StreamsBuilder } from '../streams';
+import { PROCESS_SLICE_RECORDS } from '../streams/runtime/app';
 import { makeTempDir, startTide } from '../test/harness/processes';
 
 interface Options {
@@ -189,8 +190,6 @@ async function fill(tide: Tide, o: Options): Promise<void> {
 }
 
 /** Consume + produce of the same records: records/s from the first record read to the last acknowledged. */
-/** The slice the app processes a fetched chunk in (PROCESS_SLICE_RECORDS, streams/runtime/app.ts). */
-const CEILING_SLICE_RECORDS = 1_000;
 
 async function ceiling(
   bootstrap: string[],
@@ -231,7 +230,7 @@ async function ceiling(
   for await (const batch of member.batches()) {
     lastMs = Date.now();
     if (n === 0) startNs = process.hrtime.bigint();
-    for (const slice of batch.recordSlices(CEILING_SLICE_RECORDS)) {
+    for (const slice of batch.recordSlices(PROCESS_SLICE_RECORDS)) {
       const records = slice.slice(0, o.records - n).map((r) => ({
         key: r.key,
         value: r.value,

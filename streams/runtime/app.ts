@@ -194,7 +194,7 @@ const TICK_MS = 100;
  * Records decoded, processed and sent on at a time from a fetched chunk (measured in
  * docs/streams.md, "Performance").
  */
-const PROCESS_SLICE_RECORDS = 1_000;
+export const PROCESS_SLICE_RECORDS = 1_000;
 
 export class StreamsApp {
   private readonly logger: Logger;

@@ -35,16 +35,12 @@ export function isLedElsewhere(err: unknown): boolean {
 }
 
 export class LeaderForwarder {
-  private readonly clients = new ClientCache<BrokerClient>(
-    (address) => new (tideProto().Broker)(address, this.credentials, ownConnectionChannelOptions()),
-  );
+  private readonly clients = new ClientCache<BrokerClient>((address) => this.brokerClient(address));
   /**
    * Forwarded fetches on connections apart from the forwarded produce requests: the two carry bulk
    * data opposite ways (ownConnectionChannelOptions).
    */
-  private readonly fetchClients = new ClientCache<BrokerClient>(
-    (address) => new (tideProto().Broker)(address, this.credentials, ownConnectionChannelOptions()),
-  );
+  private readonly fetchClients = new ClientCache<BrokerClient>((address) => this.brokerClient(address));
   /** Admin stubs, for the one Admin call a leader serves (DeleteRecords). */
   private readonly adminClients = new ClientCache<AdminClient>(
     (address) => new (tideProto().Admin)(address, this.credentials, channelOptions()),
@@ -134,6 +130,11 @@ export class LeaderForwarder {
       (client, metadata, options, cb) => client.DeleteRecords(request, metadata, options, cb),
       this.adminClients,
     );
+  }
+
+  /** A Broker stub on a connection of its own. */
+  private brokerClient(address: string): BrokerClient {
+    return new (tideProto().Broker)(address, this.credentials, ownConnectionChannelOptions());
   }
 
   close(): void {
