@@ -51,9 +51,10 @@ import {
   STREAM_TIME_KEY,
   writeCheckpoint,
 } from './checkpoint';
-import { changelogApplier, restoreStore, type RestoreProgress } from './restore';
+import { restoreApplier, restoreStore, type RestoreProgress } from './restore';
 import { DEFAULT_REPARTITION_PURGE_INTERVAL_MS, RepartitionPurger } from './purge';
 import { join } from 'node:path';
+import pLimit from 'p-limit';
 import type { Registry } from 'prom-client';
 // Operations (docs/streams.md#operations): the recorded topology, the published instance status,
 // the Prometheus metrics and the "why no output yet" view.
@@ -195,6 +196,13 @@ const TICK_MS = 100;
  * docs/streams.md, "Performance").
  */
 export const PROCESS_SLICE_RECORDS = 1_000;
+
+/**
+ * Tasks restoring at once. Restores of several tasks overlap one's fetch with another's store
+ * writes (an LMDB store's on LMDB's own thread) and the round trips each starts and ends with;
+ * a bound, because each has its own consumer and fetch buffer.
+ */
+export const RESTORE_CONCURRENCY = 4;
 
 export class StreamsApp {
   private readonly logger: Logger;
@@ -778,8 +786,10 @@ export class StreamsApp {
       this.tasks.set(rt.id, rt);
       for (const tp of rt.inputs) this.readers.set(tpKey(tp.topic, tp.partition), rt);
     }
-    // Restores run here, before the group delivers any record of the new partitions.
-    for (const rt of fresh) await this.restore(rt);
+    // Restores run here, before the group delivers any record of the new partitions; a few tasks
+    // at a time, so one's fetches overlap another's store writes (and the round trips of each).
+    const limit = pLimit(RESTORE_CONCURRENCY);
+    await Promise.all(fresh.map((rt) => limit(() => (this.failure ? undefined : this.restore(rt)))));
     const release = [...this.held].filter((k) => this.readers.get(k)?.restoring === false);
     if (release.length > 0) {
       for (const k of release) this.held.delete(k);
@@ -986,7 +996,7 @@ export class StreamsApp {
           tp: { topic, partition: rt.partition },
           from,
           readCommitted: this.eos,
-          apply: changelogApplier(store, new ChangelogCodec(def)),
+          apply: restoreApplier(store, new ChangelogCodec(def)),
           onProgress: (restored, total) => {
             this.options.onRestore?.({ taskId: rt.id, store: def.name, restored, total, done: false });
           },

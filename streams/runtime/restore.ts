@@ -61,9 +61,11 @@ export interface RestoreRequest {
   readCommitted?: boolean;
   /**
    * Applies one fetched chunk's records, in offset order (a store writes them in one transaction).
-   * It visits the chunk exactly once: restore counts the records as they are visited.
+   * It visits the chunk exactly once: restore counts the records as they are visited. A promise
+   * means the writes finish in the background: restore applies the next chunk meanwhile, awaits
+   * this one before the chunk after, and awaits the last before it returns.
    */
-  apply(chunk: ChangelogChunk): void;
+  apply(chunk: ChangelogChunk): void | Promise<void>;
   /** Once the end is known (restored 0), then after every fetched chunk. */
   onProgress?(restored: number, total: number): void;
 }
@@ -109,6 +111,8 @@ export async function restoreStore(req: RestoreRequest): Promise<RestoreResult> 
     const batches = consumer.batches();
     const reachedEnd = (): boolean => (consumer.position(req.tp) ?? from) >= end;
     let pending: ReturnType<typeof batches.next> | undefined;
+    // The previous chunk's writes, while this one's are applied: at most two chunks queued.
+    let writing: Promise<void> | void = undefined;
     while (!reachedEnd()) {
       let poll: NodeJS.Timeout | undefined;
       const tick = new Promise<'tick'>((resolve) => (poll = setTimeout(() => resolve('tick'), 100)));
@@ -119,7 +123,7 @@ export async function restoreStore(req: RestoreRequest): Promise<RestoreResult> 
       pending = undefined;
       if (next.done) break;
       const batch = next.value;
-      req.apply({
+      const written = req.apply({
         visit(visitor) {
           batch.forEachRecord((offset, timestampMs, key, value) => {
             if (offset < from || offset >= end) return;
@@ -130,9 +134,14 @@ export async function restoreStore(req: RestoreRequest): Promise<RestoreResult> 
           });
         },
       });
+      // Awaited only after the next chunk: a failure meanwhile must not count as unhandled.
+      if (written) written.catch(() => undefined);
+      await writing;
+      writing = written;
       req.onProgress?.(restored, total);
       if (next.value.nextOffset >= end) break;
     }
+    await writing;
     void batches.return(undefined);
     return { restored, total, end, maxTimestampMs };
   } finally {
@@ -168,4 +177,21 @@ export function changelogApplier(store: StateStore, codec: ChangelogCodec): (chu
       store.restoreBatch((apply) => chunk.visit((key, value) => codec.applyRaw(key, value, apply)));
   }
   return (chunk) => chunk.visit((key, value) => applyChange(store, codec.decode(key, value)));
+}
+
+/**
+ * changelogApplier for a restore, which nothing reads until it is done: an LMDB store's writes
+ * are queued to LMDB's write thread (restoreQueued), so they run on another core while the next
+ * chunk is fetched and decoded. A standby copy keeps changelogApplier: an active task may take
+ * its store over between two chunks.
+ */
+export function restoreApplier(
+  store: StateStore,
+  codec: ChangelogCodec,
+): (chunk: ChangelogChunk) => void | Promise<void> {
+  if (isBatchRestorable(store)) {
+    return (chunk) =>
+      store.restoreQueued((apply) => chunk.visit((key, value) => codec.applyRaw(key, value, apply)));
+  }
+  return changelogApplier(store, codec);
 }

@@ -2,8 +2,9 @@
  * What the three LMDB stores (key-value, window, session) share: one LMDB environment per task
  * and store, opened with binary keys and values and without an fsync per write (the changelog is
  * the durable copy; the runtime checkpoints only after flushed()), and the plumbing around it —
- * size, clear, flushed, flush, close, the key part of a typed key — plus `restoreBatch`: changelog
- * records applied as bytes, a whole fetched chunk in one write transaction.
+ * size, clear, flushed, flush, close, the key part of a typed key — plus `restoreBatch` and
+ * `restoreQueued`: changelog records applied as bytes, a whole fetched chunk in one write
+ * transaction, or queued to LMDB's write thread (lmdb-writes.ts).
  *
  * Writes share transactions: the runtime processes a fetched chunk inside `inWriteScope` (one
  * transaction, one commit, for all of the chunk's writes), and a store's own multi-write
@@ -23,6 +24,7 @@
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { Serde } from '../serdes';
 import { keyPart } from './lmdb-keys';
+import { QueuedWrites, SYNC_WRITES, type RawWrites } from './lmdb-writes';
 import type { RawApply } from './stores';
 
 export const EMPTY = Buffer.alloc(0);
@@ -33,6 +35,8 @@ export abstract class LmdbStore<K> {
   protected readonly root: RootDatabase<Buffer, Buffer>;
   /** Inside inWriteScope: writes go into its transaction. */
   private scoped = false;
+  /** How applyRaw writes: on the spot, or queued during restoreQueued. */
+  protected writes: RawWrites = SYNC_WRITES;
 
   /** `maxDbs`: named databases open at once (the window store's segments need more than LMDB's default). */
   constructor(
@@ -82,6 +86,24 @@ export abstract class LmdbStore<K> {
    */
   restoreBatch(fill: (apply: RawApply) => void): void {
     this.inTransaction(() => fill(this.applyRaw));
+  }
+
+  /**
+   * Like restoreBatch, with the writes queued to LMDB's write thread instead of done here: the
+   * promise resolves once they are committed, and the store must not be read or written before
+   * (a restore awaits it before its task processes). A throw in `fill` leaves the writes queued
+   * before it to be committed: replaying the changelog from the checkpoint converges anyway.
+   */
+  restoreQueued(fill: (apply: RawApply) => void): Promise<void> {
+    if (this.scoped) throw new Error(`store ${this.name}: a queued restore cannot run inside a write scope`);
+    const queued = new QueuedWrites();
+    this.writes = queued;
+    try {
+      fill(this.applyRaw);
+    } finally {
+      this.writes = SYNC_WRITES;
+    }
+    return queued.committed();
   }
 
   /**
@@ -135,8 +157,9 @@ export abstract class LmdbStore<K> {
   /** After clear(): reset what the store keeps about its contents. */
   protected cleared(): void {}
   /**
-   * One changelog record, inside restoreBatch's transaction (use the *Sync writes: no nesting).
-   * An arrow-function property in the subclasses, so it can be handed on unbound.
+   * One changelog record, written through `this.writes` (inside restoreBatch's transaction, or
+   * queued by restoreQueued). An arrow-function property in the subclasses, so it can be handed
+   * on unbound.
    */
   protected abstract readonly applyRaw: RawApply;
 }

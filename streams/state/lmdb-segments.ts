@@ -17,9 +17,14 @@
  */
 import type { Database, RootDatabase } from 'lmdb';
 import { decodeTime, writeTime } from './lmdb-keys';
+import { SYNC_WRITES, type RawWrites } from './lmdb-writes';
 
 const MIN_INTERVAL_MS = 60_000;
-/** Live segments are at most retention / interval + 2 = 4; the rest is headroom (and `meta`). */
+/**
+ * Live segments are at most retention / interval + 2 = 4; the rest is headroom, `meta`, and the
+ * segments a queued restore has dropped whose drops LMDB's thread has not reached yet (at most
+ * 3 per chunk, two chunks queued).
+ */
 export const SEGMENTED_MAX_DBS = 16;
 const SEGMENT_NAME = /^seg-(-?\d+)\0?$/;
 const EXPIRED_KEY = Buffer.from('expired-below');
@@ -67,9 +72,11 @@ export class TimeSegments {
 
   /**
    * The segment a value at `time` goes to, created if needed; undefined when that whole segment
-   * is already past retention (skip the write). Call inside a write transaction.
+   * is already past retention (skip the write). Call inside a write transaction, or with the
+   * queued writes of a restore (the drops of segments it passes are queued with them: a segment
+   * dropped is never written again, as its times are past retention).
    */
-  forWrite(time: number): Database<Buffer, Buffer> | undefined {
+  forWrite(time: number, writes: RawWrites = SYNC_WRITES): Database<Buffer, Buffer> | undefined {
     if (time > this.observedMax) this.observedMax = time;
     const id = this.idOf(time);
     let db = this.dbs.get(id);
@@ -78,7 +85,7 @@ export class TimeSegments {
     if ((id + 1) * this.intervalMs <= live) return undefined;
     db = this.openDb(`seg-${id}`);
     this.dbs.set(id, db);
-    this.dropBefore(live);
+    this.dropBefore(live, writes);
     return db;
   }
 
@@ -99,6 +106,11 @@ export class TimeSegments {
     this.observedMax = -Infinity;
   }
 
+  /** A time about to be written (a queued restore's latest): segments past its retention are not created. */
+  observe(time: number): void {
+    if (time > this.observedMax) this.observedMax = time;
+  }
+
   /** The segments and the expiry bound in the files (on open, and after an aborted transaction). */
   load(): void {
     this.dbs.clear();
@@ -114,10 +126,10 @@ export class TimeSegments {
     return Math.floor(time / this.intervalMs);
   }
 
-  private dropBefore(minTime: number): void {
+  private dropBefore(minTime: number, writes: RawWrites = SYNC_WRITES): void {
     for (const [id, db] of this.dbs) {
       if ((id + 1) * this.intervalMs > minTime) continue;
-      db.dropSync();
+      writes.drop(db);
       this.dbs.delete(id);
     }
   }

@@ -154,12 +154,12 @@ export class PersistentSessionStore<K, V>
     primary.copy(index, 8, 0, 4 + n);
     primary.copy(index, 12 + n, 4 + n + 8);
     if (value === null) {
-      this.sessions.removeSync(primary);
-      this.byEnd.removeSync(index);
+      this.writes.remove(this.sessions, primary);
+      this.writes.remove(this.byEnd, index);
       return;
     }
-    this.sessions.putSync(primary, value);
-    this.byEnd.putSync(index, EMPTY);
+    this.writes.put(this.sessions, primary, value);
+    this.writes.put(this.byEnd, index, EMPTY);
     if (windowEnd < this.earliestEnd) this.earliestEnd = windowEnd;
   };
 

@@ -163,6 +163,29 @@ export class PersistentWindowStore<K, V>
     }
   }
 
+  /**
+   * The chunk is held until its latest window is known, then written: the segments that window's
+   * retention leaves behind are never created. Queued drops free their database slots only when
+   * LMDB's thread gets to them, so a chunk spanning many segments (a day of a sparse changelog)
+   * would otherwise create one each and run out of slots. A throw in `fill` writes nothing.
+   */
+  override restoreQueued(fill: (apply: RawApply) => void): Promise<void> {
+    const keys: Buffer[] = [];
+    const starts: number[] = [];
+    const values: (Buffer | null)[] = [];
+    let latest = -Infinity;
+    fill((key, windowStart, _windowEnd, value) => {
+      keys.push(key);
+      starts.push(windowStart);
+      values.push(value);
+      if (value !== null && windowStart > latest) latest = windowStart;
+    });
+    this.segments.observe(latest);
+    return super.restoreQueued((apply) => {
+      for (let i = 0; i < keys.length; i++) apply(keys[i]!, starts[i]!, 0, values[i]!);
+    });
+  }
+
   protected main(): Database<Buffer, Buffer> {
     return this.meta;
   }
@@ -178,8 +201,13 @@ export class PersistentWindowStore<K, V>
   /** The window's key from the changelog's bytes: no serde, one buffer. */
   protected readonly applyRaw: RawApply = (key, windowStart, _windowEnd, value) => {
     const k = keyWithTimes(key, windowStart);
-    if (value === null) this.segments.at(windowStart)?.removeSync(k);
-    else this.segments.forWrite(windowStart)?.putSync(k, value);
+    if (value === null) {
+      const db = this.segments.at(windowStart);
+      if (db !== undefined) this.writes.remove(db, k);
+    } else {
+      const db = this.segments.forWrite(windowStart, this.writes);
+      if (db !== undefined) this.writes.put(db, k, value);
+    }
   };
 
   /** The key part, remembered for the last key when it is a primitive (objects may change in place). */

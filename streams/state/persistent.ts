@@ -81,8 +81,8 @@ export class PersistentKeyValueStore<K, V>
 
   /** Keys and values are the serdes' bytes, as in the changelog. */
   protected readonly applyRaw: RawApply = (key, _start, _end, value) => {
-    if (value === null) this.root.removeSync(key);
-    else this.root.putSync(key, value);
+    if (value === null) this.writes.remove(this.root, key);
+    else this.writes.put(this.root, key, value);
   };
 }
 

@@ -92,6 +92,11 @@ export type RawApply = (key: Buffer, windowStart: number, windowEnd: number, val
 export interface BatchRestorable {
   /** Opens one write, in which `fill` applies records in order through `apply`; no change events. */
   restoreBatch(fill: (apply: RawApply) => void): void;
+  /**
+   * Like restoreBatch, the writes done in the background: resolves once they are committed.
+   * Nothing may read or write the store before.
+   */
+  restoreQueued(fill: (apply: RawApply) => void): Promise<void>;
 }
 
 export function isBatchRestorable(store: StateStore): store is StateStore & BatchRestorable {

@@ -14,7 +14,12 @@ import {
   STREAM_TIME_KEY,
   writeCheckpoint,
 } from '../../../streams/runtime/checkpoint';
-import { changelogApplier, chunkOf, type ChangelogRecord } from '../../../streams/runtime/restore';
+import {
+  changelogApplier,
+  chunkOf,
+  restoreApplier,
+  type ChangelogRecord,
+} from '../../../streams/runtime/restore';
 import { StreamTask } from '../../../streams/runtime/task';
 import { createStateStore } from '../../../streams/state/factory';
 import { LmdbStore } from '../../../streams/state/lmdb-base';
@@ -110,6 +115,25 @@ describe.each(['keyValue', 'window', 'session'] as const)('restoring a %s store'
     expect(contents(restored)).toEqual(contents(written));
     expect(restored.size()).toBe(written.size());
     expect(events).toEqual([]); // a restore is never written back to the changelog
+  });
+
+  it('a restore queues the LMDB writes and resolves once they are readable, equal to the store that wrote it', async () => {
+    const written = open(kind, 'written');
+    write(written);
+    const events: StoreChange[] = [];
+    const restored = open(kind, 'queued', events);
+    const records = changelogOf(kind);
+    const apply = restoreApplier(restored, new ChangelogCodec(def(kind)));
+    const first = apply(chunkOf(records.slice(0, 2)));
+    const second = apply(chunkOf(records.slice(2)));
+    expect(first).toBeInstanceOf(Promise);
+    await Promise.all([first, second]);
+    expect(contents(restored)).toEqual(contents(written));
+    expect(restored.size()).toBe(written.size());
+    expect(events).toEqual([]);
+    // The store writes on the spot again afterwards.
+    changelogApplier(restored, new ChangelogCodec(def(kind)))(chunkOf(records));
+    expect(contents(restored)).toEqual(contents(written));
   });
 
   it('in memory, the same records decoded give the same contents', () => {

@@ -12,7 +12,7 @@ import { PersistentWindowStore } from '../../../streams/state/persistent-window'
 import { encodeTime, keyPart } from '../../../streams/state/lmdb-keys';
 import { coarseExpiry } from '../../../streams/processors/common';
 import { seededRandom } from '../../harness/random';
-import type { ChangeListener, SessionStore, WindowStore } from '../../../streams/state/stores';
+import type { ChangeListener, RawApply, SessionStore, WindowStore } from '../../../streams/state/stores';
 import { storeFolder } from './store-fixtures';
 
 const folder = storeFolder('tide-window-stores-');
@@ -281,6 +281,55 @@ describe('the LMDB window store in time segments', () => {
         apply(Buffer.from('k'), m * MINUTE, m * MINUTE + 1_000, Buffer.alloc(8));
     });
     expect(ascending.all().map((e) => e.window.start / MINUTE)).toEqual([196, 198, 200]);
+  });
+
+  it('a queued restore creates and drops segments as it goes, as the batch does', async () => {
+    const windowsEvery2Min = (apply: RawApply) => {
+      for (let m = 0; m <= 200; m += 2)
+        apply(Buffer.from('k'), m * MINUTE, m * MINUTE + 1_000, Buffer.alloc(8));
+    };
+    const queued = create('queued');
+    await queued.restoreQueued(windowsEvery2Min);
+    expect(queued.all().map((e) => e.window.start / MINUTE)).toEqual([196, 198, 200]);
+    // Writes after it are on the spot, into the segments it left.
+    queued.put('k', 202 * MINUTE, 7);
+    expect(queued.fetch('k', 202 * MINUTE)).toBe(7);
+    const batch = create('batch');
+    batch.restoreBatch(windowsEvery2Min);
+    batch.put('k', 202 * MINUTE, 7);
+    expect(databases(queued, 'queued')).toEqual(databases(batch, 'batch'));
+  });
+
+  it('a queued restore that throws part-way writes nothing of its chunk', async () => {
+    const s = create('thrown');
+    await s.restoreQueued((apply) => apply(Buffer.from('a'), 0, 1_000, Buffer.alloc(8)));
+    expect(() =>
+      s.restoreQueued((apply) => {
+        apply(Buffer.from('b'), MINUTE, MINUTE + 1_000, Buffer.alloc(8));
+        apply(Buffer.from('c'), 10 * MINUTE, 10 * MINUTE + 1_000, Buffer.alloc(8));
+        throw new Error('corrupt changelog record');
+      }),
+    ).toThrow('corrupt changelog record');
+    await s.flushed();
+    expect(s.all().map((e) => e.key)).toEqual(['a']);
+    s.put('d', 10 * MINUTE, 1);
+    expect(s.all().map((e) => e.key)).toEqual(['d']); // segment 0 dropped: out of d's retention
+  });
+
+  it('a queued restore of a chunk spanning a day of segments creates only the live ones', async () => {
+    const s = create('sparse');
+    const day = 24 * 60;
+    await s.restoreQueued((apply) => {
+      for (let m = 0; m <= day; m += 1)
+        apply(Buffer.from('k'), m * MINUTE, m * MINUTE + 1_000, Buffer.alloc(8));
+    });
+    await s.restoreQueued((apply) => {
+      for (let m = day; m <= 2 * day; m += 1)
+        apply(Buffer.from('k'), m * MINUTE, m * MINUTE + 1_000, Buffer.alloc(8));
+    });
+    // Retention 4 min: the windows of the last 4 minutes, in segments 1438-1440.
+    expect(s.all().map((e) => e.window.start / MINUTE - 2 * day)).toEqual([-4, -3, -2, -1, 0]);
+    expect(databases(s, 'sparse')).toEqual(['meta', 'seg-1438', 'seg-1439', 'seg-1440']);
   });
 
   it('moves a store written in the layout before segments into segments', () => {
