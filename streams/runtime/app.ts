@@ -52,6 +52,7 @@ import {
   writeCheckpoint,
 } from './checkpoint';
 import { restoreApplier, restoreStore, type RestoreProgress } from './restore';
+import { GlobalTables } from './global-tables';
 import { DEFAULT_REPARTITION_PURGE_INTERVAL_MS, RepartitionPurger } from './purge';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
@@ -251,6 +252,8 @@ export class StreamsApp {
   /** Names this instance in its published status and the topology record. */
   private readonly instanceKey: string;
   private replicas?: Replicas;
+  /** The global tables' copies on this instance (loaded before the group is joined). */
+  private globals?: GlobalTables;
   /** Interactive queries (app.queries.get(...)); see docs/streams.md. */
   readonly queries: StreamsQueries;
   /** The record cache of every task's cached stores (caching on). */
@@ -318,13 +321,6 @@ export class StreamsApp {
     if (this._state !== 'created')
       throw new StreamsError('STATE', `start() on an app that is ${this._state}`);
     this._state = 'starting';
-    if (this.topology.global.nodes.length > 0) {
-      throw new StreamsError(
-        'TOPOLOGY',
-        `global tables (${this.topology.global.topics.join(', ')}) are not run by the cluster runtime yet; ` +
-          `the TopologyTestDriver runs them. Use a table (co-partitioned) instead for now`,
-      );
-    }
     try {
       await checkAndRecordTopology(this.tide.admin(), this.topology, {
         allowTopologyChange: this.options.allowTopologyChange ?? false,
@@ -349,6 +345,20 @@ export class StreamsApp {
       } else {
         this.producer = this.tide.producer({ acks: 'all' });
       }
+      // Global tables load before the group is joined: no task reads one that is not there yet.
+      this.globals = new GlobalTables({
+        tide: this.tide,
+        applicationId: this.applicationId,
+        global: this.topology.global,
+        partitionsOf: (topic) => this.partitionsOf(topic),
+        readCommitted: this.eos,
+        stateDir: this.options.stateDir,
+        sliceRecords: PROCESS_SLICE_RECORDS,
+        logger: this.logger,
+        onRestore: this.options.onRestore,
+        onError: (err) => this.fail(err),
+      });
+      await this.globals.start();
       const sources = [...new Set(this.topology.subtopologies.flatMap((s) => s.sourceTopics))];
       this.replicas = this.createReplicas();
       await this.replicas.start();
@@ -392,6 +402,7 @@ export class StreamsApp {
       for (const rt of [...this.tasks.values()]) this.closeTask(rt);
     });
     if (this.inTransaction) await this.txn?.abortTransaction().catch(() => undefined);
+    await this.globals?.close();
     await this.purger?.close();
     await this.replicas?.close();
     await this.producer?.close().catch(() => undefined);
@@ -506,6 +517,10 @@ export class StreamsApp {
         const rt = this.tasks.get(taskId);
         if (!rt || rt.restoring || this._state !== 'running' || this.failure) return undefined;
         return rt.task.readableStore(store);
+      },
+      globalStore: (store) => {
+        if (this._state !== 'running' || this.failure || !this.globals?.loaded) return undefined;
+        return this.globals.stores.get(store);
       },
       activeTasks: () => [...this.tasks.keys()],
     });
@@ -673,6 +688,8 @@ export class StreamsApp {
     this.commits++;
     // Under exactlyOnce a checkpoint is trusted only after a clean close (see the file comment).
     if (!this.eos || closing) for (const rt of ready) await this.checkpoint(rt);
+    // Global copies hold committed records only (read_committed under exactlyOnce): always safe.
+    await this.globals?.checkpoint();
     if (!this.lagUpdating && offsets.length > 0) {
       this.lagUpdating = true;
       void this.updateLag(ready, offsets).finally(() => (this.lagUpdating = false));
@@ -912,7 +929,7 @@ export class StreamsApp {
         caching: this.options.caching ?? false,
         cache: this.cache,
         maxTaskIdleMs: this.options.maxTaskIdleMs ?? 0,
-        globalStores: new Map(),
+        globalStores: this.globals?.stores ?? new Map(),
         createStore: (def) => {
           if (!def.logged) return createStore(def, id, this.options.stateDir);
           const codec = new ChangelogCodec(def);

@@ -37,6 +37,8 @@ export interface ReplicasOptions {
   createStore(def: StoreDef, taskId: string, onChange: ChangeListener): StateStore;
   /** The store of a task active and restored here. */
   localStore(taskId: string, store: string): StateStore | undefined;
+  /** A global table's store here, once loaded. */
+  globalStore(store: string): StateStore | undefined;
   /** Task ids active here now. */
   activeTasks(): string[];
 }
@@ -72,6 +74,7 @@ export class Replicas {
       topology: o.topology,
       partitions: o.partitions,
       localStore: o.localStore,
+      globalStore: o.globalStore,
       owners: () => this.info.owners,
       self: () => this.endpoint,
       clients: this.clients,

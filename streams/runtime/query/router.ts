@@ -45,6 +45,8 @@ export interface QueryRouterDeps {
   partitions(): ReadonlyMap<string, number>;
   /** The store of a task active and restored here; undefined otherwise. */
   localStore(taskId: string, store: string): StateStore | undefined;
+  /** A global table's store on this instance, once loaded; undefined otherwise. */
+  globalStore(store: string): StateStore | undefined;
   /** Active task → its instance's query endpoint, from the latest assignment. */
   owners(): ReadonlyMap<string, string>;
   /** This instance's query endpoint ('' without a query server). */
@@ -54,7 +56,8 @@ export interface QueryRouterDeps {
 
 interface StoreInfo {
   def: StoreDef;
-  subtopology: Subtopology;
+  /** undefined for a global table's store: every instance holds all of it. */
+  subtopology?: Subtopology;
   key: Serde<unknown>;
   value: Serde<unknown>;
 }
@@ -64,22 +67,31 @@ export class QueryRouter {
 
   /** The store's definition and serdes; StreamsError STORE for an unknown or unqueryable store. */
   store(name: string): StoreInfo {
-    for (const s of this.deps.topology.subtopologies) {
-      const def = s.stores.find((d) => d.name === name);
-      if (!def) continue;
+    const topology = this.deps.topology;
+    const found = topology.subtopologies
+      .map((s) => ({ def: s.stores.find((d) => d.name === name), subtopology: s }))
+      .find((f) => f.def) ?? {
+      def: topology.global.stores.find((d) => d.name === name),
+      subtopology: undefined,
+    };
+    const def = found.def;
+    if (def) {
       if (!def.key || !def.value) {
         throw new StreamsError('STORE', `store ${name} has no key and value serdes: it cannot be queried`);
       }
-      return { def, subtopology: s, key: def.key, value: def.value };
+      return { def, subtopology: found.subtopology, key: def.key, value: def.value };
     }
-    const names = this.deps.topology.subtopologies.flatMap((s) => s.stores.map((d) => d.name));
+    const names = [...topology.subtopologies.flatMap((s) => s.stores), ...topology.global.stores].map(
+      (d) => d.name,
+    );
     throw new StreamsError('STORE', `no store named ${name}; the stores are: ${names.join(', ') || 'none'}`);
   }
 
   /** The task holding `key` (bytes of the store's key serde). */
   taskOf(info: StoreInfo, key: Buffer): string {
-    const count = this.deps.topology.taskCount(info.subtopology, this.deps.partitions());
-    return `${info.subtopology.id}_${partitionForKey(key, count)}`;
+    const s = this.partitioned(info);
+    const count = this.deps.topology.taskCount(s, this.deps.partitions());
+    return `${s.id}_${partitionForKey(key, count)}`;
   }
 
   async get(storeName: string, key: Buffer, localOnly: boolean): Promise<GetResult> {
@@ -87,8 +99,11 @@ export class QueryRouter {
     if (info.def.kind !== 'keyValue') {
       throw new StreamsError('STORE', `store ${storeName} is a ${info.def.kind} store: fetch windows of it`);
     }
-    const task = this.taskOf(info, key);
-    const local = this.deps.localStore(task, storeName) as KeyValueStore<unknown, unknown> | undefined;
+    const local = (
+      info.subtopology
+        ? this.deps.localStore(this.taskOf(info, key), storeName)
+        : this.loadedGlobal(storeName)
+    ) as KeyValueStore<unknown, unknown> | undefined;
     if (local) {
       const found = local.get(info.key.deserialize(key));
       const { value, timestampMs } = unstamp(info, found);
@@ -99,7 +114,7 @@ export class QueryRouter {
         servedBy: this.deps.self(),
       };
     }
-    const owner = this.remoteOwner(task, storeName, localOnly);
+    const owner = this.remoteOwner(this.taskOf(info, key), storeName, localOnly);
     return this.deps.clients.get(owner, storeName, key);
   }
 
@@ -108,17 +123,24 @@ export class QueryRouter {
     if (info.def.kind !== 'keyValue') {
       throw new StreamsError('STORE', `store ${storeName} is a ${info.def.kind} store: fetch windows of it`);
     }
-    const count = this.deps.topology.taskCount(info.subtopology, this.deps.partitions());
     const out: EntryBytes[] = [];
+    const collect = (store: KeyValueStore<unknown, unknown>): void => {
+      for (const [k, v] of store.all()) {
+        const { value, timestampMs } = unstamp(info, v);
+        out.push({ key: info.key.serialize(k), value: info.value.serialize(value), timestampMs });
+      }
+    };
+    if (!info.subtopology) {
+      collect(this.loadedGlobal(storeName) as KeyValueStore<unknown, unknown>);
+      return limit > 0 ? out.slice(0, limit) : out;
+    }
+    const count = this.deps.topology.taskCount(info.subtopology, this.deps.partitions());
     const remote = new Set<string>();
     for (let p = 0; p < count; p++) {
       const task = `${info.subtopology.id}_${p}`;
       const local = this.deps.localStore(task, storeName) as KeyValueStore<unknown, unknown> | undefined;
       if (local) {
-        for (const [k, v] of local.all()) {
-          const { value, timestampMs } = unstamp(info, v);
-          out.push({ key: info.key.serialize(k), value: info.value.serialize(value), timestampMs });
-        }
+        collect(local);
       } else if (!localOnly) {
         remote.add(this.remoteOwner(task, storeName, false));
       }
@@ -164,6 +186,24 @@ export class QueryRouter {
       }),
       servedBy: this.deps.self(),
     };
+  }
+
+  /** The subtopology of a partitioned store (not a global table's). */
+  private partitioned(info: StoreInfo): Subtopology {
+    if (!info.subtopology)
+      throw new StreamsError('STORE', `store ${info.def.name} is a global table's: it has no tasks`);
+    return info.subtopology;
+  }
+
+  /** A global table's store here; NOT_AVAILABLE until it is loaded (every instance has one). */
+  private loadedGlobal(store: string): StateStore {
+    const found = this.deps.globalStore(store);
+    if (!found)
+      throw new StreamsError(
+        'NOT_AVAILABLE',
+        `global table ${store} is not loaded on this instance yet; retry`,
+      );
+    return found;
   }
 
   /** The endpoint to ask for a task not readable here; NOT_AVAILABLE when there is none to ask. */

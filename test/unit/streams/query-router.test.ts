@@ -2,7 +2,8 @@
  * Interactive-query routing without a cluster: the key's task is the producer's partition of its
  * bytes; a task running here is read locally (table values without their timestamp, window
  * ranges, every entry); a task elsewhere goes to its owner's endpoint; anything unknown or not
- * running here is a retriable NOT_AVAILABLE, and an unknown store a STORE error.
+ * running here is a retriable NOT_AVAILABLE, and an unknown store a STORE error. A global table's
+ * store is read here, never routed: every instance has all of it once loaded.
  */
 import { partitionForKey } from '../../../client';
 import { Serdes, StreamsBuilder, TimeWindows } from '../../../streams';
@@ -17,10 +18,15 @@ const b = new StreamsBuilder({ applicationId: 'q' });
 const grouped = b.stream('in', { key: Serdes.string, value: Serdes.string }).groupByKey();
 grouped.count({ name: 'counts' });
 grouped.windowedBy(TimeWindows.ofSizeWithNoGrace(1_000)).count({ name: 'per-second' });
+b.globalTable('users', { key: Serdes.string, value: Serdes.string, name: 'users' });
 const topology = b.build();
-const partitions = new Map([['in', 4]]);
+const partitions = new Map([
+  ['in', 4],
+  ['users', 3],
+]);
 
 const stores = new Map<string, StateStore>();
+const globals = new Map<string, StateStore>();
 const owners = new Map<string, string>();
 const remote: string[] = [];
 const clients = {
@@ -36,6 +42,7 @@ const router = new QueryRouter({
   topology,
   partitions: () => partitions,
   localStore: (task, store) => stores.get(`${task}/${store}`),
+  globalStore: (store) => globals.get(store),
   owners: () => owners,
   self: () => 'me:1',
   clients,
@@ -105,4 +112,21 @@ it('fetches windows of a key by start, and gathers every entry of local tasks', 
     ['key-of-2', 2],
     ['key-of-3', 3],
   ]);
+});
+
+it('reads a global table here, whatever the key; NOT_AVAILABLE until it is loaded', async () => {
+  const before = await queries.get('users', 'u1').catch((e: unknown) => e);
+  expect((before as StreamsError).kind).toBe('NOT_AVAILABLE');
+  expect((before as StreamsError).message).toMatch(/global table users is not loaded/);
+
+  const users = new InMemoryKeyValueStore<string, { value: string; timestamp: number }>('users');
+  for (let i = 0; i < 8; i++) users.put(`u${i}`, { value: `name-${i}`, timestamp: 100 + i });
+  globals.set('users', users);
+  const callsBefore = remote.length;
+  for (let i = 0; i < 8; i++) expect(await queries.get('users', `u${i}`)).toBe(`name-${i}`);
+  expect(await queries.get('users', 'nobody')).toBeNull();
+  const raw = await router.get('users', Serdes.string.serialize('u3'), true);
+  expect([raw.found, raw.timestampMs, raw.servedBy]).toEqual([true, 103, 'me:1']);
+  expect((await queries.all<string, string>('users')).length).toBe(8);
+  expect(remote.length).toBe(callsBefore);
 });
