@@ -1014,6 +1014,14 @@ export class StreamsApp {
           from,
           readCommitted: this.eos,
           apply: restoreApplier(store, new ChangelogCodec(def)),
+          reset: () => {
+            if (!persistent) return;
+            this.logger.warn(
+              { task: rt.id, store: def.name, from, topic },
+              'checkpoint past the changelog end: store emptied',
+            );
+            store.clear();
+          },
           onProgress: (restored, total) => {
             this.options.onRestore?.({ taskId: rt.id, store: def.name, restored, total, done: false });
           },

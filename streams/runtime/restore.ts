@@ -66,6 +66,12 @@ export interface RestoreRequest {
    * this one before the chunk after, and awaits the last before it returns.
    */
   apply(chunk: ChangelogChunk): void | Promise<void>;
+  /**
+   * `from` is past the changelog's end: the changelog was deleted and recreated, and a local copy
+   * that held it cannot be trusted to match the new one (a key it lacks would stay). Called before
+   * anything is applied, to empty the store; the restore then reads the changelog from its start.
+   */
+  reset?(): void;
   /** Once the end is known (restored 0), then after every fetched chunk. */
   onProgress?(restored: number, total: number): void;
 }
@@ -96,9 +102,11 @@ export async function restoreStore(req: RestoreRequest): Promise<RestoreResult> 
   try {
     const listed = await consumer.listOffset(req.tp, 'latest');
     const end = listed.offset;
-    // A checkpoint past the end: the changelog was recreated; the local copy cannot be trusted
-    // to match it, but replaying the whole changelog over it converges to the changelog's state.
-    let from = req.from > end ? 0 : req.from;
+    let from = req.from;
+    if (from > end) {
+      req.reset?.();
+      from = 0;
+    }
     from = Math.max(from, listed.logStartOffset);
     const total = Math.max(0, end - from);
     let restored = 0;

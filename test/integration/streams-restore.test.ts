@@ -132,3 +132,71 @@ test('in memory: after a full restore from the changelog, a record late before t
 test('LMDB: after a restart from the checkpoint (nothing read), a record late before it is still dropped', async () => {
   await scenario('late-lmdb', makeTempDir('tide-streams-late-'));
 });
+
+test('LMDB: a checkpoint past a recreated changelog empties the store before the restore', async () => {
+  const name = 'recreated';
+  const input = `${name}-events`;
+  const changelog = `${name}-c-changelog`;
+  await tide.admin().createTopic(input, { partitions: 1, replicationFactor: 1 });
+  const stateDir = makeTempDir('tide-streams-recreated-');
+  const resets: RestoreProgress[] = [];
+  const start = async (): Promise<StreamsApp> => {
+    const b = tide.streams({ applicationId: name });
+    b.stream(input, { key: Serdes.string, value: Serdes.string }).groupByKey().count({ name: 'c' });
+    const app = b.app(b.build(), {
+      stateDir,
+      commitIntervalMs: 100,
+      replicationFactor: 1,
+      statusIntervalMs: 0,
+      onRestore: (p) => p.done && resets.push(p),
+    });
+    await app.start();
+    return app;
+  };
+  const producer = tide.producer();
+  let app = await start();
+  try {
+    for (const key of ['a', 'a', 'b']) await producer.send(input, { key, value: 'v', timestampMs: 1_000 });
+    await waitFor(async () => (await app.query<string, number>('c', 'b').catch(() => null)) === 1, {
+      timeoutMs: 30_000,
+      what: 'the counts of a and b',
+    });
+    expect(await app.query<string, number>('c', 'a')).toBe(2);
+    await app.close(); // checkpoint: the changelog's offset 3
+
+    // The changelog is deleted and recreated empty: the checkpoint (3) is past its end (0).
+    await tide.admin().deleteTopic(changelog);
+    await waitFor(
+      async () => {
+        try {
+          await tide.admin().createTopic(changelog, {
+            partitions: 1,
+            replicationFactor: 1,
+            configs: { 'cleanup.policy': 'compact' },
+          });
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { timeoutMs: 30_000, what: 'the changelog recreated' },
+    );
+    resets.length = 0;
+    app = await start();
+    await waitFor(() => resets.length === 1, { timeoutMs: 30_000, what: 'the store restored' });
+    expect([resets[0].restored, resets[0].total]).toEqual([0, 0]);
+    // Only what the new changelog holds (nothing): the counts of the old files are gone, and
+    // counting starts over from there.
+    expect(await app.query<string, number>('c', 'a')).toBeNull();
+    await producer.send(input, { key: 'b', value: 'v', timestampMs: 2_000 });
+    await waitFor(async () => (await app.query<string, number>('c', 'b').catch(() => null)) !== null, {
+      timeoutMs: 30_000,
+      what: 'the new count of b',
+    });
+    expect(await app.query<string, number>('c', 'b')).toBe(1);
+    expect(app.error()).toBeUndefined();
+  } finally {
+    await app.close();
+    await producer.close();
+  }
+});
