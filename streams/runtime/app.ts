@@ -52,7 +52,7 @@ import {
   writeCheckpoint,
 } from './checkpoint';
 import { restoreApplier, restoreStore, type RestoreProgress } from './restore';
-import { GlobalTables } from './global-tables';
+import { GlobalTables, type GlobalTableSnapshot } from './global-tables';
 import { DEFAULT_REPARTITION_PURGE_INTERVAL_MS, RepartitionPurger } from './purge';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
@@ -172,6 +172,8 @@ export interface StreamsAppMetrics {
   recordsIn: number;
   recordsOut: number;
   droppedLateRecords: number;
+  /** The global tables' copies on this instance. */
+  globalTables: GlobalTableSnapshot[];
 }
 
 interface RunningTask {
@@ -428,6 +430,7 @@ export class StreamsApp {
       recordsIn: tasks.reduce((n, t) => n + t.recordsIn, 0),
       recordsOut: tasks.reduce((n, t) => n + t.recordsOut, 0),
       droppedLateRecords: tasks.reduce((n, t) => n + t.droppedLateRecords, 0),
+      globalTables: this.globals?.snapshot() ?? [],
     };
   }
 

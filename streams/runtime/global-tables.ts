@@ -54,12 +54,28 @@ interface GlobalPartition extends TopicPartition {
   store: string;
   from: number;
   end: number;
+  /** The partition's high watermark as of its last fetched chunk (the bootstrap's end before). */
+  highWatermark: number;
+}
+
+/** A global table on this instance, for metrics(). */
+export interface GlobalTableSnapshot {
+  store: string;
+  topic: string;
+  /** false while the bootstrap reads it (and after a failure or close). */
+  loaded: boolean;
+  /** Records of its topic applied since the instance started (the bootstrap's included). */
+  recordsIn: number;
+  /** Records behind its partitions' high watermarks, as of their last fetched chunks. */
+  lag: number;
 }
 
 export class GlobalTables {
   /** Each global table's store, by name: what tasks read. */
   readonly stores = new Map<string, StateStore>();
   private readonly partitions: GlobalPartition[] = [];
+  private readonly byPartition = new Map<string, GlobalPartition>();
+  private readonly recordsIn = new Map<string, number>();
   private task?: StreamTask;
   private consumer?: Consumer;
   private loop?: Promise<void>;
@@ -68,6 +84,8 @@ export class GlobalTables {
   private checkTimer?: NodeJS.Timeout;
   private failure?: Error;
   private closed = false;
+  /** The consumer has the partitions (before, a position is where the plan starts). */
+  private assigned = false;
 
   constructor(private readonly o: GlobalTablesOptions) {}
 
@@ -130,6 +148,7 @@ export class GlobalTables {
     this.consumer.assign(
       this.partitions.map((p) => ({ topic: p.topic, partition: p.partition, offset: p.from })),
     );
+    this.assigned = true;
     for (const def of o.global.stores) this.progress(def.name, false);
     this.loop = this.run();
     this.checkTimer = setInterval(() => this.checkCaughtUp(), CAUGHT_UP_CHECK_MS);
@@ -139,6 +158,24 @@ export class GlobalTables {
     } finally {
       clearInterval(this.checkTimer);
     }
+  }
+
+  /** Each global table's load state, records applied and lag (metrics()). */
+  snapshot(): GlobalTableSnapshot[] {
+    return this.o.global.stores.map((def) => {
+      let lag = 0;
+      for (const p of this.partitions) {
+        if (p.store !== def.name) continue;
+        lag += Math.max(0, p.highWatermark - this.positionOf(p));
+      }
+      return {
+        store: def.name,
+        topic: def.sourceTopic!,
+        loaded: this.loaded,
+        recordsIn: this.recordsIn.get(def.name) ?? 0,
+        lag,
+      };
+    });
   }
 
   /** Writes the checkpoint of the LMDB copies (after their files are flushed). */
@@ -188,7 +225,10 @@ export class GlobalTables {
     }
     tps.forEach((tp, i) => {
       const from = Math.max(froms[i] ?? 0, listed[i].logStartOffset);
-      this.partitions.push({ ...tp, store: def.name, from, end: Math.max(from, listed[i].offset) });
+      const end = Math.max(from, listed[i].offset);
+      const p = { ...tp, store: def.name, from, end, highWatermark: end };
+      this.partitions.push(p);
+      this.byPartition.set(partitionKey(p), p);
     });
   }
 
@@ -211,6 +251,11 @@ export class GlobalTables {
 
   /** One fetched chunk through the global processors, in one write transaction per LMDB copy. */
   private apply(batch: ConsumerBatch): void {
+    const p = this.byPartition.get(partitionKey(batch));
+    if (p) {
+      p.highWatermark = batch.highWatermark;
+      this.recordsIn.set(p.store, (this.recordsIn.get(p.store) ?? 0) + batch.recordCount);
+    }
     if (batch.recordCount === 0) return;
     const task = this.task!;
     let run = (): void => {
@@ -229,7 +274,7 @@ export class GlobalTables {
 
   private checkCaughtUp(): void {
     if (!this.caughtUp) return;
-    const behind = this.partitions.some((p) => (this.consumer!.position(p) ?? p.from) < p.end);
+    const behind = this.partitions.some((p) => this.positionOf(p) < p.end);
     if (behind) return;
     const done = this.caughtUp;
     this.caughtUp = undefined;
@@ -248,11 +293,15 @@ export class GlobalTables {
     for (const p of this.partitions) {
       if (p.store !== store) continue;
       total += p.end - p.from;
-      restored += Math.min(this.consumer!.position(p) ?? p.from, p.end) - p.from;
+      restored += Math.min(this.positionOf(p), p.end) - p.from;
     }
     const progress = { taskId: GLOBAL_TASK_ID, store, restored, total, done };
     this.o.onRestore?.(progress);
     return progress;
+  }
+
+  private positionOf(p: GlobalPartition): number {
+    return (this.assigned ? this.consumer!.position(p) : undefined) ?? p.from;
   }
 }
 

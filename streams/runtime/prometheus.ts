@@ -15,6 +15,9 @@
  *   tide_streams_window_open_windows{application_id,task_id,store}    windows not yet closed
  *   tide_streams_window_next_close_wait_seconds{...}                  stream time still to pass before the
  *                                                                      earliest open window closes
+ *   tide_streams_global_table_loading{application_id,store}           1 while the instance loads the global table
+ *   tide_streams_global_table_records_in_total{...}                   records of its topic applied here
+ *   tide_streams_global_table_lag_records{...}                        behind its partitions' high watermarks
  *
  * Every value is read from the app at scrape time (nothing is counted on the processing path);
  * task counters start at 0 when a task is created here, so a task that moves resets (as Prometheus
@@ -23,6 +26,7 @@
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { StreamsAppMetrics, TaskSnapshot } from './app';
+import type { GlobalTableSnapshot } from './global-tables';
 import type { WindowStoreStatus } from './window-status';
 
 /** What the metrics read of an app (StreamsApp has it). */
@@ -141,6 +145,43 @@ function createMetrics(registry: Registry, sources: Set<MetricsSource>): void {
     'Changelog records the running (or last) restore still has to apply',
     (t) => Math.max(0, t.restoreTotal - t.restoredRecords),
   );
+
+  const globalTables = () =>
+    snapshot().flatMap(({ source, metrics }) => metrics.globalTables.map((g) => ({ source, g })));
+  const globalLabels = (source: MetricsSource, g: GlobalTableSnapshot) => ({
+    application_id: source.applicationId,
+    store: g.store,
+  });
+  new Gauge({
+    name: 'tide_streams_global_table_loading',
+    help: 'Global table: 1 until this instance has loaded it (start() waits for it)',
+    labelNames: ['application_id', 'store'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { source, g } of globalTables()) this.set(globalLabels(source, g), g.loaded ? 0 : 1);
+    },
+  });
+  new Counter({
+    name: 'tide_streams_global_table_records_in_total',
+    help: "Global table: records of its topic applied to this instance's copy",
+    labelNames: ['application_id', 'store'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { source, g } of globalTables()) this.inc(globalLabels(source, g), g.recordsIn);
+    },
+  });
+  new Gauge({
+    name: 'tide_streams_global_table_lag_records',
+    help: "Global table: records of its topic this instance's copy is behind (high watermarks of the last fetches)",
+    labelNames: ['application_id', 'store'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { source, g } of globalTables()) this.set(globalLabels(source, g), g.lag);
+    },
+  });
 
   const windows = () =>
     [...sources].flatMap((source) =>

@@ -84,6 +84,9 @@ async function scenario(name: string, stateDir: string | undefined): Promise<voi
       { taskId: 'global', store: 'users', restored: USERS, total: USERS, done: true },
     ]);
     expect(await app.query<string, string>('users', 'u7')).toBe('name-7');
+    expect(app.metrics().globalTables).toEqual([
+      { store: 'users', topic: users, loaded: true, recordsIn: USERS, lag: 0 },
+    ]);
     await order('o1', 'u7');
     await waitFor(() => joined.get('o1') !== undefined, { timeoutMs: 30_000, what: 'order o1 joined' });
     expect(joined.get('o1')).toBe('u7:name-7');
@@ -96,6 +99,7 @@ async function scenario(name: string, stateDir: string | undefined): Promise<voi
       what: 'the tombstone of u8 applied',
     });
     expect(await app.query<string, string>('users', 'u7')).toBe('renamed-7');
+    expect(app.metrics().globalTables[0].recordsIn).toBe(USERS + 2);
     await order('o2', 'u7');
     await order('o3', 'u8');
     await waitFor(() => joined.has('o2') && joined.has('o3'), { timeoutMs: 30_000, what: 'orders o2, o3' });

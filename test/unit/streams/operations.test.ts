@@ -100,6 +100,7 @@ describe('registerStreamsMetrics', () => {
     recordsIn: 10,
     recordsOut: 7,
     droppedLateRecords: 1,
+    globalTables: [{ store: 'users', topic: 'users', loaded: true, recordsIn: 12, lag: 3 }],
     tasks: [
       {
         id: '0_1',
@@ -151,6 +152,9 @@ describe('registerStreamsMetrics', () => {
       `tide_streams_window_next_close_wait_seconds{${labels},store="c"} 2.5`,
       'tide_streams_state{application_id="ops",state="running"} 1',
       'tide_streams_commits_total{application_id="ops"} 4',
+      'tide_streams_global_table_loading{application_id="ops",store="users"} 0',
+      'tide_streams_global_table_records_in_total{application_id="ops",store="users"} 12',
+      'tide_streams_global_table_lag_records{application_id="ops",store="users"} 3',
     ]) {
       expect(text).toContain(line);
     }
