@@ -10,6 +10,7 @@ import {
   TOPOLOGY_METADATA_KEY,
   parseInstanceStatus,
   parseRecordedTopology,
+  type GlobalTableSnapshot,
   type InstanceStatus,
   type RecordedTopology,
   type WindowStoreStatus,
@@ -77,6 +78,8 @@ export interface StreamsDescription {
   instances: InstanceStatus[];
   tasks: TaskView[];
   windows: (WindowStoreStatus & { instance: string })[];
+  /** Each instance's copy of each global table. */
+  globalTables: (GlobalTableSnapshot & { instance: string })[];
 }
 
 export function streamsDescription(
@@ -111,7 +114,10 @@ export function streamsDescription(
   }
   tasks.sort((a, b) => compareTaskIds(a.id, b.id));
   const windows = instances.flatMap((s) => s.windows.map((w) => ({ ...w, instance: s.instance })));
-  return { application, topology, group, instances, tasks, windows };
+  const globalTables = instances.flatMap((s) =>
+    (s.globalTables ?? []).map((g) => ({ ...g, instance: s.instance })),
+  );
+  return { application, topology, group, instances, tasks, windows, globalTables };
 }
 
 /** Tasks `<subtopology>_<p>` whose every input partition is in `owned` (as the runtime forms them). */

@@ -88,6 +88,7 @@ export { INSTANCE_METADATA_PREFIX, parseInstanceStatus } from './runtime/instanc
 export type { InstanceStatus, InstanceTaskStatus } from './runtime/instance-status';
 export { registerStreamsMetrics } from './runtime/prometheus';
 export type { WindowStoreStatus, OpenWindow } from './runtime/window-status';
+export type { GlobalTableSnapshot } from './runtime/global-tables';
 export { TopologyTestDriver } from './test-driver/driver';
 export type { TestDriverOptions, SuppressStatus } from './test-driver/driver';
 export { TestInputTopic, TestOutputTopic } from './test-driver/topics';

@@ -97,6 +97,20 @@ function printDescription(d: StreamsDescription): void {
       ]),
     );
   }
+  if (d.globalTables.length > 0) {
+    out();
+    printTable(
+      ['GLOBAL-TABLE', 'INSTANCE', 'TOPIC', 'STATE', 'RECORDS', 'LAG'],
+      d.globalTables.map((t) => [
+        t.store,
+        t.instance,
+        t.topic,
+        t.loaded ? 'loaded' : 'loading',
+        t.recordsIn,
+        t.lag,
+      ]),
+    );
+  }
   if (g && g.partitions.length > 0) {
     out();
     printGroupLag(g.partitions);

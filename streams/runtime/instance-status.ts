@@ -1,6 +1,6 @@
 /**
  * Each running instance publishes what only it knows — its tasks with their stream time, lag and
- * restore progress, and the open windows of its window stores — as the application metadata entry
+ * restore progress, the open windows of its window stores, and its copies of the global tables — as the application metadata entry
  * `streams.instance.<instance>`, with a TTL of three intervals: written every `statusIntervalMs`,
  * deleted on close, and gone by itself a few intervals after a crash. `tide streams describe`
  * reads these entries beside the group's members and lag.
@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import type { Admin } from '../../client/index';
 import type { Logger } from '../../services/common/logger';
 import type { StreamsAppMetrics } from './app';
+import type { GlobalTableSnapshot } from './global-tables';
 import type { WindowStoreStatus } from './window-status';
 
 /** Key prefix of the instance entries; the instance id follows. */
@@ -47,6 +48,8 @@ export interface InstanceStatus {
   commits: number;
   tasks: InstanceTaskStatus[];
   windows: WindowStoreStatus[];
+  /** Absent in entries of versions without global tables on the cluster. */
+  globalTables?: GlobalTableSnapshot[];
 }
 
 export type InstanceSnapshot = Omit<InstanceStatus, 'format' | 'instance' | 'host' | 'pid' | 'updatedAtMs'>;
@@ -83,6 +86,7 @@ export function instanceSnapshotOf(
       restoreTotal: t.restoreTotal,
     })),
     windows: app.windowedStores().flatMap((s) => app.windowStatus(s, PUBLISHED_WINDOWS_MAX)),
+    globalTables: m.globalTables,
   };
 }
 

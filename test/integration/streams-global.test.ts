@@ -7,11 +7,14 @@
  * - An update and a tombstone written while the app runs reach the joins and the queries.
  * - LMDB with a state directory: a restart reads only what was written while the app was down
  *   (its checkpoint); in memory, every record again.
+ * - `tide streams describe` lists each instance's copy (loaded, records applied, lag).
  * - A missing global topic is refused at start with the topic's name.
  */
 import { Tide, type Consumer } from '../../client';
 import { Serdes, type RestoreProgress, type StreamsApp } from '../../streams';
 import { StreamsError } from '../../streams/errors';
+import * as path from 'node:path';
+import { runCli } from '../harness/cli';
 import { TestCluster } from '../harness/cluster';
 import { makeTempDir, waitFor } from '../harness/processes';
 
@@ -69,7 +72,7 @@ async function scenario(name: string, stateDir: string | undefined): Promise<voi
       stateDir,
       commitIntervalMs: 100,
       replicationFactor: 1,
-      statusIntervalMs: 0,
+      statusIntervalMs: 200,
       onRestore: (p) => p.taskId === 'global' && p.done && progress.push(p),
     });
     await app.start();
@@ -100,6 +103,17 @@ async function scenario(name: string, stateDir: string | undefined): Promise<voi
     });
     expect(await app.query<string, string>('users', 'u7')).toBe('renamed-7');
     expect(app.metrics().globalTables[0].recordsIn).toBe(USERS + 2);
+    // The instance publishes its copy for `tide streams describe`.
+    const noConfig = path.join(makeTempDir(), 'none.yaml');
+    await waitFor(
+      async () => {
+        const r = await runCli(['-b', cluster.bootstrap().join(','), 'streams', 'describe', name], {
+          env: { TIDE_CONFIG_FILE: noConfig },
+        });
+        return /users\s+\S+\s+\S+-users\s+loaded\s+32\s+0/.test(r.out);
+      },
+      { timeoutMs: 30_000, what: 'the global table in tide streams describe' },
+    );
     await order('o2', 'u7');
     await order('o3', 'u8');
     await waitFor(() => joined.has('o2') && joined.has('o3'), { timeoutMs: 30_000, what: 'orders o2, o3' });

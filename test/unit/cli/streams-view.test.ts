@@ -54,6 +54,7 @@ const status: InstanceStatus = {
     },
   ],
   windows: [],
+  globalTables: [{ store: 'users', topic: 'users', loaded: true, recordsIn: 40, lag: 2 }],
 };
 
 const member = (memberId: string, owned: { topic: string; partition: number }[]) => ({
@@ -126,4 +127,15 @@ it('takes tasks from published status, and derives the tasks of silent members f
     { id: '0_2', inputs: [{ topic: 'text', partition: 2 }] },
   ]);
   expect(topologyText(recorded).join('\n')).toMatch(/counts \(keyValue, changelog wc-counts-changelog\)/);
+  expect(d.globalTables).toEqual([
+    { store: 'users', topic: 'users', loaded: true, recordsIn: 40, lag: 2, instance: 'i-0' },
+  ]);
+  // An entry of a version without global tables on the cluster still reads.
+  const { globalTables: _g, ...older } = status;
+  const old = streamsDescription(
+    'wc',
+    [entry('wc', 'streams.instance.i-0', { ...older, instance: 'i-1' })],
+    group,
+  );
+  expect(old.globalTables).toEqual([]);
 });
