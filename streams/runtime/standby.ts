@@ -209,13 +209,17 @@ export class StandbyTasks {
     this.copies.set(copy.taskId, copy);
     for (const s of copy.stores) {
       this.readers.set(key(s.tp), s);
-      void this.learnEnd(s);
+      void this.learnEnd(copy.taskId, s);
     }
   }
 
-  private async learnEnd(s: CopyStore): Promise<void> {
+  private async learnEnd(taskId: string, s: CopyStore): Promise<void> {
+    // Where the copy started (its checkpoint): records applied meanwhile may take it past the end listed.
+    const startedAt = s.position;
     try {
       const listed = await this.ensureConsumer().listOffset(s.tp, 'latest');
+      if (startedAt > listed.offset && this.readers.get(key(s.tp)) === s)
+        this.startOver(taskId, s, listed.offset);
       s.end ??= listed.offset;
       this.checkCaughtUp();
     } catch (err) {
@@ -253,6 +257,31 @@ export class StandbyTasks {
       },
       (err: unknown) => this.deps.logger.warn({ err, task: taskId }, 'standby copy not checkpointed'),
     );
+  }
+
+  /**
+   * The copy's checkpoint is past its changelog's end: the changelog was deleted and recreated, and
+   * the files cannot be trusted to match it (a key it lacks would stay), nor may the new changelog's
+   * records below the old position be skipped. The store is emptied and read from the start.
+   */
+  private startOver(taskId: string, s: CopyStore, end: number): void {
+    this.deps.logger.warn(
+      { task: taskId, topic: s.tp.topic, partition: s.tp.partition, checkpoint: s.position, end },
+      'standby checkpoint past the changelog end: copy emptied',
+    );
+    if (isPersistentStore(s.store)) {
+      s.store.clear();
+    } else {
+      // An in-memory copy (adopted from a task that ran here) cannot be emptied: a new one.
+      s.store.close();
+      s.store = this.deps.createStore(s.def, taskId, (c: StoreChange) => s.relay.fn?.(c));
+      s.apply = changelogApplier(s.store, new ChangelogCodec(s.def));
+    }
+    s.position = 0;
+    s.streamTimeMs = -1;
+    s.end = undefined;
+    s.seek = true;
+    this.reassign();
   }
 
   private forget(copy: Copy): void {
