@@ -69,7 +69,7 @@ export class Replicas {
       isActive: (taskId) => o.activeTasks().includes(taskId),
       onCaughtUpChanged: () => this.scheduleReport(),
     });
-    this.clients = new QueryClients(o.topology.applicationId);
+    this.clients = new QueryClients(o.topology.applicationId, o.queryServer?.tls, o.logger);
     this.router = new QueryRouter({
       topology: o.topology,
       partitions: o.partitions,

@@ -4,8 +4,10 @@
  * an instance, or its STORE_NOT_AVAILABLE, comes back as a retriable StreamsError NOT_AVAILABLE;
  * other errors as they are.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
 import { channelOptions } from '../../../services/common/grpc/server';
+import type { Logger } from '../../../services/common/logger';
+import { channelCredentialsOf, type Credentials } from '../../../services/common/security/transport';
 import { fromGrpcError } from '../../../services/common/grpc/status';
 import { streamsProto } from '../../../services/common/grpc/streams-proto';
 import type { StreamsQueryClient } from '../../../services/common/grpc/generated/tide/v1/StreamsQuery';
@@ -13,14 +15,23 @@ import type { StoreGetResponse } from '../../../services/common/grpc/generated/t
 import type { StoreAllResponse } from '../../../services/common/grpc/generated/tide/v1/StoreAllResponse';
 import type { WindowFetchResponse } from '../../../services/common/grpc/generated/tide/v1/WindowFetchResponse';
 import { StreamsError } from '../../errors';
+import { queryClientTlsSettings, type QueryTlsOptions } from './query-tls';
 import type { EntryBytes, GetResult, WindowBytes } from './router';
 
 const CALL_TIMEOUT_MS = 10_000;
 
 export class QueryClients {
   private readonly clients = new Map<string, StreamsQueryClient>();
+  private readonly credentials: Credentials<grpc.ChannelCredentials>;
 
-  constructor(private readonly applicationId: string) {}
+  /** `tls`: the query servers' settings (every instance of an application has the same). */
+  constructor(
+    private readonly applicationId: string,
+    tls: QueryTlsOptions | undefined,
+    logger: Logger,
+  ) {
+    this.credentials = channelCredentialsOf(queryClientTlsSettings(tls), logger);
+  }
 
   async get(endpoint: string, store: string, key: Buffer): Promise<GetResult> {
     const r = await this.call<StoreGetResponse>(endpoint, (c, o, cb) =>
@@ -73,13 +84,14 @@ export class QueryClients {
   close(): void {
     for (const c of this.clients.values()) c.close();
     this.clients.clear();
+    this.credentials.close();
   }
 
   private client(endpoint: string): StreamsQueryClient {
     let c = this.clients.get(endpoint);
     if (!c) {
       const Ctor = streamsProto().StreamsQuery;
-      c = new Ctor(endpoint, grpc.credentials.createInsecure(), channelOptions());
+      c = new Ctor(endpoint, this.credentials.credentials, channelOptions());
       this.clients.set(endpoint, c);
     }
     return c;

@@ -1,15 +1,20 @@
 /**
  * An instance's query server: StreamsQuery (streams.proto) on `queryServer.host:port`, with the
  * standard health service and reflection of streams.proto, so `grpcurl` and clients in any
- * language can query the application through any instance. Plain text only (bind it to an
- * address your network protects).
+ * language can query the application through any instance. Plain text unless `tls` is set: then
+ * TLS with certificates reloaded from disk when they change (cert-manager rotation), and with
+ * `clientAuth: 'require'` only callers whose certificate chains to `caFile` get in (mTLS); the
+ * instances call each other with the same files (query-tls.ts).
  */
 import type { Logger } from '../../../services/common/logger';
+import { serverCredentialsOf, type Credentials } from '../../../services/common/security/transport';
+import type * as grpc from '@grpc/grpc-js';
 import { startServer, stopServer, type TideServer } from '../../../services/common/grpc/server';
 import { streamsPackageDefinition, streamsProto } from '../../../services/common/grpc/streams-proto';
 import { unary } from '../../../services/common/grpc/unary';
 import type { StreamsQueryHandlers } from '../../../services/common/grpc/generated/tide/v1/StreamsQuery';
 import { StreamsError } from '../../errors';
+import { queryServerTlsSettings, type QueryTlsOptions } from './query-tls';
 import type { QueryRouter } from './router';
 
 export interface QueryServerOptions {
@@ -19,6 +24,8 @@ export interface QueryServerOptions {
   port?: number;
   /** The host other instances and clients reach this one at. Default `host`. */
   advertisedHost?: string;
+  /** TLS for this server and for this instance's calls to the others (they share the settings). */
+  tls?: QueryTlsOptions;
 }
 
 export interface InstanceView {
@@ -29,6 +36,7 @@ export interface InstanceView {
 
 export class QueryServer {
   private server?: TideServer;
+  private credentials?: Credentials<grpc.ServerCredentials>;
   private endpointValue = '';
 
   constructor(
@@ -45,15 +53,20 @@ export class QueryServer {
 
   async start(options: QueryServerOptions): Promise<string> {
     const host = options.host ?? '127.0.0.1';
+    this.credentials = serverCredentialsOf(queryServerTlsSettings(options.tls), this.logger);
     this.server = await startServer({
       host,
       port: options.port ?? 0,
+      credentials: this.credentials.credentials,
       register: (server) => server.addService(streamsProto().StreamsQuery.service, this.handlers()),
       reflection: streamsPackageDefinition(),
     });
     this.server.health.setStatus('', 'SERVING');
     this.endpointValue = `${options.advertisedHost ?? host}:${this.server.port}`;
-    this.logger.info({ endpoint: this.endpointValue }, 'query server listening');
+    this.logger.info(
+      { endpoint: this.endpointValue, tls: this.credentials.secure },
+      'query server listening',
+    );
     return this.endpointValue;
   }
 
@@ -61,6 +74,8 @@ export class QueryServer {
     const server = this.server;
     this.server = undefined;
     if (server) await stopServer(server.server, 1_000);
+    this.credentials?.close();
+    this.credentials = undefined;
   }
 
   private check(applicationId: string): void {

@@ -1,0 +1,139 @@
+/**
+ * Interactive queries over TLS with client certificates (mTLS), against real processes (etcd, a
+ * controller, a broker, a group coordinator) and two instances of a count in this process, each
+ * with a query server on `queryServer.tls` (certificates from openssl, test/harness/certs.ts):
+ *
+ * - every key queried through either instance equals the count, so the instances forward keys to
+ *   each other over mTLS;
+ * - a plain-text caller and a TLS caller without a client certificate are refused; one with a
+ *   certificate from the CA is answered;
+ * - `tls` without a key file fails start() with what to set.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { Tide } from '../../client';
+import { streamsProto } from '../../services/common/grpc/streams-proto';
+import type { StoreGetResponse } from '../../services/common/grpc/generated/tide/v1/StoreGetResponse';
+import { Serdes, type StreamsApp } from '../../streams';
+import type { QueryTlsOptions } from '../../streams/runtime/query/query-tls';
+import { makeCa, makeLeaf } from '../harness/certs';
+import { TestCluster } from '../harness/cluster';
+import { makeTempDir, waitFor } from '../harness/processes';
+
+jest.setTimeout(150_000);
+
+const APP = 'iq-tls';
+const INPUT = 'iq-tls-words';
+const KEYS = Array.from({ length: 20 }, (_, i) => `k${i}`);
+
+let cluster: TestCluster;
+let tide: Tide;
+let certs: string;
+let tls: QueryTlsOptions;
+const apps: StreamsApp[] = [];
+
+beforeAll(async () => {
+  certs = makeTempDir('tide-iq-tls-');
+  makeCa(certs, 'ca');
+  makeLeaf(certs, 'ca', 'instance', 'streams-instance');
+  tls = {
+    certFile: path.join(certs, 'instance.crt'),
+    keyFile: path.join(certs, 'instance.key'),
+    caFile: path.join(certs, 'ca.crt'),
+    clientAuth: 'require',
+  };
+  cluster = await TestCluster.start({ brokers: 1, controllers: 1 });
+  await cluster.startCoordinator('c1');
+  tide = new Tide({ bootstrap: cluster.bootstrap() });
+  await tide.admin().createTopic(INPUT, { partitions: 2, replicationFactor: 1 });
+});
+
+afterAll(async () => {
+  for (const app of apps) await app.close();
+  await tide?.close();
+  await cluster?.stop();
+});
+
+function counter(queryTls: QueryTlsOptions): StreamsApp {
+  const b = tide.streams({ applicationId: APP });
+  b.stream(INPUT, { key: Serdes.string, value: Serdes.string }).groupByKey().count({ name: 'counts' });
+  const app = b.app(b.build(), {
+    commitIntervalMs: 100,
+    replicationFactor: 1,
+    statusIntervalMs: 0,
+    sessionTimeoutMs: 6_000,
+    queryServer: { host: '127.0.0.1', port: 0, tls: queryTls },
+  });
+  apps.push(app);
+  return app;
+}
+
+/** A raw StreamsQuery Get through `endpoint` with the given channel credentials. */
+function rawGet(
+  endpoint: string,
+  credentials: grpc.ChannelCredentials,
+  key: string,
+): Promise<number | Error> {
+  const client = new (streamsProto().StreamsQuery)(endpoint, credentials);
+  return new Promise((resolve) => {
+    client.Get(
+      { application_id: APP, store: 'counts', key: Serdes.string.serialize(key) },
+      { deadline: Date.now() + 5_000 },
+      (err: grpc.ServiceError | null, res?: StoreGetResponse) => {
+        client.close();
+        if (err) return resolve(err);
+        resolve(res!.found ? Serdes.number.deserialize(Buffer.from(res!.value)) : -1);
+      },
+    );
+  });
+}
+
+it('two instances answer every key through either one over mTLS; callers without a client certificate are refused', async () => {
+  const a = counter(tls);
+  const b = counter(tls);
+  await a.start();
+  await b.start();
+  await waitFor(() => a.taskIds().length === 1 && b.taskIds().length === 1, {
+    timeoutMs: 60_000,
+    what: `one task each (a: ${a.taskIds()}, b: ${b.taskIds()})`,
+  });
+  const producer = tide.producer();
+  await producer.send(
+    INPUT,
+    KEYS.map((key) => ({ key, value: 'v' })),
+  );
+  await producer.close();
+  for (const app of [a, b]) {
+    await waitFor(
+      async () => {
+        for (const key of KEYS) {
+          const n = await app.query<string, number>('counts', key).catch(() => null);
+          if (n !== 1) return false;
+        }
+        return true;
+      },
+      { timeoutMs: 60_000, what: `every key counted, queried through ${app.queryEndpoint}` },
+    );
+  }
+
+  const endpoint = a.queryEndpoint;
+  const plain = await rawGet(endpoint, grpc.credentials.createInsecure(), 'k0');
+  expect(plain).toBeInstanceOf(Error);
+  const ca = fs.readFileSync(tls.caFile!);
+  const noClientCert = await rawGet(endpoint, grpc.credentials.createSsl(ca), 'k0');
+  expect(noClientCert).toBeInstanceOf(Error);
+  const withCert = await rawGet(
+    endpoint,
+    grpc.credentials.createSsl(ca, fs.readFileSync(tls.keyFile), fs.readFileSync(tls.certFile)),
+    'k0',
+  );
+  expect(withCert).not.toBeInstanceOf(Error);
+  expect(a.error()).toBeUndefined();
+  expect(b.error()).toBeUndefined();
+});
+
+it('queryServer.tls without a key file fails start() and says what to set', async () => {
+  const app = counter({ certFile: tls.certFile, keyFile: '' });
+  await expect(app.start()).rejects.toThrow(/queryServer\.tls needs certFile and keyFile/);
+});
