@@ -89,6 +89,8 @@ export type { InstanceStatus, InstanceTaskStatus } from './runtime/instance-stat
 export { registerStreamsMetrics } from './runtime/prometheus';
 export type { WindowStoreStatus, OpenWindow } from './runtime/window-status';
 export type { GlobalTableSnapshot } from './runtime/global-tables';
+export type { KeyQueryOptions, QueriedWindow } from './runtime/query/typed';
+export type { QueryTlsOptions } from './runtime/query/query-tls';
 export { TopologyTestDriver } from './test-driver/driver';
 export type { TestDriverOptions, SuppressStatus } from './test-driver/driver';
 export { TestInputTopic, TestOutputTopic } from './test-driver/topics';

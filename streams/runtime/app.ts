@@ -71,7 +71,7 @@ import { windowedStoreNames, windowStatusOf, type WindowStoreStatus } from './wi
 import type { QueryServerOptions } from './query/server';
 import { DEFAULT_ACCEPTABLE_RECOVERY_LAG, DEFAULT_MAX_WARMUP_REPLICAS, Replicas } from './replicas';
 import type { ChangeRelay, StoreSlot } from './standby';
-import { StreamsQueries } from './query/typed';
+import { StreamsQueries, type KeyQueryOptions } from './query/typed';
 import { SendBatcher } from './send-batcher';
 
 export const DEFAULT_COMMIT_INTERVAL_MS = 30_000;
@@ -306,8 +306,8 @@ export class StreamsApp {
   }
 
   /** Looks a key up in a key-value store, on whichever instance holds it (see `queries`). */
-  query<K, V>(store: string, key: K): Promise<V | null> {
-    return this.queries.get<K, V>(store, key);
+  query<K, V>(store: string, key: K, options?: KeyQueryOptions): Promise<V | null> {
+    return this.queries.get<K, V>(store, key, options);
   }
 
   get state(): StreamsAppState {

@@ -75,6 +75,7 @@ export class Replicas {
       partitions: o.partitions,
       localStore: o.localStore,
       globalStore: o.globalStore,
+      standbyStore: (task, store) => this.standbys.store(task, store),
       owners: () => this.info.owners,
       self: () => this.endpoint,
       clients: this.clients,

@@ -98,6 +98,11 @@ export class StandbyTasks {
     this.reassign();
   }
 
+  /** A copy's store, for queries that allow stale answers; undefined when no copy of the task is here. */
+  store(taskId: string, name: string): StateStore | undefined {
+    return this.copies.get(taskId)?.stores.find((s) => s.def.name === name)?.store;
+  }
+
   /** Takes a copy's stores for the task becoming active here; undefined when there is none. */
   release(taskId: string): Map<string, StoreSlot> | undefined {
     const copy = this.copies.get(taskId);

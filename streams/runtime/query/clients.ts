@@ -33,9 +33,13 @@ export class QueryClients {
     this.credentials = channelCredentialsOf(queryClientTlsSettings(tls), logger);
   }
 
-  async get(endpoint: string, store: string, key: Buffer): Promise<GetResult> {
+  async get(endpoint: string, store: string, key: Buffer, allowStale = false): Promise<GetResult> {
     const r = await this.call<StoreGetResponse>(endpoint, (c, o, cb) =>
-      c.Get({ application_id: this.applicationId, store, key, local_only: true }, o, cb),
+      c.Get(
+        { application_id: this.applicationId, store, key, local_only: true, allow_stale: allowStale },
+        o,
+        cb,
+      ),
     );
     return {
       found: r.found,
@@ -62,10 +66,19 @@ export class QueryClients {
     key: Buffer,
     fromMs: number,
     toMs: number,
+    allowStale = false,
   ): Promise<{ windows: WindowBytes[]; servedBy: string }> {
     const r = await this.call<WindowFetchResponse>(endpoint, (c, o, cb) =>
       c.FetchWindows(
-        { application_id: this.applicationId, store, key, from_ms: fromMs, to_ms: toMs, local_only: true },
+        {
+          application_id: this.applicationId,
+          store,
+          key,
+          from_ms: fromMs,
+          to_ms: toMs,
+          local_only: true,
+          allow_stale: allowStale,
+        },
         o,
         cb,
       ),

@@ -7,7 +7,9 @@
  *
  * Never a wrong answer: a task is read only while it is active here and not restoring; anything
  * else (restoring, moving, an owner not known yet, an owner that does not have it any more) is a
- * retriable StreamsError of kind NOT_AVAILABLE (code STORE_NOT_AVAILABLE).
+ * retriable StreamsError of kind NOT_AVAILABLE (code STORE_NOT_AVAILABLE). A key lookup that
+ * allows stale answers (Kafka's stale stores) is answered from a standby copy kept here when the
+ * active task is not readable here: an answer that may lag, instead of a forward or an error.
  */
 import { partitionForKey } from '../../../client/index';
 import type { Stamped } from '../../processors/common';
@@ -47,6 +49,8 @@ export interface QueryRouterDeps {
   localStore(taskId: string, store: string): StateStore | undefined;
   /** A global table's store on this instance, once loaded; undefined otherwise. */
   globalStore(store: string): StateStore | undefined;
+  /** The store of a standby (or warm-up) copy of the task kept here; undefined otherwise. */
+  standbyStore(taskId: string, store: string): StateStore | undefined;
   /** Active task → its instance's query endpoint, from the latest assignment. */
   owners(): ReadonlyMap<string, string>;
   /** This instance's query endpoint ('' without a query server). */
@@ -94,14 +98,14 @@ export class QueryRouter {
     return `${s.id}_${partitionForKey(key, count)}`;
   }
 
-  async get(storeName: string, key: Buffer, localOnly: boolean): Promise<GetResult> {
+  async get(storeName: string, key: Buffer, localOnly: boolean, allowStale = false): Promise<GetResult> {
     const info = this.store(storeName);
     if (info.def.kind !== 'keyValue') {
       throw new StreamsError('STORE', `store ${storeName} is a ${info.def.kind} store: fetch windows of it`);
     }
     const local = (
       info.subtopology
-        ? this.deps.localStore(this.taskOf(info, key), storeName)
+        ? this.readableHere(this.taskOf(info, key), storeName, allowStale)
         : this.loadedGlobal(storeName)
     ) as KeyValueStore<unknown, unknown> | undefined;
     if (local) {
@@ -115,7 +119,7 @@ export class QueryRouter {
       };
     }
     const owner = this.remoteOwner(this.taskOf(info, key), storeName, localOnly);
-    return this.deps.clients.get(owner, storeName, key);
+    return this.deps.clients.get(owner, storeName, key, allowStale);
   }
 
   async all(storeName: string, localOnly: boolean, limit = 0): Promise<EntryBytes[]> {
@@ -158,16 +162,17 @@ export class QueryRouter {
     fromMs: number,
     toMs: number,
     localOnly: boolean,
+    allowStale = false,
   ): Promise<{ windows: WindowBytes[]; servedBy: string }> {
     const info = this.store(storeName);
     if (info.def.kind === 'keyValue') {
       throw new StreamsError('STORE', `store ${storeName} is a key-value store: get its keys`);
     }
     const task = this.taskOf(info, key);
-    const local = this.deps.localStore(task, storeName);
+    const local = this.readableHere(task, storeName, allowStale);
     if (!local) {
       const owner = this.remoteOwner(task, storeName, localOnly);
-      return this.deps.clients.windows(owner, storeName, key, fromMs, toMs);
+      return this.deps.clients.windows(owner, storeName, key, fromMs, toMs, allowStale);
     }
     const k = info.key.deserialize(key);
     const entries =
@@ -186,6 +191,13 @@ export class QueryRouter {
       }),
       servedBy: this.deps.self(),
     };
+  }
+
+  /** The task's store here: the active task's, or with `allowStale` a standby copy's. */
+  private readableHere(task: string, store: string, allowStale: boolean): StateStore | undefined {
+    return (
+      this.deps.localStore(task, store) ?? (allowStale ? this.deps.standbyStore(task, store) : undefined)
+    );
   }
 
   /** The subtopology of a partitioned store (not a global table's). */

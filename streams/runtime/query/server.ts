@@ -92,7 +92,7 @@ export class QueryServer {
     return {
       Get: unary(edge, 'Get', async (req) => {
         this.check(req.application_id);
-        const r = await this.router.get(req.store, Buffer.from(req.key), req.local_only);
+        const r = await this.router.get(req.store, Buffer.from(req.key), req.local_only, req.allow_stale);
         return { found: r.found, value: r.value, timestamp_ms: r.timestampMs, served_by: r.servedBy };
       }),
       All: unary(edge, 'All', async (req) => {
@@ -110,6 +110,7 @@ export class QueryServer {
           Number(req.from_ms),
           Number(req.to_ms),
           req.local_only,
+          req.allow_stale,
         );
         return {
           windows: r.windows.map((w) => ({

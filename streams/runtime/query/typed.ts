@@ -15,14 +15,24 @@ export interface QueriedWindow<V> {
   timestampMs: number;
 }
 
+/** Options of a key lookup. */
+export interface KeyQueryOptions {
+  /**
+   * Answer from a standby copy kept on the instance asked when the key's active task is not
+   * readable there (Kafka's stale stores): during a restore or a failover the answer may lag the
+   * active task's, instead of failing with NOT_AVAILABLE or being forwarded. Default false.
+   */
+  allowStale?: boolean;
+}
+
 export class StreamsQueries {
   constructor(private readonly router: () => QueryRouter | undefined) {}
 
   /** The value of `key` in key-value store `store`, or null. */
-  async get<K, V>(store: string, key: K): Promise<V | null> {
+  async get<K, V>(store: string, key: K, options: KeyQueryOptions = {}): Promise<V | null> {
     const r = this.require();
     const info = r.store(store);
-    const res = await r.get(store, info.key.serialize(key), false);
+    const res = await r.get(store, info.key.serialize(key), false, options.allowStale ?? false);
     return res.found ? (info.value.deserialize(res.value) as V) : null;
   }
 
@@ -38,10 +48,23 @@ export class StreamsQueries {
    * Windows of `key` in a window store starting in [fromMs, toMs] (by start), or sessions of `key`
    * in a session store overlapping [fromMs, toMs].
    */
-  async windows<K, V>(store: string, key: K, fromMs: number, toMs: number): Promise<QueriedWindow<V>[]> {
+  async windows<K, V>(
+    store: string,
+    key: K,
+    fromMs: number,
+    toMs: number,
+    options: KeyQueryOptions = {},
+  ): Promise<QueriedWindow<V>[]> {
     const r = this.require();
     const info = r.store(store);
-    const res = await r.windows(store, info.key.serialize(key), fromMs, toMs, false);
+    const res = await r.windows(
+      store,
+      info.key.serialize(key),
+      fromMs,
+      toMs,
+      false,
+      options.allowStale ?? false,
+    );
     return res.windows.map((w) => ({
       window: { start: w.startMs, end: w.endMs },
       value: info.value.deserialize(w.value) as V,

@@ -3,7 +3,8 @@
  * bytes; a task running here is read locally (table values without their timestamp, window
  * ranges, every entry); a task elsewhere goes to its owner's endpoint; anything unknown or not
  * running here is a retriable NOT_AVAILABLE, and an unknown store a STORE error. A global table's
- * store is read here, never routed: every instance has all of it once loaded.
+ * store is read here, never routed: every instance has all of it once loaded. A lookup that allows
+ * stale answers reads a standby copy kept here when the active task is not readable here.
  */
 import { partitionForKey } from '../../../client';
 import { Serdes, StreamsBuilder, TimeWindows } from '../../../streams';
@@ -27,11 +28,12 @@ const partitions = new Map([
 
 const stores = new Map<string, StateStore>();
 const globals = new Map<string, StateStore>();
+const standbys = new Map<string, StateStore>();
 const owners = new Map<string, string>();
 const remote: string[] = [];
 const clients = {
-  get: async (endpoint: string, store: string) => {
-    remote.push(`${endpoint} ${store}`);
+  get: async (endpoint: string, store: string, _key: Buffer, allowStale?: boolean) => {
+    remote.push(`${endpoint} ${store}${allowStale ? ' stale' : ''}`);
     return { found: true, value: Serdes.number.serialize(7), timestampMs: 1, servedBy: endpoint };
   },
   all: async () => [],
@@ -43,6 +45,7 @@ const router = new QueryRouter({
   partitions: () => partitions,
   localStore: (task, store) => stores.get(`${task}/${store}`),
   globalStore: (store) => globals.get(store),
+  standbyStore: (task, store) => standbys.get(`${task}/${store}`),
   owners: () => owners,
   self: () => 'me:1',
   clients,
@@ -129,4 +132,33 @@ it('reads a global table here, whatever the key; NOT_AVAILABLE until it is loade
   expect([raw.found, raw.timestampMs, raw.servedBy]).toEqual([true, 103, 'me:1']);
   expect((await queries.all<string, string>('users')).length).toBe(8);
   expect(remote.length).toBe(callsBefore);
+});
+
+it('with allowStale, a standby copy kept here answers when the active task is not readable here', async () => {
+  const key = 'k-standby';
+  const t = task(key);
+  const copy = new InMemoryKeyValueStore<string, { value: number; timestamp: number }>('counts');
+  copy.put(key, { value: 41, timestamp: 5 });
+  standbys.set(`${t}/counts`, copy);
+  stores.delete(`${t}/counts`);
+  owners.delete(t); // the owner is not known (a failover under way)
+  const strict = await queries.get('counts', key).catch((e: unknown) => e);
+  expect((strict as StreamsError).kind).toBe('NOT_AVAILABLE');
+  expect(await queries.get('counts', key, { allowStale: true })).toBe(41);
+  const raw = await router.get('counts', Serdes.string.serialize(key), true, true);
+  expect([raw.timestampMs, raw.servedBy]).toEqual([5, 'me:1']);
+
+  // The active task readable here wins over the copy.
+  const active = new InMemoryKeyValueStore<string, { value: number; timestamp: number }>('counts');
+  active.put(key, { value: 42, timestamp: 6 });
+  stores.set(`${t}/counts`, active);
+  expect(await queries.get('counts', key, { allowStale: true })).toBe(42);
+
+  // Owned elsewhere and no copy here: forwarded, asking the owner to allow stale answers too.
+  stores.delete(`${t}/counts`);
+  standbys.delete(`${t}/counts`);
+  owners.set(t, 'other:2');
+  const before = remote.length;
+  expect(await queries.get('counts', key, { allowStale: true })).toBe(7);
+  expect(remote.slice(before)).toEqual(['other:2 counts stale']);
 });

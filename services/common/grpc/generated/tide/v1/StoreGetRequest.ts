@@ -6,6 +6,7 @@ export interface StoreGetRequest__Input {
   'store'?: (string);
   'key'?: (Buffer | Uint8Array | string);
   'local_only'?: (boolean);
+  'allow_stale'?: (boolean);
 }
 
 export interface StoreGetRequest {
@@ -13,4 +14,5 @@ export interface StoreGetRequest {
   'store': (string);
   'key': (Buffer);
   'local_only': (boolean);
+  'allow_stale': (boolean);
 }

@@ -9,6 +9,7 @@ export interface WindowFetchRequest__Input {
   'from_ms'?: (number | string | Long);
   'to_ms'?: (number | string | Long);
   'local_only'?: (boolean);
+  'allow_stale'?: (boolean);
 }
 
 export interface WindowFetchRequest {
@@ -18,4 +19,5 @@ export interface WindowFetchRequest {
   'from_ms': (number);
   'to_ms': (number);
   'local_only': (boolean);
+  'allow_stale': (boolean);
 }
