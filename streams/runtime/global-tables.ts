@@ -178,8 +178,13 @@ export class GlobalTables {
     });
   }
 
-  /** Writes the checkpoint of the LMDB copies (after their files are flushed). */
+  /** Writes the checkpoint of the LMDB copies (after their files are flushed); at each commit. */
   async checkpoint(): Promise<void> {
+    if (this.closed) return;
+    await this.writeCheckpoint();
+  }
+
+  private async writeCheckpoint(): Promise<void> {
     const dir = this.o.stateDir;
     const task = this.task;
     if (!dir || !task || this.failure || this.caughtUp) return;
@@ -201,7 +206,7 @@ export class GlobalTables {
     await this.consumer?.close();
     await this.loop?.catch(() => undefined);
     if (!this.failure)
-      await this.checkpoint().catch((err: unknown) =>
+      await this.writeCheckpoint().catch((err: unknown) =>
         this.o.logger.warn({ err }, 'global checkpoint failed'),
       );
     this.task?.close();
