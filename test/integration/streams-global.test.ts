@@ -211,3 +211,48 @@ test('a global record its serde cannot read fails start() with the serde error; 
   await app.close();
   expect(app.state).toBe('failed');
 });
+
+test('exactlyOnce: the global table holds committed records only (an aborted transaction never reaches it)', async () => {
+  const users = 'global-eos-users';
+  await tide.admin().createTopic(users, { partitions: 1, replicationFactor: 1 });
+  await tide.admin().createTopic('global-eos-orders', { partitions: 1, replicationFactor: 1 });
+  const writer = tide.producer({ transactionalId: 'global-eos-writer' });
+  await writer.initTransactions();
+  await writer.transaction(async (tx) => {
+    await tx.send(users, { key: 'u1', value: 'committed' });
+  });
+  writer.beginTransaction();
+  await writer.send(users, { key: 'u2', value: 'aborted' });
+  await writer.abortTransaction();
+  await writer.transaction(async (tx) => {
+    await tx.send(users, { key: 'u3', value: 'committed-after' });
+  });
+  await writer.close();
+
+  const b = tide.streams({ applicationId: 'global-eos' });
+  const table = b.globalTable(users, { key: Serdes.string, value: Serdes.string, name: 'users' });
+  b.stream('global-eos-orders', { key: Serdes.string, value: Serdes.string })
+    .join(
+      table,
+      (_k, v) => v,
+      (v, name) => `${v}:${name}`,
+      { name: 'j' },
+    )
+    .foreach(() => undefined);
+  const app = b.app(b.build(), {
+    processingGuarantee: 'exactlyOnce',
+    replicationFactor: 1,
+    statusIntervalMs: 0,
+    commitIntervalMs: 100,
+  });
+  try {
+    await app.start();
+    expect(await app.query<string, string>('users', 'u1')).toBe('committed');
+    expect(await app.query<string, string>('users', 'u2')).toBeNull();
+    expect(await app.query<string, string>('users', 'u3')).toBe('committed-after');
+    expect(app.metrics().globalTables[0]).toMatchObject({ loaded: true, recordsIn: 2, lag: 0 });
+    expect(app.error()).toBeUndefined();
+  } finally {
+    await app.close();
+  }
+});
