@@ -7,11 +7,13 @@ import { Tide } from '../../client';
 import type { StreamsBuilder } from '../../streams';
 import { StreamsApp } from '../../streams';
 import { exactlyOnceCopy } from './exactly-once-copy';
+import { ordersCustomersGlobal } from './orders-customers-global';
 import { wordCount } from './word-count';
 
 const EXAMPLES: Record<string, { add: (b: StreamsBuilder) => void; exactlyOnce: boolean }> = {
   'word-count': { add: wordCount, exactlyOnce: false },
   'exactly-once-copy': { add: exactlyOnceCopy, exactlyOnce: true },
+  'orders-customers-global': { add: ordersCustomersGlobal, exactlyOnce: false },
 };
 
 export async function runExample(bootstrap: string[], name: string, stateDir?: string): Promise<StreamsApp> {

@@ -14,6 +14,7 @@ import {
   type Customer,
   type EnrichedOrder,
 } from '../../../examples/streams/orders-customers';
+import { ordersCustomersGlobal } from '../../../examples/streams/orders-customers-global';
 
 function driverFor(add: (b: StreamsBuilder) => void, partitions: Record<string, number>): TopologyTestDriver {
   const b = new StreamsBuilder({ applicationId: 'example' });
@@ -114,5 +115,26 @@ describe('examples/streams', () => {
       ['c1', { customer: 'c1', amount: 10, customerName: 'Ada', tier: 'gold' }],
       ['c9', { customer: 'c9', amount: 20, customerName: null, tier: null }],
     ]);
+  });
+
+  it('orders enriched from a global table: keyed by order id, no repartition, any partition counts', () => {
+    const driver = driverFor(ordersCustomersGlobal, { orders: 3, customers: 2, 'orders-enriched': 3 });
+    const customers = driver.inputTopic('customers', Serdes.string, Serdes.json<Customer>());
+    customers.pipeInput('c1', { name: 'Ada', tier: 'gold' }, 0);
+    const orders = driver.inputTopic('orders', Serdes.string, Serdes.json<Order>());
+    orders.pipeInput('o1', { customer: 'c1', amount: 10 }, 1);
+    orders.pipeInput('o2', { customer: 'c9', amount: 20 }, 2);
+    customers.pipeInput('c1', { name: 'Ada L.', tier: 'gold' }, 3);
+    orders.pipeInput('o3', { customer: 'c1', amount: 30 }, 4);
+    const out = driver
+      .outputTopic('orders-enriched', Serdes.string, Serdes.json<EnrichedOrder>())
+      .readKeyValuesToList()
+      .sort();
+    expect(out).toEqual([
+      ['o1', { customer: 'c1', amount: 10, customerName: 'Ada', tier: 'gold' }],
+      ['o2', { customer: 'c9', amount: 20, customerName: null, tier: null }],
+      ['o3', { customer: 'c1', amount: 30, customerName: 'Ada L.', tier: 'gold' }],
+    ]);
+    expect(driver.topology.internalTopics.size).toBe(0);
   });
 });
