@@ -122,7 +122,14 @@ export class QueryRouter {
     return this.deps.clients.get(owner, storeName, key, allowStale);
   }
 
-  async all(storeName: string, localOnly: boolean, limit = 0): Promise<EntryBytes[]> {
+  /**
+   * Every entry: the tasks active here, and each other owner's over one call (it answers for its
+   * active tasks). With `allowStale`, a task without a reachable owner — none known, this instance
+   * while the task restores, or an owner whose call fails as not available — is read from a
+   * standby copy kept here; without one the call fails NOT_AVAILABLE, as it does without
+   * `allowStale`. Never a task twice: a copy answers only for a task no owner answered for.
+   */
+  async all(storeName: string, localOnly: boolean, limit = 0, allowStale = false): Promise<EntryBytes[]> {
     const info = this.store(storeName);
     if (info.def.kind !== 'keyValue') {
       throw new StreamsError('STORE', `store ${storeName} is a ${info.def.kind} store: fetch windows of it`);
@@ -139,18 +146,41 @@ export class QueryRouter {
       return limit > 0 ? out.slice(0, limit) : out;
     }
     const count = this.deps.topology.taskCount(info.subtopology, this.deps.partitions());
-    const remote = new Set<string>();
+    const copyOf = (task: string) =>
+      allowStale
+        ? (this.deps.standbyStore(task, storeName) as KeyValueStore<unknown, unknown> | undefined)
+        : undefined;
+    /** Owner endpoint → the tasks it is asked for. */
+    const remote = new Map<string, string[]>();
     for (let p = 0; p < count; p++) {
       const task = `${info.subtopology.id}_${p}`;
       const local = this.deps.localStore(task, storeName) as KeyValueStore<unknown, unknown> | undefined;
       if (local) {
         collect(local);
-      } else if (!localOnly) {
-        remote.add(this.remoteOwner(task, storeName, false));
+        continue;
       }
+      if (localOnly) continue;
+      const owner = this.deps.owners().get(task);
+      const copy = copyOf(task);
+      if (copy && (!owner || owner === this.deps.self())) {
+        collect(copy);
+        continue;
+      }
+      const endpoint = this.remoteOwner(task, storeName, false);
+      remote.set(endpoint, [...(remote.get(endpoint) ?? []), task]);
     }
     const fetched = await Promise.all(
-      [...remote].map((endpoint) => this.deps.clients.all(endpoint, storeName)),
+      [...remote].map(async ([endpoint, tasks]) => {
+        try {
+          return await this.deps.clients.all(endpoint, storeName);
+        } catch (err) {
+          const copies = tasks.map(copyOf);
+          const unavailable = err instanceof StreamsError && err.kind === 'NOT_AVAILABLE';
+          if (!unavailable || copies.some((c) => c === undefined)) throw err;
+          for (const c of copies) collect(c!);
+          return [];
+        }
+      }),
     );
     for (const entries of fetched) out.push(...entries);
     return limit > 0 ? out.slice(0, limit) : out;

@@ -97,7 +97,7 @@ export class QueryServer {
       }),
       All: unary(edge, 'All', async (req) => {
         this.check(req.application_id);
-        const entries = await this.router.all(req.store, req.local_only, req.limit);
+        const entries = await this.router.all(req.store, req.local_only, req.limit, req.allow_stale);
         return {
           entries: entries.map((e) => ({ key: e.key, value: e.value, timestamp_ms: e.timestampMs })),
         };

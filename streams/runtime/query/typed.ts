@@ -36,11 +36,15 @@ export class StreamsQueries {
     return res.found ? (info.value.deserialize(res.value) as V) : null;
   }
 
-  /** Every entry of key-value store `store`, gathered from every instance (unordered). */
-  async all<K, V>(store: string): Promise<[K, V][]> {
+  /**
+   * Every entry of key-value store `store`, gathered from every instance (unordered). With
+   * `allowStale`, a task whose owner cannot answer is read from a standby copy on the instance
+   * asked, when it keeps one.
+   */
+  async all<K, V>(store: string, options: KeyQueryOptions = {}): Promise<[K, V][]> {
     const r = this.require();
     const info = r.store(store);
-    const entries = await r.all(store, false);
+    const entries = await r.all(store, false, 0, options.allowStale ?? false);
     return entries.map((e) => [info.key.deserialize(e.key) as K, info.value.deserialize(e.value) as V]);
   }
 

@@ -4,7 +4,8 @@
  * ranges, every entry); a task elsewhere goes to its owner's endpoint; anything unknown or not
  * running here is a retriable NOT_AVAILABLE, and an unknown store a STORE error. A global table's
  * store is read here, never routed: every instance has all of it once loaded. A lookup that allows
- * stale answers reads a standby copy kept here when the active task is not readable here.
+ * stale answers reads a standby copy kept here when the active task is not readable here; all()
+ * that allows them reads copies for the tasks no owner answers for.
  */
 import { partitionForKey } from '../../../client';
 import { Serdes, StreamsBuilder, TimeWindows } from '../../../streams';
@@ -36,7 +37,11 @@ const clients = {
     remote.push(`${endpoint} ${store}${allowStale ? ' stale' : ''}`);
     return { found: true, value: Serdes.number.serialize(7), timestampMs: 1, servedBy: endpoint };
   },
-  all: async () => [],
+  all: async (endpoint: string) => {
+    if (endpoint === 'dead:3') throw new StreamsError('NOT_AVAILABLE', 'instance dead:3: unreachable');
+    remote.push(`${endpoint} all`);
+    return [];
+  },
   windows: async () => ({ windows: [], servedBy: '' }),
 } as unknown as QueryClients;
 
@@ -161,4 +166,36 @@ it('with allowStale, a standby copy kept here answers when the active task is no
   const before = remote.length;
   expect(await queries.get('counts', key, { allowStale: true })).toBe(7);
   expect(remote.slice(before)).toEqual(['other:2 counts stale']);
+});
+
+it('all() with allowStale reads the copies kept here for tasks no owner answers for, never a task twice', async () => {
+  const kv = (entries: [string, number][]) => {
+    const store = new InMemoryKeyValueStore<string, { value: number; timestamp: number }>('counts');
+    for (const [k, v] of entries) store.put(k, { value: v, timestamp: 0 });
+    return store;
+  };
+  stores.clear();
+  standbys.clear();
+  owners.clear();
+  stores.set('0_0/counts', kv([['active', 1]]));
+  owners.set('0_0', 'me:1');
+  owners.set('0_1', 'other:2'); // answers for its tasks (the fake returns none)
+  standbys.set('0_1/counts', kv([['never-read', 9]])); // its owner answers: the copy is not read
+  owners.set('0_2', 'dead:3'); // its call fails as not available
+  standbys.set('0_2/counts', kv([['from-copy-of-dead', 2]]));
+  standbys.set('0_3/counts', kv([['from-copy-no-owner', 3]])); // no owner known
+
+  const strict = await queries.all('counts').catch((e: unknown) => e);
+  expect((strict as StreamsError).kind).toBe('NOT_AVAILABLE');
+  const stale = await queries.all<string, number>('counts', { allowStale: true });
+  expect(stale.sort()).toEqual([
+    ['active', 1],
+    ['from-copy-no-owner', 3],
+    ['from-copy-of-dead', 2],
+  ]);
+
+  // Without a copy of one of the dead owner's tasks, its failure stands.
+  standbys.delete('0_2/counts');
+  const missing = await queries.all('counts', { allowStale: true }).catch((e: unknown) => e);
+  expect((missing as StreamsError).kind).toBe('NOT_AVAILABLE');
 });

@@ -6,6 +6,7 @@ export interface StoreAllRequest__Input {
   'store'?: (string);
   'local_only'?: (boolean);
   'limit'?: (number);
+  'allow_stale'?: (boolean);
 }
 
 export interface StoreAllRequest {
@@ -13,4 +14,5 @@ export interface StoreAllRequest {
   'store': (string);
   'local_only': (boolean);
   'limit': (number);
+  'allow_stale': (boolean);
 }
