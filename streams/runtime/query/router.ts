@@ -127,7 +127,8 @@ export class QueryRouter {
    * active tasks). With `allowStale`, a task without a reachable owner — none known, this instance
    * while the task restores, or an owner whose call fails as not available — is read from a
    * standby copy kept here; without one the call fails NOT_AVAILABLE, as it does without
-   * `allowStale`. Never a task twice: a copy answers only for a task no owner answered for.
+   * `allowStale`. Never a key twice: a copy answers only for a task no owner was asked for, and a
+   * key an owner returned anyway (its assignment moved meanwhile) is taken from the owner.
    */
   async all(storeName: string, localOnly: boolean, limit = 0, allowStale = false): Promise<EntryBytes[]> {
     const info = this.store(storeName);
@@ -135,10 +136,12 @@ export class QueryRouter {
       throw new StreamsError('STORE', `store ${storeName} is a ${info.def.kind} store: fetch windows of it`);
     }
     const out: EntryBytes[] = [];
-    const collect = (store: KeyValueStore<unknown, unknown>): void => {
+    /** Entries read from standby copies: added last, for keys no active task returned. */
+    const stale: EntryBytes[] = [];
+    const collect = (store: KeyValueStore<unknown, unknown>, into = out): void => {
       for (const [k, v] of store.all()) {
         const { value, timestampMs } = unstamp(info, v);
-        out.push({ key: info.key.serialize(k), value: info.value.serialize(value), timestampMs });
+        into.push({ key: info.key.serialize(k), value: info.value.serialize(value), timestampMs });
       }
     };
     if (!info.subtopology) {
@@ -163,7 +166,7 @@ export class QueryRouter {
       const owner = this.deps.owners().get(task);
       const copy = copyOf(task);
       if (copy && (!owner || owner === this.deps.self())) {
-        collect(copy);
+        collect(copy, stale);
         continue;
       }
       const endpoint = this.remoteOwner(task, storeName, false);
@@ -177,12 +180,16 @@ export class QueryRouter {
           const copies = tasks.map(copyOf);
           const unavailable = err instanceof StreamsError && err.kind === 'NOT_AVAILABLE';
           if (!unavailable || copies.some((c) => c === undefined)) throw err;
-          for (const c of copies) collect(c!);
+          for (const c of copies) collect(c!, stale);
           return [];
         }
       }),
     );
     for (const entries of fetched) out.push(...entries);
+    if (stale.length > 0) {
+      const seen = new Set(out.map((e) => e.key.toString('latin1')));
+      for (const e of stale) if (!seen.has(e.key.toString('latin1'))) out.push(e);
+    }
     return limit > 0 ? out.slice(0, limit) : out;
   }
 

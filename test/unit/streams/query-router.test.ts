@@ -40,7 +40,8 @@ const clients = {
   all: async (endpoint: string) => {
     if (endpoint === 'dead:3') throw new StreamsError('NOT_AVAILABLE', 'instance dead:3: unreachable');
     remote.push(`${endpoint} all`);
-    return [];
+    // An owner's answer may hold a key a stale copy elsewhere also has (its assignment moved).
+    return [{ key: Serdes.string.serialize('moved'), value: Serdes.number.serialize(30), timestampMs: 0 }];
   },
   windows: async () => ({ windows: [], servedBy: '' }),
 } as unknown as QueryClients;
@@ -168,7 +169,7 @@ it('with allowStale, a standby copy kept here answers when the active task is no
   expect(remote.slice(before)).toEqual(['other:2 counts stale']);
 });
 
-it('all() with allowStale reads the copies kept here for tasks no owner answers for, never a task twice', async () => {
+it('all() with allowStale reads the copies kept here for tasks no owner answers for, never a key twice', async () => {
   const kv = (entries: [string, number][]) => {
     const store = new InMemoryKeyValueStore<string, { value: number; timestamp: number }>('counts');
     for (const [k, v] of entries) store.put(k, { value: v, timestamp: 0 });
@@ -183,7 +184,13 @@ it('all() with allowStale reads the copies kept here for tasks no owner answers 
   standbys.set('0_1/counts', kv([['never-read', 9]])); // its owner answers: the copy is not read
   owners.set('0_2', 'dead:3'); // its call fails as not available
   standbys.set('0_2/counts', kv([['from-copy-of-dead', 2]]));
-  standbys.set('0_3/counts', kv([['from-copy-no-owner', 3]])); // no owner known
+  standbys.set(
+    '0_3/counts',
+    kv([
+      ['from-copy-no-owner', 3],
+      ['moved', 4],
+    ]),
+  ); // no owner known here; other:2 answers for 'moved' all the same
 
   const strict = await queries.all('counts').catch((e: unknown) => e);
   expect((strict as StreamsError).kind).toBe('NOT_AVAILABLE');
@@ -192,6 +199,7 @@ it('all() with allowStale reads the copies kept here for tasks no owner answers 
     ['active', 1],
     ['from-copy-no-owner', 3],
     ['from-copy-of-dead', 2],
+    ['moved', 30],
   ]);
 
   // Without a copy of one of the dead owner's tasks, its failure stands.
