@@ -4,7 +4,7 @@
  * with a query server on `queryServer.tls` (certificates from openssl, test/harness/certs.ts):
  *
  * - every key queried through either instance equals the count, so the instances forward keys to
- *   each other over mTLS;
+ *   each other over mTLS, and a key range gathers both instances' entries in key-byte order;
  * - a plain-text caller and a TLS caller without a client certificate are refused; one with a
  *   certificate from the CA is answered;
  * - `tls` without a key file fails start() with what to set.
@@ -115,6 +115,13 @@ it('two instances answer every key through either one over mTLS; callers without
       },
       { timeoutMs: 60_000, what: `every key counted, queried through ${app.queryEndpoint}` },
     );
+  }
+
+  // A range gathers both instances' tasks (one over mTLS), in key-byte order.
+  const expectedRange = KEYS.filter((k) => k >= 'k1' && k <= 'k3').sort();
+  for (const app of [a, b]) {
+    const range = await app.queries.range<string, number>('counts', 'k1', 'k3');
+    expect(range).toEqual(expectedRange.map((k) => [k, 1]));
   }
 
   const endpoint = a.queryEndpoint;

@@ -60,6 +60,21 @@ export class QueryClients {
     }));
   }
 
+  async range(endpoint: string, store: string, from: Buffer, to: Buffer): Promise<EntryBytes[]> {
+    const r = await this.call<StoreAllResponse>(endpoint, (c, o, cb) =>
+      c.Range(
+        { application_id: this.applicationId, store, from_key: from, to_key: to, local_only: true, limit: 0 },
+        o,
+        cb,
+      ),
+    );
+    return r.entries.map((e) => ({
+      key: Buffer.from(e.key),
+      value: Buffer.from(e.value),
+      timestampMs: Number(e.timestamp_ms),
+    }));
+  }
+
   async windows(
     endpoint: string,
     store: string,

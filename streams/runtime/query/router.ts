@@ -131,6 +131,34 @@ export class QueryRouter {
    * key an owner returned anyway (its assignment moved meanwhile) is taken from the owner.
    */
   async all(storeName: string, localOnly: boolean, limit = 0, allowStale = false): Promise<EntryBytes[]> {
+    const out = await this.gather(storeName, localOnly, allowStale, undefined);
+    return limit > 0 ? out.slice(0, limit) : out;
+  }
+
+  /**
+   * The entries whose key bytes are in [from, to] (empty: open), gathered as all() does, sorted by
+   * key bytes, the first `limit` of them. Each store is read in full and filtered (LMDB's order
+   * is the key bytes', but the in-memory and cached stores keep no order).
+   */
+  async range(
+    storeName: string,
+    from: Buffer,
+    to: Buffer,
+    localOnly: boolean,
+    limit = 0,
+    allowStale = false,
+  ): Promise<EntryBytes[]> {
+    const out = await this.gather(storeName, localOnly, allowStale, { from, to });
+    out.sort((a, b) => Buffer.compare(a.key, b.key));
+    return limit > 0 ? out.slice(0, limit) : out;
+  }
+
+  private async gather(
+    storeName: string,
+    localOnly: boolean,
+    allowStale: boolean,
+    bounds: KeyBounds | undefined,
+  ): Promise<EntryBytes[]> {
     const info = this.store(storeName);
     if (info.def.kind !== 'keyValue') {
       throw new StreamsError('STORE', `store ${storeName} is a ${info.def.kind} store: fetch windows of it`);
@@ -140,13 +168,15 @@ export class QueryRouter {
     const stale: EntryBytes[] = [];
     const collect = (store: KeyValueStore<unknown, unknown>, into = out): void => {
       for (const [k, v] of store.all()) {
+        const key = info.key.serialize(k);
+        if (bounds && !inBounds(key, bounds)) continue;
         const { value, timestampMs } = unstamp(info, v);
-        into.push({ key: info.key.serialize(k), value: info.value.serialize(value), timestampMs });
+        into.push({ key, value: info.value.serialize(value), timestampMs });
       }
     };
     if (!info.subtopology) {
       collect(this.loadedGlobal(storeName) as KeyValueStore<unknown, unknown>);
-      return limit > 0 ? out.slice(0, limit) : out;
+      return out;
     }
     const count = this.deps.topology.taskCount(info.subtopology, this.deps.partitions());
     const copyOf = (task: string) =>
@@ -175,7 +205,9 @@ export class QueryRouter {
     const fetched = await Promise.all(
       [...remote].map(async ([endpoint, tasks]) => {
         try {
-          return await this.deps.clients.all(endpoint, storeName);
+          return await (bounds
+            ? this.deps.clients.range(endpoint, storeName, bounds.from, bounds.to)
+            : this.deps.clients.all(endpoint, storeName));
         } catch (err) {
           const copies = tasks.map(copyOf);
           const unavailable = err instanceof StreamsError && err.kind === 'NOT_AVAILABLE';
@@ -190,7 +222,7 @@ export class QueryRouter {
       const seen = new Set(out.map((e) => e.key.toString('latin1')));
       for (const e of stale) if (!seen.has(e.key.toString('latin1'))) out.push(e);
     }
-    return limit > 0 ? out.slice(0, limit) : out;
+    return out;
   }
 
   async windows(
@@ -269,6 +301,18 @@ export class QueryRouter {
     }
     return owner;
   }
+}
+
+/** Key bytes bounds of a range, both included; an empty bound is open. */
+interface KeyBounds {
+  from: Buffer;
+  to: Buffer;
+}
+
+function inBounds(key: Buffer, { from, to }: KeyBounds): boolean {
+  return (
+    (from.length === 0 || Buffer.compare(key, from) >= 0) && (to.length === 0 || Buffer.compare(key, to) <= 0)
+  );
 }
 
 function unstamp(info: StoreInfo, stored: unknown): { value: unknown; timestampMs: number } {

@@ -102,6 +102,20 @@ export class QueryServer {
           entries: entries.map((e) => ({ key: e.key, value: e.value, timestamp_ms: e.timestampMs })),
         };
       }),
+      Range: unary(edge, 'Range', async (req) => {
+        this.check(req.application_id);
+        const entries = await this.router.range(
+          req.store,
+          Buffer.from(req.from_key),
+          Buffer.from(req.to_key),
+          req.local_only,
+          req.limit,
+          req.allow_stale,
+        );
+        return {
+          entries: entries.map((e) => ({ key: e.key, value: e.value, timestamp_ms: e.timestampMs })),
+        };
+      }),
       FetchWindows: unary(edge, 'FetchWindows', async (req) => {
         this.check(req.application_id);
         const r = await this.router.windows(

@@ -49,6 +49,32 @@ export class StreamsQueries {
   }
 
   /**
+   * Entries of key-value store `store` whose keys lie between `from` and `to` (both included;
+   * undefined: open), in the order of the key serde's bytes (Kafka's range order), from every
+   * instance; at most `limit` (0: all), the lowest keys. A key whose bytes are empty cannot bound
+   * the range from above (an empty bound is open).
+   */
+  async range<K, V>(
+    store: string,
+    from: K | undefined,
+    to: K | undefined,
+    options: KeyQueryOptions & { limit?: number } = {},
+  ): Promise<[K, V][]> {
+    const r = this.require();
+    const info = r.store(store);
+    const bound = (k: K | undefined) => (k === undefined ? Buffer.alloc(0) : info.key.serialize(k));
+    const entries = await r.range(
+      store,
+      bound(from),
+      bound(to),
+      false,
+      options.limit ?? 0,
+      options.allowStale ?? false,
+    );
+    return entries.map((e) => [info.key.deserialize(e.key) as K, info.value.deserialize(e.value) as V]);
+  }
+
+  /**
    * Windows of `key` in a window store starting in [fromMs, toMs] (by start), or sessions of `key`
    * in a session store overlapping [fromMs, toMs].
    */

@@ -44,6 +44,15 @@ const clients = {
     return [{ key: Serdes.string.serialize('moved'), value: Serdes.number.serialize(30), timestampMs: 0 }];
   },
   windows: async () => ({ windows: [], servedBy: '' }),
+  range: async (endpoint: string, _store: string, from: Buffer, to: Buffer) => {
+    remote.push(`${endpoint} range ${from.toString()}..${to.toString()}`);
+    // The owner holds one key, and answers within the bounds as a real instance does.
+    const key = Serdes.string.serialize('c-remote');
+    const inside =
+      (from.length === 0 || Buffer.compare(key, from) >= 0) &&
+      (to.length === 0 || Buffer.compare(key, to) <= 0);
+    return inside ? [{ key, value: Serdes.number.serialize(5), timestampMs: 0 }] : [];
+  },
 } as unknown as QueryClients;
 
 const router = new QueryRouter({
@@ -206,4 +215,43 @@ it('all() with allowStale reads the copies kept here for tasks no owner answers 
   standbys.delete('0_2/counts');
   const missing = await queries.all('counts', { allowStale: true }).catch((e: unknown) => e);
   expect((missing as StreamsError).kind).toBe('NOT_AVAILABLE');
+});
+
+it('range(): keys between the bounds in key-byte order, from local tasks and owners elsewhere', async () => {
+  const kv = (entries: [string, number][]) => {
+    const store = new InMemoryKeyValueStore<string, { value: number; timestamp: number }>('counts');
+    for (const [k, v] of entries) store.put(k, { value: v, timestamp: 0 });
+    return store;
+  };
+  stores.clear();
+  standbys.clear();
+  owners.clear();
+  remote.length = 0;
+  stores.set(
+    '0_0/counts',
+    kv([
+      ['d', 4],
+      ['a', 1],
+      ['z', 26],
+    ]),
+  );
+  stores.set(
+    '0_1/counts',
+    kv([
+      ['b', 2],
+      ['c', 3],
+    ]),
+  );
+  stores.set('0_2/counts', kv([]));
+  owners.set('0_3', 'other:2');
+  expect(await queries.range<string, number>('counts', 'b', 'd')).toEqual([
+    ['b', 2],
+    ['c', 3],
+    ['c-remote', 5],
+    ['d', 4],
+  ]);
+  expect(remote).toEqual(['other:2 range b..d']);
+  expect(await queries.range<string, number>('counts', undefined, 'b', { limit: 1 })).toEqual([['a', 1]]);
+  expect((await queries.range<string, number>('counts', 'y', undefined)).map(([k]) => k)).toEqual(['z']);
+  await expect(queries.range('per-second', 'a', 'b')).rejects.toThrow(/window store/);
 });

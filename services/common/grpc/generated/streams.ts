@@ -8,6 +8,7 @@ import type { StoreAllResponse__Input as _tide_v1_StoreAllResponse__Input, Store
 import type { StoreEntry__Input as _tide_v1_StoreEntry__Input, StoreEntry as _tide_v1_StoreEntry } from './tide/v1/StoreEntry';
 import type { StoreGetRequest__Input as _tide_v1_StoreGetRequest__Input, StoreGetRequest as _tide_v1_StoreGetRequest } from './tide/v1/StoreGetRequest';
 import type { StoreGetResponse__Input as _tide_v1_StoreGetResponse__Input, StoreGetResponse as _tide_v1_StoreGetResponse } from './tide/v1/StoreGetResponse';
+import type { StoreRangeRequest__Input as _tide_v1_StoreRangeRequest__Input, StoreRangeRequest as _tide_v1_StoreRangeRequest } from './tide/v1/StoreRangeRequest';
 import type { StreamsInstance__Input as _tide_v1_StreamsInstance__Input, StreamsInstance as _tide_v1_StreamsInstance } from './tide/v1/StreamsInstance';
 import type { StreamsQueryClient as _tide_v1_StreamsQueryClient, StreamsQueryDefinition as _tide_v1_StreamsQueryDefinition } from './tide/v1/StreamsQuery';
 import type { WindowEntry__Input as _tide_v1_WindowEntry__Input, WindowEntry as _tide_v1_WindowEntry } from './tide/v1/WindowEntry';
@@ -28,6 +29,7 @@ export interface ProtoGrpcType {
       StoreEntry: MessageTypeDefinition<_tide_v1_StoreEntry__Input, _tide_v1_StoreEntry>
       StoreGetRequest: MessageTypeDefinition<_tide_v1_StoreGetRequest__Input, _tide_v1_StoreGetRequest>
       StoreGetResponse: MessageTypeDefinition<_tide_v1_StoreGetResponse__Input, _tide_v1_StoreGetResponse>
+      StoreRangeRequest: MessageTypeDefinition<_tide_v1_StoreRangeRequest__Input, _tide_v1_StoreRangeRequest>
       StreamsInstance: MessageTypeDefinition<_tide_v1_StreamsInstance__Input, _tide_v1_StreamsInstance>
       StreamsQuery: SubtypeConstructor<typeof grpc.Client, _tide_v1_StreamsQueryClient> & { service: _tide_v1_StreamsQueryDefinition }
       WindowEntry: MessageTypeDefinition<_tide_v1_WindowEntry__Input, _tide_v1_WindowEntry>
