@@ -214,10 +214,11 @@ export const RPC_RULES: Record<string, RpcRule> = {
   },
   '/tide.v1.GroupCoordinator/DeleteGroup': { kind: 'client', needs: (m) => [group(m['group_id'], 'delete')] },
 
-  // tide.v1.StreamsQuery is served by streams application instances (without authentication yet),
+  // tide.v1.StreamsQuery is served by streams application instances (TLS and mTLS, no tokens yet),
   // never by Tide's services. Should a service ever front it: describing the application's group.
   '/tide.v1.StreamsQuery/Get': { kind: 'client', needs: (m) => [group(m['application_id'], 'describe')] },
   '/tide.v1.StreamsQuery/All': { kind: 'client', needs: (m) => [group(m['application_id'], 'describe')] },
+  '/tide.v1.StreamsQuery/Range': { kind: 'client', needs: (m) => [group(m['application_id'], 'describe')] },
   '/tide.v1.StreamsQuery/FetchWindows': {
     kind: 'client',
     needs: (m) => [group(m['application_id'], 'describe')],
