@@ -1,13 +1,15 @@
 /**
  * The word count as a Kubernetes pod runs it (statefulset.yaml): settings from the environment,
  * the state directory on the pod's volume, static membership by pod name (the client's default
- * when KUBERNETES_SERVICE_HOST is set), Prometheus metrics on :9464, and a clean close on SIGTERM
- * (commit, checkpoint, a temporary leave) so a rolling restart moves nothing and restores nothing.
+ * when KUBERNETES_SERVICE_HOST is set), Prometheus metrics on :9464, interactive queries on
+ * QUERY_PORT advertised under the pod's stable name (with TLS from mounted files when
+ * QUERY_TLS_CERT_FILE is set), and a clean close on SIGTERM (commit, checkpoint, a temporary leave)
+ * so a rolling restart moves nothing and restores nothing.
  */
 import * as http from 'node:http';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { Tide } from '../../../client';
-import type { StreamsApp } from '../../../streams';
+import type { QueryTlsOptions, StreamsApp, StreamsAppOptions } from '../../../streams';
 import { wordCount } from '../word-count';
 
 export async function startPod(env: NodeJS.ProcessEnv): Promise<{ app: StreamsApp; stop(): Promise<void> }> {
@@ -18,6 +20,7 @@ export async function startPod(env: NodeJS.ProcessEnv): Promise<{ app: StreamsAp
     stateDir: env.STATE_DIR ?? '/var/lib/streams',
     // Longer than a pod takes to restart: a restarted pod is back before its tasks would move.
     sessionTimeoutMs: Number(env.SESSION_TIMEOUT_MS ?? 60_000),
+    queryServer: queryServerOf(env),
   });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -36,6 +39,20 @@ export async function startPod(env: NodeJS.ProcessEnv): Promise<{ app: StreamsAp
     metrics.close();
   };
   return { app, stop };
+}
+
+/** Queries when QUERY_PORT is set, on every address, advertised as ADVERTISED_HOST (the pod's DNS name). */
+export function queryServerOf(env: NodeJS.ProcessEnv): StreamsAppOptions['queryServer'] {
+  if (!env.QUERY_PORT) return undefined;
+  const tls: QueryTlsOptions | undefined = env.QUERY_TLS_CERT_FILE
+    ? {
+        certFile: env.QUERY_TLS_CERT_FILE,
+        keyFile: env.QUERY_TLS_KEY_FILE ?? '',
+        caFile: env.QUERY_TLS_CA_FILE,
+        clientAuth: (env.QUERY_TLS_CLIENT_AUTH ?? 'none') as QueryTlsOptions['clientAuth'],
+      }
+    : undefined;
+  return { host: '0.0.0.0', port: Number(env.QUERY_PORT), advertisedHost: env.ADVERTISED_HOST, tls };
 }
 
 if (require.main === module) {

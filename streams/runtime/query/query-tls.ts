@@ -5,10 +5,11 @@
  * others require client certificates, what this instance presents to them; `caFile` is what
  * both trust.
  */
-import type {
-  ClientAuthMode,
-  ClientTlsSettings,
-  ServerTlsSettings,
+import {
+  CLIENT_AUTH_MODES,
+  type ClientAuthMode,
+  type ClientTlsSettings,
+  type ServerTlsSettings,
 } from '../../../services/common/security/transport';
 import { StreamsError } from '../../errors';
 
@@ -32,6 +33,12 @@ function checked(tls: QueryTlsOptions): QueryTlsOptions {
     throw new StreamsError(
       'TOPOLOGY',
       'queryServer.tls needs certFile and keyFile (PEM files of this instance)',
+    );
+  }
+  if (tls.clientAuth !== undefined && !CLIENT_AUTH_MODES.includes(tls.clientAuth)) {
+    throw new StreamsError(
+      'TOPOLOGY',
+      `queryServer.tls.clientAuth must be one of ${CLIENT_AUTH_MODES.join(', ')}, got ${String(tls.clientAuth)}`,
     );
   }
   return tls;

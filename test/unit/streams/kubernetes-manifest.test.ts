@@ -10,7 +10,7 @@ import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { Service } from 'kubernetes-models/v1/Service';
 import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
-import { startPod } from '../../../examples/streams/kubernetes/main';
+import { queryServerOf, startPod } from '../../../examples/streams/kubernetes/main';
 
 const ROOT = path.join(__dirname, '..', '..', '..');
 const FILE = path.join(ROOT, 'examples', 'streams', 'kubernetes', 'statefulset.yaml');
@@ -38,6 +38,37 @@ it('keeps state and identity across a rolling restart', () => {
   // The headless Service the StatefulSet names gives the pods their stable names.
   expect(docs[0].metadata.name).toBe(sts.spec!.serviceName);
   expect(typeof startPod).toBe('function');
+});
+
+it("serves queries at the pod's stable name, with TLS from mounted files when set", () => {
+  const sts = new StatefulSet(docs[1] as never);
+  const app = sts.spec!.template.spec!.containers[0];
+  const env = Object.fromEntries((app.env ?? []).map((e) => [e.name, e.value]));
+  expect(env.ADVERTISED_HOST).toBe(`$(POD_NAME).${sts.spec!.serviceName}`);
+  expect(app.env!.find((e) => e.name === 'POD_NAME')!.valueFrom!.fieldRef!.fieldPath).toBe('metadata.name');
+  const port = Number(env.QUERY_PORT);
+  expect(app.ports!.find((p) => p.name === 'query')!.containerPort).toBe(port);
+  expect(queryServerOf({ ...env, ADVERTISED_HOST: 'word-count-0.word-count' } as NodeJS.ProcessEnv)).toEqual({
+    host: '0.0.0.0',
+    port,
+    advertisedHost: 'word-count-0.word-count',
+    tls: undefined,
+  });
+  expect(
+    queryServerOf({
+      QUERY_PORT: '7070',
+      QUERY_TLS_CERT_FILE: '/tls/tls.crt',
+      QUERY_TLS_KEY_FILE: '/tls/tls.key',
+      QUERY_TLS_CA_FILE: '/tls/ca.crt',
+      QUERY_TLS_CLIENT_AUTH: 'require',
+    })?.tls,
+  ).toEqual({
+    certFile: '/tls/tls.crt',
+    keyFile: '/tls/tls.key',
+    caFile: '/tls/ca.crt',
+    clientAuth: 'require',
+  });
+  expect(queryServerOf({})).toBeUndefined();
 });
 
 it('is the manifest docs/streams.md shows', () => {
