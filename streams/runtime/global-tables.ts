@@ -21,7 +21,7 @@ import type { ConsumerBatch, TopicPartition } from '../../client/types';
 import type { Logger } from '../../services/common/logger';
 import { StreamsError } from '../errors';
 import { createStateStore, isPersistentStore } from '../state/factory';
-import { isWriteScoped, type StateStore } from '../state/stores';
+import type { StateStore } from '../state/stores';
 import type { StoreDef } from '../topology/nodes';
 import type { GlobalPart } from '../topology/topology';
 import { readCheckpoint, writeCheckpoint, type Checkpoint } from './checkpoint';
@@ -103,9 +103,6 @@ export class GlobalTables {
     if (!this.enabled) return;
     const o = this.o;
     const dir = o.stateDir;
-    for (const def of o.global.stores) {
-      this.stores.set(def.name, createStateStore(def, dir ? join(dir, GLOBAL_TASK_ID, def.name) : undefined));
-    }
     const inputs = o.global.topics.flatMap((topic) =>
       Array.from({ length: o.partitionsOf(topic) }, (_, partition) => ({ topic, partition })),
     );
@@ -115,7 +112,8 @@ export class GlobalTables {
         partition: -1,
         applicationId: o.applicationId,
         nodes: o.global.nodes,
-        stores: [],
+        // The task owns the stores, so a chunk is processed in one write scope of each (as a task's).
+        stores: o.global.stores,
         inputs,
       },
       {
@@ -128,12 +126,11 @@ export class GlobalTables {
         wallClockMs: () => Date.now(),
         caching: false,
         maxTaskIdleMs: 0,
-        createStore: () => {
-          throw new StreamsError('STATE', 'the global tables have no task stores');
-        },
+        createStore: (def) => createStateStore(def, dir ? join(dir, GLOBAL_TASK_ID, def.name) : undefined),
         globalStores: this.stores,
       },
     );
+    for (const [name, store] of this.task.stores) this.stores.set(name, store);
     this.consumer = o.tide.consumer({
       autoOffsetReset: 'earliest',
       isolation: o.readCommitted ? 'read_committed' : 'read_uncommitted',
@@ -209,8 +206,7 @@ export class GlobalTables {
       await this.writeCheckpoint().catch((err: unknown) =>
         this.o.logger.warn({ err }, 'global checkpoint failed'),
       );
-    this.task?.close();
-    for (const store of this.stores.values()) store.close();
+    this.task?.close(); // and the stores, which it owns
   }
 
   /** Where each partition of the store's topic starts, and the end the bootstrap reads to. */
@@ -263,18 +259,12 @@ export class GlobalTables {
     }
     if (batch.recordCount === 0) return;
     const task = this.task!;
-    let run = (): void => {
+    task.inStoreWriteScope(() => {
       for (const slice of batch.recordSlices(this.o.sliceRecords)) {
         task.addRecords(batch.topic, batch.partition, slice);
         task.processAvailable();
       }
-    };
-    for (const store of this.stores.values()) {
-      if (!isWriteScoped(store)) continue;
-      const inner = run;
-      run = () => store.inWriteScope(inner);
-    }
-    run();
+    });
   }
 
   private checkCaughtUp(): void {

@@ -11,7 +11,13 @@
  * - A missing global topic is refused at start with the topic's name.
  */
 import { Tide, type Consumer } from '../../client';
-import { Serdes, type RestoreProgress, type StreamsApp } from '../../streams';
+import {
+  Serdes,
+  type GlobalKTable,
+  type RestoreProgress,
+  type StreamsApp,
+  type StreamsBuilder,
+} from '../../streams';
 import { StreamsError } from '../../streams/errors';
 import * as path from 'node:path';
 import { runCli } from '../harness/cli';
@@ -35,6 +41,18 @@ afterAll(async () => {
 });
 
 const USERS = 30;
+
+/** Orders (order id → user id) joined with a users global table; the joins' output is not read. */
+function joinOrders<V>(b: StreamsBuilder, orders: string, table: GlobalKTable<string, V>): void {
+  b.stream(orders, { key: Serdes.string, value: Serdes.string })
+    .join(
+      table,
+      (_orderId, user) => user,
+      (user, value) => `${user}:${JSON.stringify(value)}`,
+      { name: 'j' },
+    )
+    .foreach(() => undefined);
+}
 
 async function scenario(name: string, stateDir: string | undefined): Promise<void> {
   const users = `${name}-users`;
@@ -165,14 +183,7 @@ test('a missing global topic is refused at start, naming it', async () => {
     value: Serdes.string,
     name: 'users',
   });
-  b.stream('global-missing-orders', { key: Serdes.string, value: Serdes.string })
-    .join(
-      table,
-      (_k, v) => v,
-      (v, name) => `${v}:${name}`,
-      { name: 'j' },
-    )
-    .foreach(() => undefined);
+  joinOrders(b, 'global-missing-orders', table);
   const app = b.app(b.build(), { replicationFactor: 1, statusIntervalMs: 0 });
   const err = await app.start().catch((e: unknown) => e);
   await app.close();
@@ -193,14 +204,7 @@ test('a global record its serde cannot read fails start() with the serde error; 
     value: Serdes.json<{ name: string }>(),
     name: 'users',
   });
-  b.stream('global-bad-orders', { key: Serdes.string, value: Serdes.string })
-    .join(
-      table,
-      (_k, v) => v,
-      (v, user) => `${v}:${user.name}`,
-      { name: 'j' },
-    )
-    .foreach(() => undefined);
+  joinOrders(b, 'global-bad-orders', table);
   const errors: Error[] = [];
   const app = b.app(b.build(), { replicationFactor: 1, statusIntervalMs: 0, onError: (e) => errors.push(e) });
   const err = await app.start().catch((e: unknown) => e);
@@ -231,14 +235,7 @@ test('exactlyOnce: the global table holds committed records only (an aborted tra
 
   const b = tide.streams({ applicationId: 'global-eos' });
   const table = b.globalTable(users, { key: Serdes.string, value: Serdes.string, name: 'users' });
-  b.stream('global-eos-orders', { key: Serdes.string, value: Serdes.string })
-    .join(
-      table,
-      (_k, v) => v,
-      (v, name) => `${v}:${name}`,
-      { name: 'j' },
-    )
-    .foreach(() => undefined);
+  joinOrders(b, 'global-eos-orders', table);
   const app = b.app(b.build(), {
     processingGuarantee: 'exactlyOnce',
     replicationFactor: 1,

@@ -53,11 +53,7 @@ export class QueryClients {
     const r = await this.call<StoreAllResponse>(endpoint, (c, o, cb) =>
       c.All({ application_id: this.applicationId, store, local_only: true, limit: 0 }, o, cb),
     );
-    return r.entries.map((e) => ({
-      key: Buffer.from(e.key),
-      value: Buffer.from(e.value),
-      timestampMs: Number(e.timestamp_ms),
-    }));
+    return entriesOf(r);
   }
 
   async range(endpoint: string, store: string, from: Buffer, to: Buffer): Promise<EntryBytes[]> {
@@ -68,11 +64,7 @@ export class QueryClients {
         cb,
       ),
     );
-    return r.entries.map((e) => ({
-      key: Buffer.from(e.key),
-      value: Buffer.from(e.value),
-      timestampMs: Number(e.timestamp_ms),
-    }));
+    return entriesOf(r);
   }
 
   async windows(
@@ -145,4 +137,13 @@ export class QueryClients {
       });
     });
   }
+}
+
+/** All's and Range's answer as bytes. */
+function entriesOf(r: StoreAllResponse): EntryBytes[] {
+  return r.entries.map((e) => ({
+    key: Buffer.from(e.key),
+    value: Buffer.from(e.value),
+    timestampMs: Number(e.timestamp_ms),
+  }));
 }

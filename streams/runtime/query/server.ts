@@ -15,7 +15,7 @@ import { unary } from '../../../services/common/grpc/unary';
 import type { StreamsQueryHandlers } from '../../../services/common/grpc/generated/tide/v1/StreamsQuery';
 import { StreamsError } from '../../errors';
 import { queryServerTlsSettings, type QueryTlsOptions } from './query-tls';
-import type { QueryRouter } from './router';
+import type { EntryBytes, QueryRouter } from './router';
 
 export interface QueryServerOptions {
   /** Address to bind. Default 127.0.0.1. */
@@ -98,9 +98,7 @@ export class QueryServer {
       All: unary(edge, 'All', async (req) => {
         this.check(req.application_id);
         const entries = await this.router.all(req.store, req.local_only, req.limit, req.allow_stale);
-        return {
-          entries: entries.map((e) => ({ key: e.key, value: e.value, timestamp_ms: e.timestampMs })),
-        };
+        return entriesResponse(entries);
       }),
       Range: unary(edge, 'Range', async (req) => {
         this.check(req.application_id);
@@ -112,9 +110,7 @@ export class QueryServer {
           req.limit,
           req.allow_stale,
         );
-        return {
-          entries: entries.map((e) => ({ key: e.key, value: e.value, timestamp_ms: e.timestampMs })),
-        };
+        return entriesResponse(entries);
       }),
       FetchWindows: unary(edge, 'FetchWindows', async (req) => {
         this.check(req.application_id);
@@ -148,4 +144,9 @@ export class QueryServer {
       }),
     };
   }
+}
+
+/** All's and Range's answer. */
+function entriesResponse(entries: EntryBytes[]) {
+  return { entries: entries.map((e) => ({ key: e.key, value: e.value, timestamp_ms: e.timestampMs })) };
 }

@@ -66,6 +66,12 @@ const router = new QueryRouter({
   clients,
 });
 const queries = new StreamsQueries(() => router);
+/** A table store of `counts` holding these keys and counts. */
+function kv(entries: [string, number][]) {
+  const store = new InMemoryKeyValueStore<string, { value: number; timestamp: number }>('counts');
+  for (const [k, v] of entries) store.put(k, { value: v, timestamp: 0 });
+  return store;
+}
 const task = (key: string) => `0_${partitionForKey(Serdes.string.serialize(key), 4)}`;
 
 it('reads a local task, unstamped; routes a remote one; refuses what is not running', async () => {
@@ -179,11 +185,6 @@ it('with allowStale, a standby copy kept here answers when the active task is no
 });
 
 it('all() with allowStale reads the copies kept here for tasks no owner answers for, never a key twice', async () => {
-  const kv = (entries: [string, number][]) => {
-    const store = new InMemoryKeyValueStore<string, { value: number; timestamp: number }>('counts');
-    for (const [k, v] of entries) store.put(k, { value: v, timestamp: 0 });
-    return store;
-  };
   stores.clear();
   standbys.clear();
   owners.clear();
@@ -218,11 +219,6 @@ it('all() with allowStale reads the copies kept here for tasks no owner answers 
 });
 
 it('range(): keys between the bounds in key-byte order, from local tasks and owners elsewhere', async () => {
-  const kv = (entries: [string, number][]) => {
-    const store = new InMemoryKeyValueStore<string, { value: number; timestamp: number }>('counts');
-    for (const [k, v] of entries) store.put(k, { value: v, timestamp: 0 });
-    return store;
-  };
   stores.clear();
   standbys.clear();
   owners.clear();
