@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the chart and interop tests need (test/helm/, test/interop/):
+# Installs the Debian packages the chart, interop and TLS tests need (test/helm/, test/interop/):
 #
 # - Go and the Go libraries of the chart renderer (test/helm/renderer: text/template + sprig, as
 #   Helm; sigs.k8s.io/yaml; gojsonschema for values.schema.json). Built offline in GOPATH mode.
 # - protoc and the gRPC plugins, Python's grpcio/protobuf and Ruby's grpc, for the interop tests.
 #   (python3-grpc-tools is not used: its bundled protoc predates proto3 `optional`.)
+# - openssl, which makes the TLS tests' certificates (test/harness/certs.ts).
 #
 # Does nothing when every package is installed already; runs `apt-get update` only when needed.
 set -euo pipefail
@@ -19,6 +20,7 @@ PACKAGES=(
   python3-grpcio
   python3-protobuf
   ruby-grpc
+  openssl
 )
 
 missing=()
