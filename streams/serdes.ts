@@ -115,16 +115,9 @@ export interface Windowed<K> {
 
 /** Inner key bytes followed by the window start and end (8 bytes each, big-endian). */
 function windowed<K>(inner: Serde<K>): Serde<Windowed<K>> {
-  return serde<Windowed<K>>(
+  const s = serde<Windowed<K>>(
     `windowed(${inner.name})`,
-    (v) => {
-      const key = inner.serialize(v.key);
-      const b = Buffer.allocUnsafe(key.length + 16);
-      key.copy(b, 0);
-      writeInt64BE(b, key.length, v.window.start);
-      writeInt64BE(b, key.length + 8, v.window.end);
-      return b;
-    },
+    (v) => windowedKeyBytes(inner.serialize(v.key), v.window),
     (b) => {
       if (b.length < 16) throw new Error(`a windowed key has at least 16 bytes, got ${b.length}`);
       const n = b.length - 16;
@@ -134,6 +127,24 @@ function windowed<K>(inner: Serde<K>): Serde<Windowed<K>> {
       };
     },
   );
+  windowedInners.set(s as Serde<unknown>, inner as Serde<unknown>);
+  return s;
+}
+
+const windowedInners = new WeakMap<Serde<unknown>, Serde<unknown>>();
+
+/** @internal The serde of the inner key, if `s` was made by Serdes.windowed. */
+export function windowedInnerSerde(s: Serde<unknown>): Serde<unknown> | undefined {
+  return windowedInners.get(s);
+}
+
+/** The layout of windowed keys (Serdes.windowed, window and session changelogs): key bytes, start, end. */
+export function windowedKeyBytes(key: Buffer, window: Window): Buffer {
+  const b = Buffer.allocUnsafe(key.length + 16);
+  key.copy(b, 0);
+  writeInt64BE(b, key.length, window.start);
+  writeInt64BE(b, key.length + 8, window.end);
+  return b;
 }
 
 export const Serdes = { string, number, long, int, bytes, json, windowed } as const;

@@ -1,8 +1,8 @@
 /** Sources hand records to the topology; sinks serialize them to a topic. */
 import type { Processor } from '../processor';
 import type { Change } from '../record';
-import type { Serde } from '../serdes';
-import type { SinkPartitioner } from '../runtime/internal-context';
+import { windowedInnerSerde, windowedKeyBytes, type Serde, type Windowed } from '../serdes';
+import type { InternalProcessorContext, SinkPartitioner } from '../runtime/internal-context';
 import { processorOf } from './common';
 
 export function sourceProcessor(): Processor<unknown, unknown> {
@@ -20,13 +20,27 @@ export interface SinkOptions {
   changeSerde?: Serde<Change<unknown>>;
 }
 
+/** The key's bytes: those it was read with when they still hold (for a windowed key, its inner key's). */
+function keyBytesOf(key: unknown, serde: Serde<unknown>, ctx: InternalProcessorContext): Buffer {
+  const read = ctx.sourceKeyBytes(key, serde);
+  if (read) return read;
+  const inner = windowedInnerSerde(serde);
+  if (inner) {
+    const w = key as Windowed<unknown>;
+    const innerRead = ctx.sourceKeyBytes(w.key, inner);
+    if (innerRead) return windowedKeyBytes(innerRead, w.window);
+  }
+  return serde.serialize(key);
+}
+
 export function sinkProcessor(o: SinkOptions): Processor<unknown, unknown> {
   return processorOf<unknown, unknown>((record, ctx) => {
     const value = o.fromTable ? (record.value as Change<unknown>).newValue : record.value;
     let valueBytes: Buffer | null;
     if (o.changeSerde) valueBytes = o.changeSerde.serialize(record.value as Change<unknown>);
     else valueBytes = value === null || value === undefined ? null : o.value!.serialize(value);
-    const keyBytes = record.key === null || record.key === undefined ? null : o.key!.serialize(record.key);
+    const key = record.key;
+    const keyBytes = key === null || key === undefined ? null : keyBytesOf(key, o.key!, ctx);
     const partitions = ctx.collector.partitionsOf(o.topic);
     const partition = o.partitioner?.(record.key, value, partitions);
     ctx.collector.send({

@@ -6,10 +6,10 @@
  * deterministic for equal plain values.
  */
 import { deserialize, serialize } from 'node:v8';
-import type { Window } from '../serdes';
+import { windowedKeyBytes, type Window } from '../serdes';
 import type { StoreDef } from '../topology/nodes';
 import type { Stamped } from '../processors/common';
-import { readInt64BE, writeInt64BE } from '../int64';
+import { readInt64BE } from '../int64';
 import { stampedSerde } from '../state/persistent';
 import type { Serde } from '../serdes';
 import type { RawApply, StoreChange } from '../state/stores';
@@ -64,12 +64,7 @@ export class ChangelogCodec {
     const key = change.keyBytes ?? this.key.serialize(change.key);
     const value = change.value === null ? null : (change.valueBytes ?? this.value.serialize(change.value));
     if (!this.windowed || !change.window) return { key, value };
-    // Window and session keys: the key's bytes, then the window's start and end (16 bytes).
-    const out = Buffer.allocUnsafe(key.length + 16);
-    key.copy(out, 0);
-    writeInt64BE(out, key.length, change.window.start);
-    writeInt64BE(out, key.length + 8, change.window.end);
-    return { key: out, value };
+    return { key: windowedKeyBytes(key, change.window), value };
   }
 
   /**

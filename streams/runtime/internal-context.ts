@@ -5,6 +5,7 @@
  */
 import type { RecordHeader } from '../../services/common/records';
 import type { ProcessorContext } from '../processor';
+import type { Serde } from '../serdes';
 
 /** Picks a partition for a sink record; undefined: the default (murmur2 of the key bytes). */
 export type SinkPartitioner = (key: unknown, value: unknown, partitions: number) => number | undefined;
@@ -31,4 +32,9 @@ export interface InternalProcessorContext extends ProcessorContext {
   /** Runs `flush` at every commit, before offsets are committed (caches, buffers). */
   onCommit(flush: () => void): void;
   readonly collector: RecordCollector;
+  /**
+   * The bytes the record being processed was read with, when `key` is still its key and `serde`
+   * read it: a sink writes them instead of serializing the key again.
+   */
+  sourceKeyBytes(key: unknown, serde: Serde<unknown>): Buffer | undefined;
 }

@@ -12,6 +12,7 @@
 import type { RecordHeader } from '../../services/common/records';
 import { StreamsError } from '../errors';
 import type { Cancellable, Processor, PunctuationType } from '../processor';
+import type { Serde } from '../serdes';
 import type { RecordOrigin, StreamRecord } from '../record';
 import { cachedStateStore } from '../state/factory';
 import { isCachingStore } from '../state/caching-key-value';
@@ -70,6 +71,9 @@ export interface TaskMetrics {
 interface Buffered {
   record: StreamRecord<unknown, unknown>;
   offset: number;
+  /** The key as read and its bytes: a sink writing this key with the same serde reuses them. */
+  sourceKey: unknown;
+  sourceKeyBytes: Buffer | null;
   source: Processor<unknown, unknown>;
   /** The extractor gave no valid time: skipped (counted) when it reaches the head, in order. */
   invalidTimestamp: boolean;
@@ -83,6 +87,8 @@ interface Buffered {
 class PartitionQueue {
   private items: Buffered[] = [];
   private head = 0;
+  /** The source's key serde (undefined: keys stay bytes). */
+  keySerde: Serde<unknown> | undefined;
   /** Highest timestamp extracted in this partition (the extractor's `partitionTime`). */
   partitionTimeMs = -1;
   /** Next offset to commit (last processed + 1); -1 before anything was processed. */
@@ -210,6 +216,7 @@ export class StreamTask {
     const src = sourceNode.source;
     const source = this.processors.get(sourceNode.name)!;
     const extractor = src.timestampExtractor;
+    queue.keySerde = src.key;
     for (const raw of records) {
       const key = raw.key === null || !src.key ? raw.key : src.key.deserialize(raw.key);
       const value = raw.value === null || !src.value ? raw.value : src.value.deserialize(raw.value);
@@ -224,6 +231,8 @@ export class StreamTask {
         queue.push({
           record: { key, value, timestamp: Math.max(queue.partitionTimeMs, 0), headers: raw.headers },
           offset: raw.offset,
+          sourceKey: key,
+          sourceKeyBytes: raw.key,
           source,
           invalidTimestamp: true,
         });
@@ -233,6 +242,8 @@ export class StreamTask {
       queue.push({
         record: { key, value, timestamp: ts, headers: raw.headers },
         offset: raw.offset,
+        sourceKey: key,
+        sourceKeyBytes: raw.key,
         source,
         invalidTimestamp: false,
       });
@@ -389,6 +400,21 @@ export class StreamTask {
       : undefined;
   }
 
+  /**
+   * The bytes the record being processed had for `key`, if `serde` read them: serializing `key`
+   * again would give the same bytes. Only for primitive keys, compared by value (an object key
+   * may have been changed in place since it was read).
+   */
+  sourceKeyBytes(key: unknown, serde: Serde<unknown>): Buffer | undefined {
+    const item = this.current;
+    if (item === undefined || item.sourceKeyBytes === null || this.currentQueue?.keySerde !== serde) {
+      return undefined;
+    }
+    const t = typeof key;
+    if (t !== 'string' && t !== 'number' && t !== 'bigint') return undefined;
+    return Object.is(item.sourceKey, key) ? item.sourceKeyBytes : undefined;
+  }
+
   forwardFrom(node: string, record: StreamRecord<unknown, unknown>, child?: string): void {
     if (child === undefined) {
       const processors = this.childProcessors.get(node);
@@ -483,6 +509,9 @@ class NodeContext implements InternalProcessorContext {
   }
   origin(): RecordOrigin | undefined {
     return this.task.currentOrigin();
+  }
+  sourceKeyBytes(key: unknown, serde: Serde<unknown>): Buffer | undefined {
+    return this.task.sourceKeyBytes(key, serde);
   }
   forward<K, V>(record: StreamRecord<K, V>, child?: string): void {
     this.task.forwardFrom(this.nodeName, record as StreamRecord<unknown, unknown>, child);

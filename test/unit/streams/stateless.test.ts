@@ -1,4 +1,12 @@
-import { Serdes, StreamsBuilder, StreamsError, TopologyTestDriver } from '../../../streams';
+import {
+  Serdes,
+  StreamsBuilder,
+  StreamsError,
+  TimeWindows,
+  TopologyTestDriver,
+  type ProcessorContext,
+  type Serde,
+} from '../../../streams';
 import { Tide, partitionForKey } from '../../../client';
 
 interface Order {
@@ -151,5 +159,89 @@ describe('stateless operators', () => {
     } finally {
       void tide.close();
     }
+  });
+});
+
+describe('sinks reuse the key bytes a record was read with', () => {
+  // 0xff is not UTF-8: the string serde reads it as U+FFFD, which serializes to ef bf bd. Output
+  // bytes ff show the sink wrote the bytes it read; ef bf bd show it serialized the key again.
+  const notUtf8 = Buffer.from([0xff]);
+  const replaced = Buffer.from('\ufffd', 'utf8');
+
+  function run(build: (b: StreamsBuilder) => void): Buffer[] {
+    const b = new StreamsBuilder({ applicationId: 'app' });
+    build(b);
+    const driver = new TopologyTestDriver(b.build());
+    driver.inputTopic('in', Serdes.bytes, Serdes.number).pipeInput(notUtf8, 1, 10);
+    const out = driver.outputTopic('out', Serdes.bytes, Serdes.number).readKeyValuesToList();
+    driver.close();
+    return out.map(([k]) => k!);
+  }
+
+  it('writes the source bytes when the key and its serde are unchanged', () => {
+    const keys = run((b) =>
+      b
+        .stream('in', { key: Serdes.string, value: Serdes.number })
+        .filter(() => true)
+        .mapValues((v) => v + 1)
+        .to('out', { value: Serdes.number }),
+    );
+    expect(keys).toEqual([notUtf8]);
+  });
+
+  it('writes the inner key of a windowed key from the source bytes', () => {
+    const keys = run((b) =>
+      b
+        .stream('in', { key: Serdes.string, value: Serdes.number })
+        .groupByKey()
+        .windowedBy(TimeWindows.ofSizeWithNoGrace(100))
+        .count({ name: 'counts' })
+        .toStream()
+        .to('out', { key: Serdes.windowed(Serdes.string), value: Serdes.number }),
+    );
+    expect(keys).toHaveLength(1);
+    expect(keys[0].subarray(0, 1)).toEqual(notUtf8);
+    expect(Serdes.windowed(Serdes.bytes).deserialize(keys[0]).window).toEqual({ start: 0, end: 100 });
+  });
+
+  it('serializes a key that another serde is to write', () => {
+    const other: Serde<string> = {
+      name: 'other-string',
+      serialize: Serdes.string.serialize,
+      deserialize: Serdes.string.deserialize,
+    };
+    const keys = run((b) =>
+      b.stream('in', { key: Serdes.string, value: Serdes.number }).to('out', { key: other }),
+    );
+    expect(keys).toEqual([replaced]);
+  });
+
+  it('serializes a key changed by selectKey, or in place by a processor', () => {
+    const selected = run((b) =>
+      b
+        .stream('in', { key: Serdes.string, value: Serdes.number })
+        .selectKey((k) => k + '!')
+        .to('out', { key: Serdes.string, value: Serdes.number }),
+    );
+    expect(selected).toEqual([Buffer.from('\ufffd!', 'utf8')]);
+    const mutated = run((b) =>
+      b
+        .stream('in', { key: Serdes.string, value: Serdes.number })
+        .process<string, number>(
+          () => {
+            let ctx!: ProcessorContext;
+            return {
+              init: (c) => (ctx = c),
+              process: (r) => {
+                r.key = 'x';
+                ctx.forward(r);
+              },
+            };
+          },
+          { name: 'rekey' },
+        )
+        .to('out', { key: Serdes.string, value: Serdes.number }),
+    );
+    expect(mutated).toEqual([Buffer.from('x')]);
   });
 });
