@@ -6,7 +6,7 @@ const SERVICES = '(broker|controller|group-coordinator)';
 const STORAGE_ENGINE_MAY_USE =
   '^services/common/(records/|errors\\.ts$|clock\\.ts$|logger\\.ts$|assert\\.ts$)';
 const CLIENT_MAY_USE =
-  '^services/common/(records/|grpc/|errors\\.ts$|clock\\.ts$|logger\\.ts$|assert\\.ts$|assignor-names\\.ts$|reset-target\\.ts$|security/(transport|cert-files|bearer-token)\\.ts$)';
+  '^services/common/(records/|grpc/|errors\\.ts$|clock\\.ts$|logger\\.ts$|assert\\.ts$|assignor-names\\.ts$|reset-target\\.ts$|security/(transport|cert-files|bearer-token)\\.ts$|security/auth/(authenticator|jwt|principal-mapping)\\.ts$)';
 
 module.exports = {
   forbidden: [

@@ -91,6 +91,7 @@ export type { WindowStoreStatus, OpenWindow } from './runtime/window-status';
 export type { GlobalTableSnapshot } from './runtime/global-tables';
 export type { KeyQueryOptions, QueriedWindow } from './runtime/query/typed';
 export type { QueryTlsOptions } from './runtime/query/query-tls';
+export type { QueryAuthOptions } from './runtime/query/query-auth';
 export { TopologyTestDriver } from './test-driver/driver';
 export type { TestDriverOptions, SuppressStatus } from './test-driver/driver';
 export { TestInputTopic, TestOutputTopic } from './test-driver/topics';

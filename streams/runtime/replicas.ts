@@ -69,7 +69,12 @@ export class Replicas {
       isActive: (taskId) => o.activeTasks().includes(taskId),
       onCaughtUpChanged: () => this.scheduleReport(),
     });
-    this.clients = new QueryClients(o.topology.applicationId, o.queryServer?.tls, o.logger);
+    this.clients = new QueryClients(
+      o.topology.applicationId,
+      o.queryServer?.tls,
+      o.logger,
+      o.queryServer?.auth?.tokenFile,
+    );
     this.router = new QueryRouter({
       topology: o.topology,
       partitions: o.partitions,

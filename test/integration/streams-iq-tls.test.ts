@@ -7,7 +7,11 @@
  *   each other over mTLS, and a key range gathers both instances' entries in key-byte order;
  * - a plain-text caller and a TLS caller without a client certificate are refused; one with a
  *   certificate from the CA is answered;
- * - `tls` without a key file fails start() with what to set.
+ * - `tls` without a key file fails start() with what to set;
+ * - with `queryServer.auth` (a JWT issuer, static tokens, an allow list), a caller is answered
+ *   only for the stores its principal is allowed, the instances forward keys with their own
+ *   service-account token, and missing, expired or unknown credentials are refused as
+ *   UNAUTHENTICATED, a principal without a grant as PERMISSION_DENIED naming no store.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -17,6 +21,10 @@ import { streamsProto } from '../../services/common/grpc/streams-proto';
 import type { StoreGetResponse } from '../../services/common/grpc/generated/tide/v1/StoreGetResponse';
 import { Serdes, type StreamsApp } from '../../streams';
 import type { QueryTlsOptions } from '../../streams/runtime/query/query-tls';
+import type { QueryAuthOptions } from '../../streams/runtime/query/query-auth';
+import { bearerCallCredentials } from '../../services/common/security/bearer-token';
+import type { DescribeInstancesResponse } from '../../services/common/grpc/generated/tide/v1/DescribeInstancesResponse';
+import { TestIssuer, serviceAccountClaims } from '../harness/jwt';
 import { makeCa, makeLeaf } from '../harness/certs';
 import { TestCluster } from '../harness/cluster';
 import { makeTempDir, waitFor } from '../harness/processes';
@@ -55,15 +63,19 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-function counter(queryTls: QueryTlsOptions): StreamsApp {
-  const b = tide.streams({ applicationId: APP });
+function counter(
+  queryTls: QueryTlsOptions | undefined,
+  auth?: QueryAuthOptions,
+  applicationId = APP,
+): StreamsApp {
+  const b = tide.streams({ applicationId });
   b.stream(INPUT, { key: Serdes.string, value: Serdes.string }).groupByKey().count({ name: 'counts' });
   const app = b.app(b.build(), {
     commitIntervalMs: 100,
     replicationFactor: 1,
     statusIntervalMs: 0,
     sessionTimeoutMs: 6_000,
-    queryServer: { host: '127.0.0.1', port: 0, tls: queryTls },
+    queryServer: { host: '127.0.0.1', port: 0, tls: queryTls, auth },
   });
   apps.push(app);
   return app;
@@ -143,4 +155,135 @@ it('two instances answer every key through either one over mTLS; callers without
 it('queryServer.tls without a key file fails start() and says what to set', async () => {
   const app = counter({ certFile: tls.certFile, keyFile: '' });
   await expect(app.start()).rejects.toThrow(/queryServer\.tls needs certFile and keyFile/);
+});
+
+describe('queryServer.auth', () => {
+  const AUTH_APP = 'iq-auth';
+  const ISSUER = 'https://issuer.test';
+  const AUDIENCE = 'tide-queries';
+  const issuer = new TestIssuer();
+  let serverTls: QueryTlsOptions;
+  let auth: QueryAuthOptions;
+  let ca: Buffer;
+
+  beforeAll(() => {
+    serverTls = { certFile: tls.certFile, keyFile: tls.keyFile, caFile: tls.caFile };
+    ca = fs.readFileSync(tls.caFile!);
+    fs.writeFileSync(path.join(certs, 'jwks.json'), JSON.stringify(issuer.jwks()));
+    fs.writeFileSync(path.join(certs, 'tokens'), 'alice-token alice\nbob-token bob\n');
+    fs.writeFileSync(
+      path.join(certs, 'instance.token'),
+      issuer.sign(serviceAccountClaims(ISSUER, AUDIENCE, 'apps', 'counter')),
+    );
+    auth = {
+      jwt: { jwksFile: path.join(certs, 'jwks.json'), issuer: ISSUER, audience: AUDIENCE },
+      staticTokensFile: path.join(certs, 'tokens'),
+      tokenFile: path.join(certs, 'instance.token'),
+      allow: {
+        'system:serviceaccount:apps:counter': '*',
+        alice: ['counts'],
+        'system:serviceaccount:team-a:*': ['counts'],
+      },
+    };
+  });
+
+  function client(endpoint: string, token: string | undefined) {
+    const credentials = token
+      ? grpc.credentials.combineChannelCredentials(
+          grpc.credentials.createSsl(ca),
+          bearerCallCredentials({ token }),
+        )
+      : grpc.credentials.createSsl(ca);
+    return new (streamsProto().StreamsQuery)(endpoint, credentials);
+  }
+
+  /** Get through `endpoint` as the holder of `token`: the count, or the gRPC error. */
+  function getAs(endpoint: string, token: string | undefined, key: string, store = 'counts') {
+    const c = client(endpoint, token);
+    return new Promise<number | grpc.ServiceError>((resolve) => {
+      c.Get(
+        { application_id: AUTH_APP, store, key: Serdes.string.serialize(key) },
+        { deadline: Date.now() + 5_000 },
+        (err: grpc.ServiceError | null, res?: StoreGetResponse) => {
+          c.close();
+          if (err) return resolve(err);
+          resolve(res!.found ? Serdes.number.deserialize(Buffer.from(res!.value)) : -1);
+        },
+      );
+    });
+  }
+
+  function describeAs(endpoint: string, token: string) {
+    const c = client(endpoint, token);
+    return new Promise<DescribeInstancesResponse | grpc.ServiceError>((resolve) => {
+      c.DescribeInstances(
+        { application_id: AUTH_APP },
+        { deadline: Date.now() + 5_000 },
+        (err: grpc.ServiceError | null, res?: DescribeInstancesResponse) => {
+          c.close();
+          resolve(err ?? res!);
+        },
+      );
+    });
+  }
+
+  function codeOf(r: unknown): number | undefined {
+    return r instanceof Error ? (r as grpc.ServiceError).code : undefined;
+  }
+
+  it('answers each principal for its stores only; the instances forward with their own token', async () => {
+    const a = counter(serverTls, auth, AUTH_APP);
+    const b = counter(serverTls, auth, AUTH_APP);
+    await a.start();
+    await b.start();
+    await waitFor(() => a.taskIds().length === 1 && b.taskIds().length === 1, {
+      timeoutMs: 60_000,
+      what: `one task each (a: ${a.taskIds()}, b: ${b.taskIds()})`,
+    });
+    // The input holds one record per key (the test above wrote it); half the keys are the other
+    // instance's, so each answer below through one endpoint was forwarded for half the keys.
+    for (const app of [a, b]) {
+      await waitFor(
+        async () => {
+          for (const key of KEYS)
+            if ((await getAs(app.queryEndpoint, 'alice-token', key)) !== 1) return false;
+          return true;
+        },
+        { timeoutMs: 60_000, what: `alice reads every key through ${app.queryEndpoint}` },
+      );
+    }
+    expect(await a.queries.all<string, number>('counts')).toHaveLength(KEYS.length);
+
+    const endpoint = a.queryEndpoint;
+    const teamA = issuer.sign(serviceAccountClaims(ISSUER, AUDIENCE, 'team-a', 'reader'));
+    expect(await getAs(endpoint, teamA, 'k0')).toBe(1);
+
+    expect(codeOf(await getAs(endpoint, undefined, 'k0'))).toBe(grpc.status.UNAUTHENTICATED);
+    const expired = issuer.sign(serviceAccountClaims(ISSUER, AUDIENCE, 'team-a', 'reader', -60));
+    expect(codeOf(await getAs(endpoint, expired, 'k0'))).toBe(grpc.status.UNAUTHENTICATED);
+    expect(codeOf(await getAs(endpoint, 'made-up', 'k0'))).toBe(grpc.status.UNAUTHENTICATED);
+    const otherIssuer = new TestIssuer().sign(serviceAccountClaims(ISSUER, AUDIENCE, 'apps', 'counter'));
+    expect(codeOf(await getAs(endpoint, otherIssuer, 'k0'))).toBe(grpc.status.UNAUTHENTICATED);
+
+    const bob = await getAs(endpoint, 'bob-token', 'k0');
+    expect(codeOf(bob)).toBe(grpc.status.PERMISSION_DENIED);
+    expect((bob as grpc.ServiceError).details).not.toMatch(/counts/);
+    const secret = await getAs(endpoint, 'alice-token', 'k0', 'secret');
+    expect(codeOf(secret)).toBe(grpc.status.PERMISSION_DENIED);
+    expect((secret as grpc.ServiceError).details).not.toMatch(/secret|no store/);
+
+    const described = await describeAs(endpoint, 'alice-token');
+    expect(codeOf(described)).toBeUndefined();
+    expect((described as DescribeInstancesResponse).instances).toHaveLength(2);
+    expect(codeOf(await describeAs(endpoint, 'bob-token'))).toBe(grpc.status.PERMISSION_DENIED);
+    expect(a.error()).toBeUndefined();
+    expect(b.error()).toBeUndefined();
+    await a.close();
+    await b.close();
+  });
+
+  it('fails start() when auth would take credentials in plain text, and says what to set', async () => {
+    const app = counter(undefined, auth, AUTH_APP);
+    await expect(app.start()).rejects.toThrow(/queryServer\.auth: needs queryServer\.tls/);
+  });
 });

@@ -70,6 +70,14 @@ function readToken(file: string): string {
   return token;
 }
 
+/** The token of a call's `authorization: Bearer <token>` header, if it has one. */
+export function bearerTokenOf(metadata: grpc.Metadata): string | undefined {
+  const value = metadata.get(AUTHORIZATION_HEADER)[0];
+  if (typeof value !== 'string') return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(value);
+  return match ? match[1] : undefined;
+}
+
 /** Call credentials that add the bearer token to every call. */
 export function bearerCallCredentials(source: BearerTokenSource): grpc.CallCredentials {
   const current = tokenReader(source);

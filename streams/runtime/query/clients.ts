@@ -4,10 +4,11 @@
  * an instance, or its STORE_NOT_AVAILABLE, comes back as a retriable StreamsError NOT_AVAILABLE;
  * other errors as they are.
  */
-import type * as grpc from '@grpc/grpc-js';
+import * as grpc from '@grpc/grpc-js';
 import { channelOptions } from '../../../services/common/grpc/server';
 import type { Logger } from '../../../services/common/logger';
 import { channelCredentialsOf, type Credentials } from '../../../services/common/security/transport';
+import { bearerCallCredentials } from '../../../services/common/security/bearer-token';
 import { fromGrpcError } from '../../../services/common/grpc/status';
 import { streamsProto } from '../../../services/common/grpc/streams-proto';
 import type { StreamsQueryClient } from '../../../services/common/grpc/generated/tide/v1/StreamsQuery';
@@ -24,13 +25,28 @@ export class QueryClients {
   private readonly clients = new Map<string, StreamsQueryClient>();
   private readonly credentials: Credentials<grpc.ChannelCredentials>;
 
-  /** `tls`: the query servers' settings (every instance of an application has the same). */
+  /**
+   * `tls`: the query servers' settings (every instance of an application has the same);
+   * `tokenFile`: this instance's bearer token toward the others (queryServer.auth).
+   */
   constructor(
     private readonly applicationId: string,
     tls: QueryTlsOptions | undefined,
     logger: Logger,
+    tokenFile?: string,
   ) {
-    this.credentials = channelCredentialsOf(queryClientTlsSettings(tls), logger);
+    const channel = channelCredentialsOf(queryClientTlsSettings(tls), logger);
+    // A token is never sent in plain text; the server refuses `auth` without `tls` at its start.
+    this.credentials =
+      tokenFile && channel.secure
+        ? {
+            ...channel,
+            credentials: grpc.credentials.combineChannelCredentials(
+              channel.credentials,
+              bearerCallCredentials({ tokenFile }),
+            ),
+          }
+        : channel;
   }
 
   async get(endpoint: string, store: string, key: Buffer, allowStale = false): Promise<GetResult> {

@@ -4,7 +4,8 @@
  * language can query the application through any instance. Plain text unless `tls` is set: then
  * TLS with certificates reloaded from disk when they change (cert-manager rotation), and with
  * `clientAuth: 'require'` only callers whose certificate chains to `caFile` get in (mTLS); the
- * instances call each other with the same files (query-tls.ts).
+ * instances call each other with the same files (query-tls.ts). With `auth`, every call but
+ * health and reflection is authenticated and checked against the allow list (query-auth.ts).
  */
 import type { Logger } from '../../../services/common/logger';
 import { serverCredentialsOf, type Credentials } from '../../../services/common/security/transport';
@@ -15,6 +16,7 @@ import { unary } from '../../../services/common/grpc/unary';
 import type { StreamsQueryHandlers } from '../../../services/common/grpc/generated/tide/v1/StreamsQuery';
 import { StreamsError } from '../../errors';
 import { queryServerTlsSettings, type QueryTlsOptions } from './query-tls';
+import { QueryAccess, type QueryAuthOptions } from './query-auth';
 import type { EntryBytes, QueryRouter } from './router';
 
 export interface QueryServerOptions {
@@ -26,6 +28,8 @@ export interface QueryServerOptions {
   advertisedHost?: string;
   /** TLS for this server and for this instance's calls to the others (they share the settings). */
   tls?: QueryTlsOptions;
+  /** Who may query which stores (needs `tls`); without it every caller TLS lets in may read all. */
+  auth?: QueryAuthOptions;
 }
 
 export interface InstanceView {
@@ -38,6 +42,7 @@ export class QueryServer {
   private server?: TideServer;
   private credentials?: Credentials<grpc.ServerCredentials>;
   private endpointValue = '';
+  private access?: QueryAccess;
 
   constructor(
     private readonly applicationId: string,
@@ -53,6 +58,7 @@ export class QueryServer {
 
   async start(options: QueryServerOptions): Promise<string> {
     const host = options.host ?? '127.0.0.1';
+    this.access = QueryAccess.of(options.auth, options.tls, this.logger);
     this.credentials = serverCredentialsOf(queryServerTlsSettings(options.tls), this.logger);
     this.server = await startServer({
       host,
@@ -64,7 +70,7 @@ export class QueryServer {
     this.server.health.setStatus('', 'SERVING');
     this.endpointValue = `${options.advertisedHost ?? host}:${this.server.port}`;
     this.logger.info(
-      { endpoint: this.endpointValue, tls: this.credentials.secure },
+      { endpoint: this.endpointValue, tls: this.credentials.secure, auth: !!this.access },
       'query server listening',
     );
     return this.endpointValue;
@@ -90,17 +96,20 @@ export class QueryServer {
   private handlers(): StreamsQueryHandlers {
     const edge = this.logger;
     return {
-      Get: unary(edge, 'Get', async (req) => {
+      Get: unary(edge, 'Get', async (req, _metadata, call) => {
+        this.access?.check(call, 'Get', req.store);
         this.check(req.application_id);
         const r = await this.router.get(req.store, Buffer.from(req.key), req.local_only, req.allow_stale);
         return { found: r.found, value: r.value, timestamp_ms: r.timestampMs, served_by: r.servedBy };
       }),
-      All: unary(edge, 'All', async (req) => {
+      All: unary(edge, 'All', async (req, _metadata, call) => {
+        this.access?.check(call, 'All', req.store);
         this.check(req.application_id);
         const entries = await this.router.all(req.store, req.local_only, req.limit, req.allow_stale);
         return entriesResponse(entries);
       }),
-      Range: unary(edge, 'Range', async (req) => {
+      Range: unary(edge, 'Range', async (req, _metadata, call) => {
+        this.access?.check(call, 'Range', req.store);
         this.check(req.application_id);
         const entries = await this.router.range(
           req.store,
@@ -112,7 +121,8 @@ export class QueryServer {
         );
         return entriesResponse(entries);
       }),
-      FetchWindows: unary(edge, 'FetchWindows', async (req) => {
+      FetchWindows: unary(edge, 'FetchWindows', async (req, _metadata, call) => {
+        this.access?.check(call, 'FetchWindows', req.store);
         this.check(req.application_id);
         const r = await this.router.windows(
           req.store,
@@ -132,7 +142,8 @@ export class QueryServer {
           served_by: r.servedBy,
         };
       }),
-      DescribeInstances: unary(edge, 'DescribeInstances', async (req) => {
+      DescribeInstances: unary(edge, 'DescribeInstances', async (req, _metadata, call) => {
+        this.access?.check(call, 'DescribeInstances', undefined);
         this.check(req.application_id);
         return {
           instances: this.instances().map((i) => ({

@@ -10,7 +10,7 @@ import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { Service } from 'kubernetes-models/v1/Service';
 import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
-import { queryServerOf, startPod } from '../../../examples/streams/kubernetes/main';
+import { queryAuthOf, queryServerOf, startPod } from '../../../examples/streams/kubernetes/main';
 
 const ROOT = path.join(__dirname, '..', '..', '..');
 const FILE = path.join(ROOT, 'examples', 'streams', 'kubernetes', 'statefulset.yaml');
@@ -69,6 +69,37 @@ it("serves queries at the pod's stable name, with TLS from mounted files when se
     clientAuth: 'require',
   });
   expect(queryServerOf({})).toBeUndefined();
+});
+
+it('maps QUERY_AUTH_* to who may query what', () => {
+  expect(queryAuthOf({})).toBeUndefined();
+  expect(
+    queryAuthOf({
+      QUERY_AUTH_ALLOW: 'system:serviceaccount:apps:word-count=*; system:serviceaccount:web:*=counts, views',
+      QUERY_AUTH_JWKS_FILE: '/auth/jwks.json',
+      QUERY_AUTH_JWT_ISSUER: 'https://kubernetes.default.svc.cluster.local',
+      QUERY_AUTH_JWT_AUDIENCE: 'tide-queries',
+      QUERY_AUTH_TOKEN_FILE: '/var/run/secrets/tide/token',
+    }),
+  ).toEqual({
+    allow: {
+      'system:serviceaccount:apps:word-count': '*',
+      'system:serviceaccount:web:*': ['counts', 'views'],
+    },
+    jwt: {
+      jwksFile: '/auth/jwks.json',
+      issuer: 'https://kubernetes.default.svc.cluster.local',
+      audience: 'tide-queries',
+    },
+    tokenFile: '/var/run/secrets/tide/token',
+  });
+  expect(queryAuthOf({ QUERY_AUTH_ALLOW: 'CN=a=*', QUERY_AUTH_MTLS: 'subject' })).toEqual({
+    allow: { 'CN=a': '*' },
+    mtls: { source: 'subject', rules: undefined },
+  });
+  expect(() => queryAuthOf({ QUERY_AUTH_ALLOW: 'alice' })).toThrow(
+    /write principal=store,store or principal=\*/,
+  );
 });
 
 it('is the manifest docs/streams.md shows', () => {

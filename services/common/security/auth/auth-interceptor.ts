@@ -13,7 +13,7 @@ import type { InterceptingServerListener } from '@grpc/grpc-js/build/src/server-
 import { TideError } from '../../errors';
 import type { Logger } from '../../logger';
 import { toGrpcStatus } from '../../grpc/status';
-import { AUTHORIZATION_HEADER } from '../bearer-token';
+import { bearerTokenOf } from '../bearer-token';
 import { AuthenticationError, type Authenticator, type Identity } from './authenticator';
 import type { Authorizer } from './authorizer';
 import { ruleOf, type Need } from './rpc-access';
@@ -49,13 +49,6 @@ function needKey(need: Need): string {
   const one = (r: { resourceType: string; name?: string; operation: string }) =>
     `${r.resourceType}\0${r.operation}\0${r.name ?? '\u0001any'}`;
   return 'anyOf' in need ? need.anyOf.map(one).join('\0|') : one(need);
-}
-
-function bearerToken(metadata: grpc.Metadata): string | undefined {
-  const value = metadata.get(AUTHORIZATION_HEADER)[0];
-  if (typeof value !== 'string') return undefined;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(value);
-  return match ? match[1] : undefined;
 }
 
 /** ServerInterceptingCall that remembers the handler's listener, to cancel it on a mid-stream refusal. */
@@ -140,7 +133,7 @@ export function authInterceptor(options: AuthInterceptorOptions): AuthIntercepto
       .withOnReceiveMetadata((metadata, next) => {
         try {
           identity = authenticator.authenticate({
-            token: bearerToken(metadata),
+            token: bearerTokenOf(metadata),
             peerCertificate: call.getAuthContext().sslPeerCertificate,
           });
         } catch (err) {
