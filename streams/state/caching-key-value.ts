@@ -6,7 +6,9 @@
  * key, in the order of their last write; then the flush listeners run (the processor's
  * deduplicated forwards, processors/common.ts).
  */
+import type { Serde } from '../serdes';
 import { keyId } from './key-id';
+import { inByteRange, inclusiveRange, prefixRange, requireKeySerde, type ByteRange } from './key-range';
 import type { CacheNamespace, RecordCache } from './record-cache';
 import type { KeyValueBatch, KeyValueStore } from './stores';
 
@@ -31,10 +33,12 @@ export class CachingKeyValueStore<K, V> implements KeyValueStore<K, V>, CachingS
   private readonly ns: CacheNamespace<K>;
   private readonly listeners: (() => void)[] = [];
 
+  /** `keySerde` orders the keys for range scans, as the store's own. */
   constructor(
     readonly inner: KeyValueStore<K, V>,
     cache: RecordCache,
     namespace: string,
+    private readonly keySerde?: Serde<K>,
   ) {
     this.name = inner.name;
     this.persistent = inner.persistent;
@@ -77,6 +81,37 @@ export class CachingKeyValueStore<K, V> implements KeyValueStore<K, V>, CachingS
     for (const e of [...this.ns.values()]) {
       if (!seen.has(e.id) && e.value !== null) yield [e.address, e.value as V];
     }
+  }
+
+  range(from: K | null, to: K | null): IterableIterator<[K, V]> {
+    return this.scan(inclusiveRange(requireKeySerde(this.name, this.keySerde), from, to)).values();
+  }
+
+  prefixScan<P>(prefix: P, prefixSerde: Serde<P>): IterableIterator<[K, V]> {
+    return this.scan(prefixRange(prefixSerde.serialize(prefix))).values();
+  }
+
+  /** The store's entries in the range with the cache's writes over them, in key-byte order. */
+  scan(range: ByteRange): [K, V][] {
+    const serde = requireKeySerde(this.name, this.keySerde);
+    const merged = new Map<string, { bytes: Buffer; entry: [K, V] | null }>();
+    for (const [key, value] of this.inner.scan(range)) {
+      merged.set(keyId(key), { bytes: serde.serialize(key), entry: [key, value] });
+    }
+    for (const e of this.ns.values()) {
+      const stored = merged.get(e.id);
+      if (stored) {
+        stored.entry = e.value === null ? null : [e.address, e.value as V];
+        continue;
+      }
+      if (e.value === null) continue;
+      const bytes = serde.serialize(e.address);
+      if (inByteRange(bytes, range)) merged.set(e.id, { bytes, entry: [e.address, e.value as V] });
+    }
+    return [...merged.values()]
+      .filter((m): m is { bytes: Buffer; entry: [K, V] } => m.entry !== null)
+      .sort((a, b) => Buffer.compare(a.bytes, b.bytes))
+      .map((m) => m.entry);
   }
 
   size(): number {

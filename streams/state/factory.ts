@@ -41,7 +41,7 @@ export function createStateStore(
   switch (def.kind) {
     case 'keyValue':
       if (onDisk) return new PersistentKeyValueStore(def.name, dir, key, value, onChange);
-      return new InMemoryKeyValueStore(def.name, onChange);
+      return new InMemoryKeyValueStore(def.name, onChange, def.key);
     case 'window': {
       const sizeMs = def.windowSizeMs ?? 0;
       const retentionMs = def.retentionMs ?? 0;
@@ -68,7 +68,7 @@ export function cachedStateStore(
   if (!def.timestamped || def.global) return store;
   switch (store.kind) {
     case 'keyValue':
-      return new CachingKeyValueStore(store as KeyValueStore<unknown, unknown>, cache, namespace);
+      return new CachingKeyValueStore(store as KeyValueStore<unknown, unknown>, cache, namespace, def.key);
     case 'window':
       return new CachingWindowStore(store as WindowStore<unknown, unknown>, cache, namespace);
     case 'session':

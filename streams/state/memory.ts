@@ -1,16 +1,25 @@
 /** In-memory stores: a Map per store, keys indexed by keyId(). */
-import type { Window } from '../serdes';
+import BTree from 'sorted-btree';
+import type { Serde, Window } from '../serdes';
 import { keyId } from './key-id';
+import { inclusiveRange, prefixRange, requireKeySerde, type ByteRange } from './key-range';
 import type { ChangeListener, KeyValueStore, SessionStore, WindowEntry, WindowStore } from './stores';
 
 export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
   readonly kind = 'keyValue' as const;
   readonly persistent = false;
   private readonly map = new Map<string, [K, V]>();
+  /**
+   * Key bytes → key id, in byte order, for range scans. Built by the first scan and kept up to
+   * date from then on: a store nobody scans pays nothing for it on its writes.
+   */
+  private index: BTree<Buffer, string> | undefined;
 
+  /** `keySerde` orders the keys for range scans (stores without one cannot be scanned). */
   constructor(
     readonly name: string,
     private readonly onChange?: ChangeListener,
+    private readonly keySerde?: Serde<K>,
   ) {}
 
   get(key: K): V | null {
@@ -19,8 +28,13 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
   }
 
   put(key: K, value: V | null): void {
-    if (value === null || value === undefined) this.map.delete(keyId(key));
-    else this.map.set(keyId(key), [key, value]);
+    const id = keyId(key);
+    if (value === null || value === undefined) {
+      if (this.map.delete(id) && this.index) this.index.delete(this.keySerde!.serialize(key));
+    } else {
+      if (this.index && !this.map.has(id)) this.index.set(this.keySerde!.serialize(key), id);
+      this.map.set(id, [key, value]);
+    }
     this.onChange?.({ store: this.name, key, value: value ?? null });
   }
 
@@ -34,11 +48,36 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
     for (const e of this.map.values()) yield [e[0], e[1]];
   }
 
+  range(from: K | null, to: K | null): IterableIterator<[K, V]> {
+    return this.scan(inclusiveRange(requireKeySerde(this.name, this.keySerde), from, to)).values();
+  }
+
+  prefixScan<P>(prefix: P, prefixSerde: Serde<P>): IterableIterator<[K, V]> {
+    return this.scan(prefixRange(prefixSerde.serialize(prefix))).values();
+  }
+
+  scan(range: ByteRange): [K, V][] {
+    const index = (this.index ??= this.buildIndex(requireKeySerde(this.name, this.keySerde)));
+    const out: [K, V][] = [];
+    for (const [bytes, id] of index.entries(range.from ?? undefined)) {
+      if (range.until !== null && Buffer.compare(bytes, range.until) >= 0) break;
+      const e = this.map.get(id)!;
+      out.push([e[0], e[1]]);
+    }
+    return out;
+  }
+
   size(): number {
     return this.map.size;
   }
   flush(): void {}
   close(): void {}
+
+  private buildIndex(serde: Serde<K>): BTree<Buffer, string> {
+    const index = new BTree<Buffer, string>(undefined, Buffer.compare);
+    for (const [id, [key]] of this.map) index.set(serde.serialize(key), id);
+    return index;
+  }
 }
 
 export class InMemoryWindowStore<K, V> implements WindowStore<K, V> {

@@ -15,6 +15,7 @@ import type { Serde } from '../serdes';
 import type { Stamped } from '../processors/common';
 import { readInt64BE, writeInt64BE } from '../int64';
 import { LmdbStore } from './lmdb-base';
+import { inclusiveRange, prefixRange, type ByteRange } from './key-range';
 import type { ChangeListener, KeyValueBatch, KeyValueStore, RawApply } from './stores';
 
 export class PersistentKeyValueStore<K, V>
@@ -69,6 +70,27 @@ export class PersistentKeyValueStore<K, V>
     for (const { key, value } of this.root.getRange()) {
       yield [this.keySerde.deserialize(key), this.valueSerde.deserialize(value)];
     }
+  }
+
+  range(from: K | null, to: K | null): IterableIterator<[K, V]> {
+    return this.scan(inclusiveRange(this.keySerde, from, to)).values();
+  }
+
+  prefixScan<P>(prefix: P, prefixSerde: Serde<P>): IterableIterator<[K, V]> {
+    return this.scan(prefixRange(prefixSerde.serialize(prefix))).values();
+  }
+
+  /** LMDB keeps keys in byte order: one cursor over the range. */
+  scan(range: ByteRange): [K, V][] {
+    const out: [K, V][] = [];
+    const bounds = {
+      ...(range.from ? { start: range.from } : {}),
+      ...(range.until ? { end: range.until } : {}),
+    };
+    for (const { key, value } of this.root.getRange(bounds)) {
+      out.push([this.keySerde.deserialize(key), this.valueSerde.deserialize(value)]);
+    }
+    return out;
   }
 
   protected main(): Database<Buffer, Buffer> {

@@ -3,7 +3,8 @@
  * processing is: a record goes through the whole topology before the next is read. Every write
  * is reported to `onChange` (the changelog writer in the runtime; nothing in the test driver).
  */
-import type { Window } from '../serdes';
+import type { Serde, Window } from '../serdes';
+import type { ByteRange } from './key-range';
 
 export type StoreKind = 'keyValue' | 'window' | 'session';
 
@@ -20,12 +21,22 @@ export interface StateStore {
 export interface ReadOnlyKeyValueStore<K, V> {
   get(key: K): V | null;
   all(): IterableIterator<[K, V]>;
+  /**
+   * The entries whose keys lie between `from` and `to`, both included (null: open), in the order
+   * of the key serde's bytes, as Kafka's range(). The entries are read when it is called: writes
+   * made while iterating are not seen.
+   */
+  range(from: K | null, to: K | null): IterableIterator<[K, V]>;
+  /** The entries whose key bytes start with `prefixSerde`'s bytes of `prefix`, in key-byte order. */
+  prefixScan<P>(prefix: P, prefixSerde: Serde<P>): IterableIterator<[K, V]>;
 }
 
 export interface KeyValueStore<K, V> extends StateStore, ReadOnlyKeyValueStore<K, V> {
   readonly kind: 'keyValue';
   put(key: K, value: V | null): void;
   delete(key: K): V | null;
+  /** The entries with key bytes in `range`, in key-byte order (what range and prefixScan read). */
+  scan(range: ByteRange): [K, V][];
 }
 
 export interface WindowEntry<K, V> {

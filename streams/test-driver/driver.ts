@@ -16,6 +16,7 @@ import type { RecordHeader } from '../../services/common/records';
 import type { Serde } from '../serdes';
 import type { KeyValueStore, SessionStore, StateStore, WindowEntry, WindowStore } from '../state/stores';
 import type { StoreDef } from '../topology/nodes';
+import { inclusiveRange, prefixRange, requireKeySerde, type ByteRange } from '../state/key-range';
 import type { Topology } from '../topology/topology';
 import { StreamTask, type TaskMetrics } from '../runtime/task';
 import type { OutgoingRecord, RecordCollector } from '../runtime/internal-context';
@@ -181,11 +182,29 @@ export class TopologyTestDriver {
   }
 
   /** A key-value store's contents across every task (values as the DSL sees them). */
-  getKeyValueStore<K, V>(name: string): { get(key: K): V | null; all(): [K, V][] } {
+  getKeyValueStore<K, V>(
+    name: string,
+  ): {
+    get(key: K): V | null;
+    all(): [K, V][];
+    /** Keys in [from, to] (null: open) across every task, in the order of the key serde's bytes. */
+    range(from: K | null, to: K | null): [K, V][];
+    prefixScan<P>(prefix: P, prefixSerde: Serde<P>): [K, V][];
+  } {
     const def = this.storeDef(name, 'keyValue');
     const instances = this.instances(name) as KeyValueStore<K, unknown>[];
     const unwrap = (v: unknown): V => (def.timestamped ? (v as { value: V }).value : (v as V));
+    const serde = (): Serde<K> => requireKeySerde(name, def.key as Serde<K> | undefined);
+    const scan = (range: ByteRange): [K, V][] =>
+      instances
+        .flatMap((s) =>
+          s.scan(range).map(([k, v]) => ({ bytes: serde().serialize(k), entry: [k, unwrap(v)] as [K, V] })),
+        )
+        .sort((a, b) => Buffer.compare(a.bytes, b.bytes))
+        .map((e) => e.entry);
     return {
+      range: (from, to) => scan(inclusiveRange(serde(), from, to)),
+      prefixScan: (prefix, prefixSerde) => scan(prefixRange(prefixSerde.serialize(prefix))),
       get: (key) => {
         for (const s of instances) {
           const v = s.get(key);

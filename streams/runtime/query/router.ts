@@ -16,6 +16,7 @@ import type { Stamped } from '../../processors/common';
 import { StreamsError } from '../../errors';
 import type { Serde } from '../../serdes';
 import type { KeyValueStore, SessionStore, StateStore, WindowStore } from '../../state/stores';
+import { inclusiveByteRange } from '../../state/key-range';
 import type { StoreDef } from '../../topology/nodes';
 import type { Subtopology, Topology } from '../../topology/topology';
 import type { QueryClients } from './clients';
@@ -166,12 +167,16 @@ export class QueryRouter {
     const out: EntryBytes[] = [];
     /** Entries read from standby copies: added last, for keys no active task returned. */
     const stale: EntryBytes[] = [];
+    const range =
+      bounds &&
+      inclusiveByteRange(
+        bounds.from.length === 0 ? null : bounds.from,
+        bounds.to.length === 0 ? null : bounds.to,
+      );
     const collect = (store: KeyValueStore<unknown, unknown>, into = out): void => {
-      for (const [k, v] of store.all()) {
-        const key = info.key.serialize(k);
-        if (bounds && !inBounds(key, bounds)) continue;
+      for (const [k, v] of range ? store.scan(range) : store.all()) {
         const { value, timestampMs } = unstamp(info, v);
-        into.push({ key, value: info.value.serialize(value), timestampMs });
+        into.push({ key: info.key.serialize(k), value: info.value.serialize(value), timestampMs });
       }
     };
     if (!info.subtopology) {
@@ -307,12 +312,6 @@ export class QueryRouter {
 interface KeyBounds {
   from: Buffer;
   to: Buffer;
-}
-
-function inBounds(key: Buffer, { from, to }: KeyBounds): boolean {
-  return (
-    (from.length === 0 || Buffer.compare(key, from) >= 0) && (to.length === 0 || Buffer.compare(key, to) <= 0)
-  );
 }
 
 function unstamp(info: StoreInfo, stored: unknown): { value: unknown; timestampMs: number } {

@@ -68,14 +68,22 @@ const router = new QueryRouter({
 const queries = new StreamsQueries(() => router);
 /** A table store of `counts` holding these keys and counts. */
 function kv(entries: [string, number][]) {
-  const store = new InMemoryKeyValueStore<string, { value: number; timestamp: number }>('counts');
+  const store = new InMemoryKeyValueStore<string, { value: number; timestamp: number }>(
+    'counts',
+    undefined,
+    Serdes.string,
+  );
   for (const [k, v] of entries) store.put(k, { value: v, timestamp: 0 });
   return store;
 }
 const task = (key: string) => `0_${partitionForKey(Serdes.string.serialize(key), 4)}`;
 
 it('reads a local task, unstamped; routes a remote one; refuses what is not running', async () => {
-  const kv = new InMemoryKeyValueStore<string, { value: number; timestamp: number }>('counts');
+  const kv = new InMemoryKeyValueStore<string, { value: number; timestamp: number }>(
+    'counts',
+    undefined,
+    Serdes.string,
+  );
   kv.put('alice', { value: 3, timestamp: 99 });
   stores.set(`${task('alice')}/counts`, kv);
   owners.set(task('alice'), 'me:1');
@@ -125,7 +133,11 @@ it('fetches windows of a key by start, and gathers every entry of local tasks', 
   await expect(queries.get('per-second', 'bob')).rejects.toThrow(/window store/);
 
   for (let p = 0; p < 4; p++) {
-    const kv = new InMemoryKeyValueStore<string, { value: number; timestamp: number }>('counts');
+    const kv = new InMemoryKeyValueStore<string, { value: number; timestamp: number }>(
+      'counts',
+      undefined,
+      Serdes.string,
+    );
     kv.put(`key-of-${p}`, { value: p, timestamp: 0 });
     stores.set(`0_${p}/counts`, kv);
   }
@@ -143,7 +155,11 @@ it('reads a global table here, whatever the key; NOT_AVAILABLE until it is loade
   expect((before as StreamsError).kind).toBe('NOT_AVAILABLE');
   expect((before as StreamsError).message).toMatch(/global table users is not loaded/);
 
-  const users = new InMemoryKeyValueStore<string, { value: string; timestamp: number }>('users');
+  const users = new InMemoryKeyValueStore<string, { value: string; timestamp: number }>(
+    'users',
+    undefined,
+    Serdes.string,
+  );
   for (let i = 0; i < 8; i++) users.put(`u${i}`, { value: `name-${i}`, timestamp: 100 + i });
   globals.set('users', users);
   const callsBefore = remote.length;
@@ -158,7 +174,11 @@ it('reads a global table here, whatever the key; NOT_AVAILABLE until it is loade
 it('with allowStale, a standby copy kept here answers when the active task is not readable here', async () => {
   const key = 'k-standby';
   const t = task(key);
-  const copy = new InMemoryKeyValueStore<string, { value: number; timestamp: number }>('counts');
+  const copy = new InMemoryKeyValueStore<string, { value: number; timestamp: number }>(
+    'counts',
+    undefined,
+    Serdes.string,
+  );
   copy.put(key, { value: 41, timestamp: 5 });
   standbys.set(`${t}/counts`, copy);
   stores.delete(`${t}/counts`);
@@ -170,7 +190,11 @@ it('with allowStale, a standby copy kept here answers when the active task is no
   expect([raw.timestampMs, raw.servedBy]).toEqual([5, 'me:1']);
 
   // The active task readable here wins over the copy.
-  const active = new InMemoryKeyValueStore<string, { value: number; timestamp: number }>('counts');
+  const active = new InMemoryKeyValueStore<string, { value: number; timestamp: number }>(
+    'counts',
+    undefined,
+    Serdes.string,
+  );
   active.put(key, { value: 42, timestamp: 6 });
   stores.set(`${t}/counts`, active);
   expect(await queries.get('counts', key, { allowStale: true })).toBe(42);
