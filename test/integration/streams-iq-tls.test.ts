@@ -11,7 +11,8 @@
  * - with `queryServer.auth` (a JWT issuer, static tokens, an allow list), a caller is answered
  *   only for the stores its principal is allowed, the instances forward keys with their own
  *   service-account token, and missing, expired or unknown credentials are refused as
- *   UNAUTHENTICATED, a principal without a grant as PERMISSION_DENIED naming no store.
+ *   UNAUTHENTICATED, a principal without a grant as PERMISSION_DENIED naming no store; with
+ *   `mtls`, principals come from the certificates' subjects through a mapping rule.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -278,6 +279,56 @@ describe('queryServer.auth', () => {
     expect(codeOf(await describeAs(endpoint, 'bob-token'))).toBe(grpc.status.PERMISSION_DENIED);
     expect(a.error()).toBeUndefined();
     expect(b.error()).toBeUndefined();
+    await a.close();
+    await b.close();
+  });
+
+  it('takes principals from client certificates: the instances share theirs, a reader gets its store only', async () => {
+    makeLeaf(certs, 'ca', 'reader', 'reader');
+    makeLeaf(certs, 'ca', 'stranger', 'stranger');
+    const mtlsAuth: QueryAuthOptions = {
+      mtls: { source: 'subject', rules: 'RULE:^CN=([^,]+)$/$1/' },
+      allow: { 'streams-instance': '*', reader: ['counts'] },
+    };
+    const appId = 'iq-auth-mtls';
+    const a = counter(tls, mtlsAuth, appId);
+    const b = counter(tls, mtlsAuth, appId);
+    await a.start();
+    await b.start();
+    await waitFor(() => a.taskIds().length === 1 && b.taskIds().length === 1, {
+      timeoutMs: 60_000,
+      what: `one task each (a: ${a.taskIds()}, b: ${b.taskIds()})`,
+    });
+    const as = (name: string) =>
+      grpc.credentials.createSsl(
+        ca,
+        fs.readFileSync(path.join(certs, `${name}.key`)),
+        fs.readFileSync(path.join(certs, `${name}.crt`)),
+      );
+    const get = (credentials: grpc.ChannelCredentials, key: string, store = 'counts') => {
+      const c = new (streamsProto().StreamsQuery)(a.queryEndpoint, credentials);
+      return new Promise<number | grpc.ServiceError>((resolve) => {
+        c.Get(
+          { application_id: appId, store, key: Serdes.string.serialize(key) },
+          { deadline: Date.now() + 5_000 },
+          (err: grpc.ServiceError | null, res?: StoreGetResponse) => {
+            c.close();
+            if (err) return resolve(err);
+            resolve(res!.found ? Serdes.number.deserialize(Buffer.from(res!.value)) : -1);
+          },
+        );
+      });
+    };
+    // Every key through one instance: half of them forwarded with the instance's certificate.
+    await waitFor(
+      async () => {
+        for (const key of KEYS) if ((await get(as('reader'), key)) !== 1) return false;
+        return true;
+      },
+      { timeoutMs: 60_000, what: 'the reader reads every key through one instance' },
+    );
+    expect(codeOf(await get(as('reader'), 'k0', 'secret'))).toBe(grpc.status.PERMISSION_DENIED);
+    expect(codeOf(await get(as('stranger'), 'k0'))).toBe(grpc.status.PERMISSION_DENIED);
     await a.close();
     await b.close();
   });
