@@ -82,16 +82,30 @@ function counter(
   return app;
 }
 
-/** A raw StreamsQuery Get through `endpoint` with the given channel credentials. */
+/** Two instances of the count, started, holding one task each. */
+async function startPair(...args: Parameters<typeof counter>): Promise<[StreamsApp, StreamsApp]> {
+  const a = counter(...args);
+  const b = counter(...args);
+  await a.start();
+  await b.start();
+  await waitFor(() => a.taskIds().length === 1 && b.taskIds().length === 1, {
+    timeoutMs: 60_000,
+    what: `one task each (a: ${a.taskIds()}, b: ${b.taskIds()})`,
+  });
+  return [a, b];
+}
+
+/** A raw StreamsQuery Get through `endpoint` with the given channel credentials: the count, or the error. */
 function rawGet(
   endpoint: string,
   credentials: grpc.ChannelCredentials,
   key: string,
-): Promise<number | Error> {
+  { app = APP, store = 'counts' } = {},
+): Promise<number | grpc.ServiceError> {
   const client = new (streamsProto().StreamsQuery)(endpoint, credentials);
   return new Promise((resolve) => {
     client.Get(
-      { application_id: APP, store: 'counts', key: Serdes.string.serialize(key) },
+      { application_id: app, store, key: Serdes.string.serialize(key) },
       { deadline: Date.now() + 5_000 },
       (err: grpc.ServiceError | null, res?: StoreGetResponse) => {
         client.close();
@@ -103,14 +117,7 @@ function rawGet(
 }
 
 it('two instances answer every key through either one over mTLS; callers without a client certificate are refused', async () => {
-  const a = counter(tls);
-  const b = counter(tls);
-  await a.start();
-  await b.start();
-  await waitFor(() => a.taskIds().length === 1 && b.taskIds().length === 1, {
-    timeoutMs: 60_000,
-    what: `one task each (a: ${a.taskIds()}, b: ${b.taskIds()})`,
-  });
+  const [a, b] = await startPair(tls);
   const producer = tide.producer();
   await producer.send(
     INPUT,
@@ -188,34 +195,22 @@ describe('queryServer.auth', () => {
     };
   });
 
-  function client(endpoint: string, token: string | undefined) {
-    const credentials = token
+  function credentialsOf(token: string | undefined): grpc.ChannelCredentials {
+    return token
       ? grpc.credentials.combineChannelCredentials(
           grpc.credentials.createSsl(ca),
           bearerCallCredentials({ token }),
         )
       : grpc.credentials.createSsl(ca);
-    return new (streamsProto().StreamsQuery)(endpoint, credentials);
   }
 
   /** Get through `endpoint` as the holder of `token`: the count, or the gRPC error. */
   function getAs(endpoint: string, token: string | undefined, key: string, store = 'counts') {
-    const c = client(endpoint, token);
-    return new Promise<number | grpc.ServiceError>((resolve) => {
-      c.Get(
-        { application_id: AUTH_APP, store, key: Serdes.string.serialize(key) },
-        { deadline: Date.now() + 5_000 },
-        (err: grpc.ServiceError | null, res?: StoreGetResponse) => {
-          c.close();
-          if (err) return resolve(err);
-          resolve(res!.found ? Serdes.number.deserialize(Buffer.from(res!.value)) : -1);
-        },
-      );
-    });
+    return rawGet(endpoint, credentialsOf(token), key, { app: AUTH_APP, store });
   }
 
   function describeAs(endpoint: string, token: string) {
-    const c = client(endpoint, token);
+    const c = new (streamsProto().StreamsQuery)(endpoint, credentialsOf(token));
     return new Promise<DescribeInstancesResponse | grpc.ServiceError>((resolve) => {
       c.DescribeInstances(
         { application_id: AUTH_APP },
@@ -233,14 +228,7 @@ describe('queryServer.auth', () => {
   }
 
   it('answers each principal for its stores only; the instances forward with their own token', async () => {
-    const a = counter(serverTls, auth, AUTH_APP);
-    const b = counter(serverTls, auth, AUTH_APP);
-    await a.start();
-    await b.start();
-    await waitFor(() => a.taskIds().length === 1 && b.taskIds().length === 1, {
-      timeoutMs: 60_000,
-      what: `one task each (a: ${a.taskIds()}, b: ${b.taskIds()})`,
-    });
+    const [a, b] = await startPair(serverTls, auth, AUTH_APP);
     // The input holds one record per key (the test above wrote it); half the keys are the other
     // instance's, so each answer below through one endpoint was forwarded for half the keys.
     for (const app of [a, b]) {
@@ -291,34 +279,15 @@ describe('queryServer.auth', () => {
       allow: { 'streams-instance': '*', reader: ['counts'] },
     };
     const appId = 'iq-auth-mtls';
-    const a = counter(tls, mtlsAuth, appId);
-    const b = counter(tls, mtlsAuth, appId);
-    await a.start();
-    await b.start();
-    await waitFor(() => a.taskIds().length === 1 && b.taskIds().length === 1, {
-      timeoutMs: 60_000,
-      what: `one task each (a: ${a.taskIds()}, b: ${b.taskIds()})`,
-    });
+    const [a, b] = await startPair(tls, mtlsAuth, appId);
     const as = (name: string) =>
       grpc.credentials.createSsl(
         ca,
         fs.readFileSync(path.join(certs, `${name}.key`)),
         fs.readFileSync(path.join(certs, `${name}.crt`)),
       );
-    const get = (credentials: grpc.ChannelCredentials, key: string, store = 'counts') => {
-      const c = new (streamsProto().StreamsQuery)(a.queryEndpoint, credentials);
-      return new Promise<number | grpc.ServiceError>((resolve) => {
-        c.Get(
-          { application_id: appId, store, key: Serdes.string.serialize(key) },
-          { deadline: Date.now() + 5_000 },
-          (err: grpc.ServiceError | null, res?: StoreGetResponse) => {
-            c.close();
-            if (err) return resolve(err);
-            resolve(res!.found ? Serdes.number.deserialize(Buffer.from(res!.value)) : -1);
-          },
-        );
-      });
-    };
+    const get = (credentials: grpc.ChannelCredentials, key: string, store = 'counts') =>
+      rawGet(a.queryEndpoint, credentials, key, { app: appId, store });
     // Every key through one instance: half of them forwarded with the instance's certificate.
     await waitFor(
       async () => {
