@@ -64,6 +64,7 @@ export interface TaskView {
   recordsIn?: number;
   recordsOut?: number;
   droppedLateRecords?: number;
+  droppedRecords?: number;
   streamTimeMs?: number;
   lag?: number;
   restoring?: boolean;

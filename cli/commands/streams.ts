@@ -79,7 +79,7 @@ function printDescription(d: StreamsDescription): void {
   if (d.tasks.length > 0) {
     out();
     printTable(
-      ['TASK', 'INSTANCE', 'INPUTS', 'IN', 'OUT', 'STREAM-TIME', 'LAG', 'LATE', 'RESTORE'],
+      ['TASK', 'INSTANCE', 'INPUTS', 'IN', 'OUT', 'STREAM-TIME', 'LAG', 'LATE', 'DROPPED', 'RESTORE'],
       d.tasks.map((t) => [
         t.id,
         t.instance || t.memberId || '-',
@@ -89,6 +89,7 @@ function printDescription(d: StreamsDescription): void {
         timeText(t.streamTimeMs),
         dash(t.lag),
         dash(t.droppedLateRecords),
+        dash(t.droppedRecords),
         t.restoring === undefined
           ? '-'
           : t.restoring

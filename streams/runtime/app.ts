@@ -37,7 +37,13 @@ import type { StateStore, StoreChange } from '../state/stores';
 import type { StoreDef } from '../topology/nodes';
 import type { Subtopology, Topology } from '../topology/topology';
 import type { OutgoingRecord, RecordCollector } from './internal-context';
-import { StreamTask, type TaskMetrics } from './task';
+import { StreamTask, type DroppedRecord, type RecordErrorPolicy, type TaskMetrics } from './task';
+import {
+  checkRecordErrorPolicy,
+  deadLetterTopics,
+  droppedRecordLogger,
+  globalTablePolicy,
+} from './record-errors';
 import {
   changelogConfigs,
   changelogTopic,
@@ -122,6 +128,15 @@ export interface StreamsAppOptions {
   windowedChangelogExtraRetentionMs?: number;
   /** Called as stores restore (after each fetched chunk, and once done). */
   onRestore?: (progress: RestoreProgress) => void;
+  /**
+   * A record the source serdes cannot read (Kafka's deserialization exception handler): 'fail'
+   * (default: processing stops, the record is read again after a restart), 'continue' (skip it:
+   * logged, counted in droppedRecords), or { deadLetterTopic } (skip it after copying it there
+   * as it was read, with `__streams.errors.*` headers; the topic must exist).
+   */
+  deserializationErrors?: RecordErrorPolicy;
+  /** A record whose processing throws (Kafka's processing exception handler): the same choices. */
+  processingErrors?: RecordErrorPolicy;
   /** Called once when the app fails (a send or commit failed); it stops processing. */
   onError?: (error: Error) => void;
   logger?: Logger;
@@ -172,6 +187,8 @@ export interface StreamsAppMetrics {
   recordsIn: number;
   recordsOut: number;
   droppedLateRecords: number;
+  /** Records skipped as deserializationErrors / processingErrors say. */
+  droppedRecords: number;
   /** The global tables' copies on this instance. */
   globalTables: GlobalTableSnapshot[];
 }
@@ -209,6 +226,8 @@ export const RESTORE_CONCURRENCY = 4;
 
 export class StreamsApp {
   private readonly logger: Logger;
+  /** Logs records skipped under deserializationErrors / processingErrors (throttled). */
+  private readonly onDropped: (dropped: DroppedRecord) => void;
   private readonly commitIntervalMs: number;
   private partitions = new Map<string, number>();
   private producer?: Producer;
@@ -286,6 +305,9 @@ export class StreamsApp {
     const standbys = options.numStandbys ?? 0;
     if (!Number.isInteger(standbys) || standbys < 0)
       throw new StreamsError('TOPOLOGY', `numStandbys must be an integer >= 0, got ${standbys}`);
+    checkRecordErrorPolicy('deserializationErrors', options.deserializationErrors);
+    checkRecordErrorPolicy('processingErrors', options.processingErrors);
+    this.onDropped = droppedRecordLogger(this.logger);
     this.queries = new StreamsQueries(() => this.replicas?.router);
     if (options.caching) this.cache = new RecordCache(options.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES);
   }
@@ -358,6 +380,8 @@ export class StreamsApp {
         sliceRecords: PROCESS_SLICE_RECORDS,
         logger: this.logger,
         onRestore: this.options.onRestore,
+        deserializationErrors: globalTablePolicy(this.options.deserializationErrors),
+        onDropped: this.onDropped,
         onError: (err) => this.fail(err),
       });
       await this.globals.start();
@@ -430,6 +454,7 @@ export class StreamsApp {
       recordsIn: tasks.reduce((n, t) => n + t.recordsIn, 0),
       recordsOut: tasks.reduce((n, t) => n + t.recordsOut, 0),
       droppedLateRecords: tasks.reduce((n, t) => n + t.droppedLateRecords, 0),
+      droppedRecords: tasks.reduce((n, t) => n + t.droppedRecords, 0),
       globalTables: this.globals?.snapshot() ?? [],
     };
   }
@@ -533,7 +558,10 @@ export class StreamsApp {
 
   private async prepareTopics(): Promise<void> {
     const admin = this.tide.admin();
-    const sinks = new Set(this.topology.subtopologies.flatMap((s) => s.sinkTopics));
+    const sinks = new Set([
+      ...this.topology.subtopologies.flatMap((s) => s.sinkTopics),
+      ...deadLetterTopics(this.options.deserializationErrors, this.options.processingErrors),
+    ]);
     const external = new Set([...this.topology.externalSourceTopics(), ...sinks]);
     for (const t of this.topology.internalTopics.keys()) external.delete(t);
     const existing = new Map<string, number>();
@@ -933,6 +961,9 @@ export class StreamsApp {
         cache: this.cache,
         maxTaskIdleMs: this.options.maxTaskIdleMs ?? 0,
         globalStores: this.globals?.stores ?? new Map(),
+        deserializationErrors: this.options.deserializationErrors,
+        processingErrors: this.options.processingErrors,
+        onDropped: this.onDropped,
         createStore: (def) => {
           if (!def.logged) return createStore(def, id, this.options.stateDir);
           const codec = new ChangelogCodec(def);

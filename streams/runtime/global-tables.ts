@@ -26,7 +26,7 @@ import type { StoreDef } from '../topology/nodes';
 import type { GlobalPart } from '../topology/topology';
 import { readCheckpoint, writeCheckpoint, type Checkpoint } from './checkpoint';
 import type { RestoreProgress } from './restore';
-import { StreamTask } from './task';
+import { StreamTask, type DroppedRecord } from './task';
 
 /** The task id of the global tables: their directory and checkpoint under the state directory. */
 export const GLOBAL_TASK_ID = 'global';
@@ -45,6 +45,9 @@ export interface GlobalTablesOptions {
   sliceRecords: number;
   logger: Logger;
   onRestore?: (progress: RestoreProgress) => void;
+  /** A record the table's serdes cannot read: the application's policy (globalTablePolicy). */
+  deserializationErrors?: 'fail' | 'continue';
+  onDropped?: (dropped: DroppedRecord) => void;
   /** The background loop failed: the application stops. */
   onError(err: Error): void;
 }
@@ -128,6 +131,8 @@ export class GlobalTables {
         maxTaskIdleMs: 0,
         createStore: (def) => createStateStore(def, dir ? join(dir, GLOBAL_TASK_ID, def.name) : undefined),
         globalStores: this.stores,
+        deserializationErrors: o.deserializationErrors,
+        onDropped: o.onDropped,
       },
     );
     for (const [name, store] of this.task.stores) this.stores.set(name, store);

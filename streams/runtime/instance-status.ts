@@ -25,6 +25,8 @@ export interface InstanceTaskStatus {
   recordsIn: number;
   recordsOut: number;
   droppedLateRecords: number;
+  /** Unreadable or failing records skipped (absent in statuses of older versions). */
+  droppedRecords?: number;
   /** -1: no record processed yet. */
   streamTimeMs: number;
   lag: number;
@@ -79,6 +81,7 @@ export function instanceSnapshotOf(
       recordsIn: t.recordsIn,
       recordsOut: t.recordsOut,
       droppedLateRecords: t.droppedLateRecords,
+      droppedRecords: t.droppedRecords,
       streamTimeMs: t.streamTimeMs,
       lag: t.lag,
       restoring: t.restoring,

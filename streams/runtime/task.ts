@@ -53,6 +53,29 @@ export interface TaskOptions {
   createStore(def: StoreDef, taskId: string): StateStore;
   /** Global tables' stores, shared by every task of the instance. */
   globalStores: ReadonlyMap<string, StateStore>;
+  /** A record the source's serdes cannot read (Kafka's deserialization exception handler). Default 'fail'. */
+  deserializationErrors?: RecordErrorPolicy;
+  /** A record whose processing throws (Kafka's processing exception handler). Default 'fail'. */
+  processingErrors?: RecordErrorPolicy;
+  /** Told of each record skipped under those policies (the runtime logs it). */
+  onDropped?: (dropped: DroppedRecord) => void;
+}
+
+/**
+ * What a record that cannot be read or processed does: 'fail' stops processing (the record is
+ * read again after a restart), 'continue' skips it (logged and counted), a dead-letter topic
+ * skips it after copying it there unchanged, headers added, so nothing is lost.
+ */
+export type RecordErrorPolicy = 'fail' | 'continue' | { deadLetterTopic: string };
+
+export interface DroppedRecord {
+  taskId: string;
+  topic: string;
+  partition: number;
+  offset: number;
+  stage: 'deserialization' | 'processing';
+  error: Error;
+  deadLetterTopic?: string;
 }
 
 export interface TaskMetrics {
@@ -62,6 +85,8 @@ export interface TaskMetrics {
   droppedLateRecords: number;
   /** Records skipped because the timestamp extractor returned a negative time. */
   skippedInvalidTimestamp: number;
+  /** Records skipped because they could not be read or processed (deserializationErrors, processingErrors). */
+  droppedRecords: number;
   enforcedProcessing: number;
   punctuations: number;
   streamTimeMs: number;
@@ -70,13 +95,16 @@ export interface TaskMetrics {
 /** A buffered record. Its origin is the queue's partition and `offset`, built only when asked for. */
 interface Buffered {
   record: StreamRecord<unknown, unknown>;
-  offset: number;
-  /** The key as read and its bytes: a sink writing this key with the same serde reuses them. */
+  /** The record as read: its offset, and its bytes for sinks (the key) and dead letters. */
+  raw: RawRecord;
+  /** The key as deserialized: a sink writing this key with the same serde reuses `raw.key`. */
   sourceKey: unknown;
-  sourceKeyBytes: Buffer | null;
   source: Processor<unknown, unknown>;
-  /** The extractor gave no valid time: skipped (counted) when it reaches the head, in order. */
-  invalidTimestamp: boolean;
+  /**
+   * Skipped, in order, when it reaches the head: the extractor gave no valid time (counted), or
+   * the serdes could not read it (handled as `deserializationErrors` says).
+   */
+  skip: 'invalidTimestamp' | { unreadable: Error } | null;
 }
 
 /**
@@ -150,6 +178,7 @@ export class StreamTask {
     recordsOut: 0,
     droppedLateRecords: 0,
     skippedInvalidTimestamp: 0,
+    droppedRecords: 0,
     enforcedProcessing: 0,
     punctuations: 0,
     streamTimeMs: -1,
@@ -218,8 +247,34 @@ export class StreamTask {
     const extractor = src.timestampExtractor;
     queue.keySerde = src.key;
     for (const raw of records) {
-      const key = raw.key === null || !src.key ? raw.key : src.key.deserialize(raw.key);
-      const value = raw.value === null || !src.value ? raw.value : src.value.deserialize(raw.value);
+      let key: unknown;
+      let value: unknown;
+      try {
+        key = raw.key === null || !src.key ? raw.key : src.key.deserialize(raw.key);
+        value = raw.value === null || !src.value ? raw.value : src.value.deserialize(raw.value);
+      } catch (err) {
+        const error = err instanceof Error ? err : new Error(String(err));
+        if ((this.options.deserializationErrors ?? 'fail') === 'fail') {
+          throw new StreamsError(
+            'SERDE',
+            `${topic}-${partition} at offset ${raw.offset}: ${error.message}. To skip such records, set deserializationErrors to 'continue' or { deadLetterTopic }`,
+            { cause: err },
+          );
+        }
+        queue.push({
+          record: {
+            key: null,
+            value: null,
+            timestamp: Math.max(queue.partitionTimeMs, 0),
+            headers: raw.headers,
+          },
+          raw,
+          sourceKey: undefined,
+          source,
+          skip: { unreadable: error },
+        });
+        continue;
+      }
       const ts = extractor
         ? extractor(
             { key, value, timestampMs: raw.timestampMs, topic, partition, offset: raw.offset },
@@ -230,22 +285,20 @@ export class StreamTask {
         // Kept in the queue so its offset is committed only after the records before it.
         queue.push({
           record: { key, value, timestamp: Math.max(queue.partitionTimeMs, 0), headers: raw.headers },
-          offset: raw.offset,
+          raw,
           sourceKey: key,
-          sourceKeyBytes: raw.key,
           source,
-          invalidTimestamp: true,
+          skip: 'invalidTimestamp',
         });
         continue;
       }
       queue.partitionTimeMs = Math.max(queue.partitionTimeMs, ts);
       queue.push({
         record: { key, value, timestamp: ts, headers: raw.headers },
-        offset: raw.offset,
+        raw,
         sourceKey: key,
-        sourceKeyBytes: raw.key,
         source,
-        invalidTimestamp: false,
+        skip: null,
       });
     }
   }
@@ -320,9 +373,10 @@ export class StreamTask {
     if (!next) return false;
     if (empty) this.metrics.enforcedProcessing++;
     const item = next.shift();
-    if (item.invalidTimestamp) {
-      this.metrics.skippedInvalidTimestamp++;
-      next.committableOffset = item.offset + 1;
+    if (item.skip !== null) {
+      if (item.skip === 'invalidTimestamp') this.metrics.skippedInvalidTimestamp++;
+      else this.drop(next, item, 'deserialization', item.skip.unreadable);
+      next.committableOffset = item.raw.offset + 1;
       return true;
     }
     this.metrics.recordsIn++;
@@ -331,11 +385,14 @@ export class StreamTask {
     this.currentQueue = next;
     try {
       item.source.process(item.record);
+    } catch (err) {
+      if ((this.options.processingErrors ?? 'fail') === 'fail') throw err;
+      this.drop(next, item, 'processing', err instanceof Error ? err : new Error(String(err)));
     } finally {
       this.current = undefined;
       this.currentQueue = undefined;
     }
-    next.committableOffset = item.offset + 1;
+    next.committableOffset = item.raw.offset + 1;
     this.metrics.punctuations += this.streamPunctuations.fire(this.metrics.streamTimeMs);
     return true;
   }
@@ -346,6 +403,38 @@ export class StreamTask {
    */
   restoreStreamTime(ms: number): void {
     this.metrics.streamTimeMs = Math.max(this.metrics.streamTimeMs, ms);
+  }
+
+  /**
+   * A record skipped as `deserializationErrors` or `processingErrors` says (not 'fail'): counted,
+   * reported, and with a dead-letter topic copied there as it was read, with headers saying why
+   * (KIP-1034's names, so tools written for Kafka read them).
+   */
+  private drop(queue: PartitionQueue, item: Buffered, stage: DroppedRecord['stage'], error: Error): void {
+    const policy = (
+      stage === 'deserialization' ? this.options.deserializationErrors : this.options.processingErrors
+    )!;
+    const deadLetterTopic = typeof policy === 'object' ? policy.deadLetterTopic : undefined;
+    this.metrics.droppedRecords++;
+    const { raw } = item;
+    if (deadLetterTopic !== undefined) {
+      this.options.collector.send({
+        topic: deadLetterTopic,
+        key: raw.key,
+        value: raw.value,
+        timestampMs: raw.timestampMs,
+        headers: [...raw.headers, ...deadLetterHeaders(error, queue.topic, queue.partition, raw.offset)],
+      });
+    }
+    this.options.onDropped?.({
+      taskId: this.id,
+      topic: queue.topic,
+      partition: queue.partition,
+      offset: raw.offset,
+      stage,
+      error,
+      deadLetterTopic,
+    });
   }
 
   /** Fires wall-clock punctuations that are due; returns how many fired. */
@@ -396,7 +485,7 @@ export class StreamTask {
     const item = this.current;
     const queue = this.currentQueue;
     return item && queue
-      ? { topic: queue.topic, partition: queue.partition, offset: item.offset }
+      ? { topic: queue.topic, partition: queue.partition, offset: item.raw.offset }
       : undefined;
   }
 
@@ -407,12 +496,12 @@ export class StreamTask {
    */
   sourceKeyBytes(key: unknown, serde: Serde<unknown>): Buffer | undefined {
     const item = this.current;
-    if (item === undefined || item.sourceKeyBytes === null || this.currentQueue?.keySerde !== serde) {
+    if (item === undefined || item.raw.key === null || this.currentQueue?.keySerde !== serde) {
       return undefined;
     }
     const t = typeof key;
     if (t !== 'string' && t !== 'number' && t !== 'bigint') return undefined;
-    return Object.is(item.sourceKey, key) ? item.sourceKeyBytes : undefined;
+    return Object.is(item.sourceKey, key) ? item.raw.key : undefined;
   }
 
   forwardFrom(node: string, record: StreamRecord<unknown, unknown>, child?: string): void {
@@ -532,4 +621,17 @@ class NodeContext implements InternalProcessorContext {
 
 function queueKey(topic: string, partition: number): string {
   return `${topic}\u0000${partition}`;
+}
+
+/** KIP-1034's dead-letter headers: what failed, why, and where the record was read. */
+function deadLetterHeaders(error: Error, topic: string, partition: number, offset: number): RecordHeader[] {
+  const header = (key: string, value: string): RecordHeader => ({ key, value: Buffer.from(value, 'utf8') });
+  return [
+    header('__streams.errors.exception', error.name),
+    header('__streams.errors.message', error.message),
+    header('__streams.errors.stacktrace', error.stack ?? ''),
+    header('__streams.errors.topic', topic),
+    header('__streams.errors.partition', String(partition)),
+    header('__streams.errors.offset', String(offset)),
+  ];
 }

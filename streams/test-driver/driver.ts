@@ -18,7 +18,8 @@ import type { KeyValueStore, SessionStore, StateStore, WindowEntry, WindowStore 
 import type { StoreDef } from '../topology/nodes';
 import { inclusiveRange, prefixRange, requireKeySerde, type ByteRange } from '../state/key-range';
 import type { Topology } from '../topology/topology';
-import { StreamTask, type TaskMetrics } from '../runtime/task';
+import { StreamTask, type RecordErrorPolicy, type TaskMetrics } from '../runtime/task';
+import { checkRecordErrorPolicy, globalTablePolicy } from '../runtime/record-errors';
 import type { OutgoingRecord, RecordCollector } from '../runtime/internal-context';
 import type { Held } from '../processors/suppress';
 import { join } from 'node:path';
@@ -63,6 +64,14 @@ export interface TestDriverOptions {
    * driver on the same directory.
    */
   stateDir?: string;
+  /**
+   * A record the source serdes cannot read, as in the runtime: 'fail' (default: pipeInput
+   * throws), 'continue' (skipped, counted in metrics().droppedRecords), or { deadLetterTopic }
+   * (skipped and copied to that topic, read it with outputTopic).
+   */
+  deserializationErrors?: RecordErrorPolicy;
+  /** A record whose processing throws: the same choices. */
+  processingErrors?: RecordErrorPolicy;
 }
 
 export class TopologyTestDriver {
@@ -88,6 +97,8 @@ export class TopologyTestDriver {
     this.commitIntervalMs = options.commitIntervalMs ?? 30_000;
     const declared = (topic: string): number => options.partitions?.[topic] ?? defaultPartitions;
     this.partitionCounts = topology.resolvePartitions(declared);
+    checkRecordErrorPolicy('deserializationErrors', options.deserializationErrors);
+    checkRecordErrorPolicy('processingErrors', options.processingErrors);
 
     const collector: RecordCollector = {
       partitionsOf: (topic) => this.topic(topic).partitionCount,
@@ -101,6 +112,8 @@ export class TopologyTestDriver {
       maxTaskIdleMs: options.maxTaskIdleMs ?? 0,
       createStore: (def: StoreDef, taskId: string) => createStore(def, taskId, options.stateDir),
       globalStores: this.globalStores,
+      deserializationErrors: options.deserializationErrors,
+      processingErrors: options.processingErrors,
     };
     for (const def of topology.global.stores) this.globalStores.set(def.name, createStore(def));
     if (topology.global.nodes.length > 0) {
@@ -116,7 +129,13 @@ export class TopologyTestDriver {
           stores: [],
           inputs,
         },
-        { ...taskOptions, caching: false, maxTaskIdleMs: 0 },
+        {
+          ...taskOptions,
+          caching: false,
+          maxTaskIdleMs: 0,
+          deserializationErrors: globalTablePolicy(options.deserializationErrors),
+          processingErrors: undefined,
+        },
       );
       for (const i of inputs) this.reader(i.topic).set(i.partition, this.globalTask);
     }
@@ -284,9 +303,13 @@ export class TopologyTestDriver {
   }
 
   /** Per-task metrics, and the total of dropped late records. */
-  metrics(): { tasks: (TaskMetrics & { id: string })[]; droppedLateRecords: number } {
+  metrics(): { tasks: (TaskMetrics & { id: string })[]; droppedLateRecords: number; droppedRecords: number } {
     const tasks = this.tasks.map((t) => ({ id: t.id, ...t.metrics }));
-    return { tasks, droppedLateRecords: tasks.reduce((n, t) => n + t.droppedLateRecords, 0) };
+    return {
+      tasks,
+      droppedLateRecords: tasks.reduce((n, t) => n + t.droppedLateRecords, 0),
+      droppedRecords: tasks.reduce((n, t) => n + t.droppedRecords, 0),
+    };
   }
 
   /** Task ids: `<subtopology>_<partition>`. */

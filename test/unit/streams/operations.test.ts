@@ -100,6 +100,7 @@ describe('registerStreamsMetrics', () => {
     recordsIn: 10,
     recordsOut: 7,
     droppedLateRecords: 1,
+    droppedRecords: 2,
     globalTables: [{ store: 'users', topic: 'users', loaded: true, recordsIn: 12, lag: 3 }],
     tasks: [
       {
@@ -109,6 +110,7 @@ describe('registerStreamsMetrics', () => {
         recordsOut: 7,
         droppedLateRecords: 1,
         skippedInvalidTimestamp: 0,
+        droppedRecords: 2,
         enforcedProcessing: 0,
         punctuations: 0,
         streamTimeMs: 1_700_000_000_000,
@@ -144,6 +146,7 @@ describe('registerStreamsMetrics', () => {
       `tide_streams_task_records_in_total{${labels}} 10`,
       `tide_streams_task_records_out_total{${labels}} 7`,
       `tide_streams_task_dropped_late_records_total{${labels}} 1`,
+      `tide_streams_task_dropped_records_total{${labels}} 2`,
       `tide_streams_task_lag_records{${labels}} 42`,
       `tide_streams_task_stream_time_seconds{${labels}} 1700000000`,
       `tide_streams_task_restoring{${labels}} 1`,

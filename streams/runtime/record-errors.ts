@@ -1,0 +1,81 @@
+/**
+ * What the runtime does with a record its serdes cannot read or whose processing throws: the
+ * `deserializationErrors` and `processingErrors` options (Kafka's deserialization and processing
+ * exception handlers, with KIP-1034's dead-letter topic). The task applies them (task.ts); this
+ * checks them and logs what they skip.
+ */
+import type { Logger } from '../../services/common/logger';
+import { StreamsError } from '../errors';
+import type { DroppedRecord, RecordErrorPolicy } from './task';
+
+export function checkRecordErrorPolicy(option: string, policy: RecordErrorPolicy | undefined): void {
+  if (policy === undefined || policy === 'fail' || policy === 'continue') return;
+  if (
+    typeof policy === 'object' &&
+    policy !== null &&
+    typeof policy.deadLetterTopic === 'string' &&
+    policy.deadLetterTopic
+  ) {
+    return;
+  }
+  throw new StreamsError(
+    'TOPOLOGY',
+    `${option} must be 'fail', 'continue' or { deadLetterTopic: '<topic>' }, got ${JSON.stringify(policy)}`,
+  );
+}
+
+/** The dead-letter topics the policies name (they must exist before start). */
+export function deadLetterTopics(...policies: (RecordErrorPolicy | undefined)[]): string[] {
+  const topics = policies.flatMap((p) => (typeof p === 'object' ? [p.deadLetterTopic] : []));
+  return [...new Set(topics)];
+}
+
+/**
+ * The policy of global tables' records: they write to no topic, so a dead-letter topic means skip
+ * (the record stays in the table's topic).
+ */
+export function globalTablePolicy(policy: RecordErrorPolicy | undefined): 'fail' | 'continue' {
+  return (policy ?? 'fail') === 'fail' ? 'fail' : 'continue';
+}
+
+/** Warnings logged per second at most; the ones held back are counted into the next. */
+const WARNINGS_PER_SECOND = 1;
+
+/**
+ * Logs skipped records at warn, at most one line a second: a topic full of unreadable records
+ * must not flood the logs (the counts are in the metrics).
+ */
+export function droppedRecordLogger(
+  logger: Logger,
+  now: () => number = Date.now,
+): (d: DroppedRecord) => void {
+  let windowStartMs = -Infinity;
+  let logged = 0;
+  let held = 0;
+  return (d) => {
+    const t = now();
+    if (t - windowStartMs >= 1_000) {
+      windowStartMs = t;
+      logged = 0;
+    }
+    if (logged >= WARNINGS_PER_SECOND) {
+      held++;
+      return;
+    }
+    logged++;
+    logger.warn(
+      {
+        task: d.taskId,
+        topic: d.topic,
+        partition: d.partition,
+        offset: d.offset,
+        stage: d.stage,
+        error: d.error.message,
+        ...(d.deadLetterTopic ? { deadLetterTopic: d.deadLetterTopic } : {}),
+        ...(held > 0 ? { alsoSkippedSinceLastWarning: held } : {}),
+      },
+      d.deadLetterTopic ? 'record skipped, copied to the dead-letter topic' : 'record skipped',
+    );
+    held = 0;
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * Unreadable and failing records on a real cluster (etcd, a controller, a broker, a group
+ * coordinator as processes; the application in this process):
+ *
+ * - with a dead-letter topic for both, every readable order is doubled, each unreadable or
+ *   failing one is in the dead-letter topic exactly as it was produced, with headers naming its
+ *   partition and offset, the application keeps running and counts them, and the offsets go on
+ *   past them (a restarted instance reads nothing again);
+ * - without a policy, the first unreadable record stops the application with an error naming
+ *   where it is, and nothing after it is processed;
+ * - a dead-letter topic that does not exist fails start() with its name.
+ */
+import { Tide, type Consumer, type ConsumerRecord } from '../../client';
+import { Serdes, type StreamsApp } from '../../streams';
+import type { RecordErrorPolicy } from '../../streams/runtime/task';
+import { TestCluster } from '../harness/cluster';
+import { waitFor } from '../harness/processes';
+
+jest.setTimeout(120_000);
+
+let cluster: TestCluster;
+let tide: Tide;
+const apps: StreamsApp[] = [];
+const readers: Consumer[] = [];
+
+beforeAll(async () => {
+  cluster = await TestCluster.start({ brokers: 1, controllers: 1 });
+  await cluster.startCoordinator('c1');
+  tide = new Tide({ bootstrap: cluster.bootstrap() });
+});
+
+afterAll(async () => {
+  for (const app of apps) await app.close();
+  for (const r of readers) await r.close();
+  await tide?.close();
+  await cluster?.stop();
+});
+
+/** Doubles `amount` of JSON orders; a negative amount throws. */
+function doubler(
+  name: string,
+  policies: { deserializationErrors?: RecordErrorPolicy; processingErrors?: RecordErrorPolicy },
+): StreamsApp {
+  const b = tide.streams({ applicationId: name });
+  b.stream(`${name}-orders`, { key: Serdes.string, value: Serdes.json<{ amount: number }>() })
+    .mapValues((o) => {
+      if (o.amount < 0) throw new RangeError(`negative amount ${o.amount}`);
+      return o.amount * 2;
+    })
+    .to(`${name}-doubled`, { value: Serdes.number });
+  const app = b.app(b.build(), {
+    commitIntervalMs: 100,
+    replicationFactor: 1,
+    statusIntervalMs: 0,
+    ...policies,
+  });
+  apps.push(app);
+  return app;
+}
+
+async function topics(name: string, ...suffixes: string[]): Promise<void> {
+  for (const s of suffixes)
+    await tide.admin().createTopic(`${name}-${s}`, { partitions: 2, replicationFactor: 1 });
+}
+
+/** Every record of `topic` as it arrives. */
+function tail(topic: string): ConsumerRecord[] {
+  const seen: ConsumerRecord[] = [];
+  const reader = tide.consumer({ autoOffsetReset: 'earliest' });
+  readers.push(reader);
+  reader.assign([0, 1].map((partition) => ({ topic, partition, offset: 0 })));
+  void (async () => {
+    for await (const r of reader) seen.push(r);
+  })();
+  return seen;
+}
+
+const header = (r: ConsumerRecord, key: string) => r.headers.find((h) => h.key === key)?.value?.toString();
+
+it('a dead-letter topic takes unreadable and failing records as produced; the rest is processed', async () => {
+  const name = 'errs-dlq';
+  await topics(name, 'orders', 'doubled', 'dlq');
+  const producer = tide.producer();
+  // Where each bad record went: value → [partition, offset].
+  const bad = new Map<string, [number, number]>();
+  for (let i = 0; i < 30; i++) {
+    const value =
+      i % 10 === 3
+        ? `{"amount":${i}`
+        : i % 10 === 7
+          ? JSON.stringify({ amount: -i })
+          : JSON.stringify({ amount: i });
+    const { partition, offset } = await producer.send(`${name}-orders`, { key: `k${i}`, value });
+    if (i % 10 === 3 || i % 10 === 7) bad.set(value, [partition, offset]);
+  }
+  await producer.close();
+  const doubled = tail(`${name}-doubled`);
+  const dead = tail(`${name}-dlq`);
+  const app = doubler(name, {
+    deserializationErrors: { deadLetterTopic: `${name}-dlq` },
+    processingErrors: { deadLetterTopic: `${name}-dlq` },
+  });
+  await app.start();
+  await waitFor(() => doubled.length === 24 && dead.length === 6, {
+    timeoutMs: 60_000,
+    what: `24 doubled and 6 dead letters (have ${doubled.length} and ${dead.length})`,
+  });
+  expect(new Set(doubled.map((r) => r.key!.toString()))).toEqual(
+    new Set(
+      Array.from({ length: 30 }, (_, i) => i)
+        .filter((i) => i % 10 !== 3 && i % 10 !== 7)
+        .map((i) => `k${i}`),
+    ),
+  );
+  for (const r of dead) {
+    const value = r.value!.toString();
+    const [partition, offset] = bad.get(value)!;
+    expect(header(r, '__streams.errors.topic')).toBe(`${name}-orders`);
+    expect(header(r, '__streams.errors.partition')).toBe(String(partition));
+    expect(header(r, '__streams.errors.offset')).toBe(String(offset));
+    expect(header(r, '__streams.errors.exception')).toBe(value.includes('-') ? 'RangeError' : 'StreamsError');
+  }
+  expect(new Set(dead.map((r) => r.value!.toString()))).toEqual(new Set(bad.keys()));
+  expect(app.metrics().droppedRecords).toBe(6);
+  expect(app.error()).toBeUndefined();
+
+  // The skipped records' offsets were committed with the rest: a new instance reads nothing again.
+  await app.close();
+  const again = doubler(name, {
+    deserializationErrors: { deadLetterTopic: `${name}-dlq` },
+    processingErrors: { deadLetterTopic: `${name}-dlq` },
+  });
+  await again.start();
+  await waitFor(() => again.taskIds().length === 2, { timeoutMs: 60_000, what: 'both tasks back' });
+  await new Promise((r) => setTimeout(r, 1_000));
+  expect(again.metrics().recordsIn).toBe(0);
+  expect(dead).toHaveLength(6);
+});
+
+it('without a policy the first unreadable record stops the application, saying where it is', async () => {
+  const name = 'errs-fail';
+  await tide.admin().createTopic(`${name}-orders`, { partitions: 1, replicationFactor: 1 });
+  await tide.admin().createTopic(`${name}-doubled`, { partitions: 1, replicationFactor: 1 });
+  const producer = tide.producer();
+  await producer.send(`${name}-orders`, [
+    { key: 'a', value: '{"amount":1}' },
+    { key: 'b', value: 'oops' },
+    { key: 'c', value: '{"amount":3}' },
+  ]);
+  await producer.close();
+  const doubled = tail(`${name}-doubled`);
+  const app = doubler(name, {});
+  await app.start();
+  await waitFor(() => app.error() !== undefined, { timeoutMs: 60_000, what: 'the application stopped' });
+  expect(app.error()!.message).toMatch(/errs-fail-orders-0 at offset 1: serde json could not read 4 bytes/);
+  await new Promise((r) => setTimeout(r, 500));
+  expect(doubled.map((r) => r.key!.toString())).not.toContain('c');
+});
+
+it('a dead-letter topic that does not exist fails start() with its name', async () => {
+  const name = 'errs-missing';
+  await topics(name, 'orders', 'doubled');
+  const app = doubler(name, { deserializationErrors: { deadLetterTopic: `${name}-nowhere` } });
+  await expect(app.start()).rejects.toThrow(/errs-missing-nowhere do(es)? not exist/);
+});
