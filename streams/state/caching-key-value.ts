@@ -8,7 +8,14 @@
  */
 import type { Serde } from '../serdes';
 import { keyId } from './key-id';
-import { inByteRange, inclusiveRange, prefixRange, requireKeySerde, type ByteRange } from './key-range';
+import {
+  WHOLE_RANGE,
+  inByteRange,
+  inclusiveRange,
+  prefixRange,
+  requireKeySerde,
+  type ByteRange,
+} from './key-range';
 import type { CacheNamespace, RecordCache } from './record-cache';
 import type { KeyValueBatch, KeyValueStore } from './stores';
 
@@ -85,6 +92,14 @@ export class CachingKeyValueStore<K, V> implements KeyValueStore<K, V>, CachingS
 
   range(from: K | null, to: K | null): IterableIterator<[K, V]> {
     return this.scan(inclusiveRange(requireKeySerde(this.name, this.keySerde), from, to)).values();
+  }
+
+  reverseRange(from: K | null, to: K | null): IterableIterator<[K, V]> {
+    return [...this.range(from, to)].reverse().values();
+  }
+
+  reverseAll(): IterableIterator<[K, V]> {
+    return this.scan(WHOLE_RANGE).reverse().values();
   }
 
   prefixScan<P>(prefix: P, prefixSerde: Serde<P>): IterableIterator<[K, V]> {

@@ -11,6 +11,9 @@ export interface ByteRange {
   until: Buffer | null;
 }
 
+/** Every key. */
+export const WHOLE_RANGE: ByteRange = { from: null, until: null };
+
 /** [from, to] with both bounds included, as range(from, to); a null bound is open. */
 export function inclusiveRange<K>(serde: Serde<K>, from: K | null, to: K | null): ByteRange {
   return inclusiveByteRange(

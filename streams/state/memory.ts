@@ -2,7 +2,7 @@
 import BTree from 'sorted-btree';
 import type { Serde, Window } from '../serdes';
 import { keyId } from './key-id';
-import { inclusiveRange, prefixRange, requireKeySerde, type ByteRange } from './key-range';
+import { WHOLE_RANGE, inclusiveRange, prefixRange, requireKeySerde, type ByteRange } from './key-range';
 import type { ChangeListener, KeyValueStore, SessionStore, WindowEntry, WindowStore } from './stores';
 
 export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
@@ -50,6 +50,14 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
 
   range(from: K | null, to: K | null): IterableIterator<[K, V]> {
     return this.scan(inclusiveRange(requireKeySerde(this.name, this.keySerde), from, to)).values();
+  }
+
+  reverseRange(from: K | null, to: K | null): IterableIterator<[K, V]> {
+    return [...this.range(from, to)].reverse().values();
+  }
+
+  reverseAll(): IterableIterator<[K, V]> {
+    return this.scan(WHOLE_RANGE).reverse().values();
   }
 
   prefixScan<P>(prefix: P, prefixSerde: Serde<P>): IterableIterator<[K, V]> {

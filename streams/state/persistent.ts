@@ -15,7 +15,7 @@ import type { Serde } from '../serdes';
 import type { Stamped } from '../processors/common';
 import { readInt64BE, writeInt64BE } from '../int64';
 import { LmdbStore } from './lmdb-base';
-import { inclusiveRange, prefixRange, type ByteRange } from './key-range';
+import { WHOLE_RANGE, inclusiveRange, prefixRange, type ByteRange } from './key-range';
 import type { ChangeListener, KeyValueBatch, KeyValueStore, RawApply } from './stores';
 
 export class PersistentKeyValueStore<K, V>
@@ -74,6 +74,14 @@ export class PersistentKeyValueStore<K, V>
 
   range(from: K | null, to: K | null): IterableIterator<[K, V]> {
     return this.scan(inclusiveRange(this.keySerde, from, to)).values();
+  }
+
+  reverseRange(from: K | null, to: K | null): IterableIterator<[K, V]> {
+    return [...this.range(from, to)].reverse().values();
+  }
+
+  reverseAll(): IterableIterator<[K, V]> {
+    return this.scan(WHOLE_RANGE).reverse().values();
   }
 
   prefixScan<P>(prefix: P, prefixSerde: Serde<P>): IterableIterator<[K, V]> {

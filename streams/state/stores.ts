@@ -27,6 +27,10 @@ export interface ReadOnlyKeyValueStore<K, V> {
    * made while iterating are not seen.
    */
   range(from: K | null, to: K | null): IterableIterator<[K, V]>;
+  /** range(), from the highest key to the lowest. */
+  reverseRange(from: K | null, to: K | null): IterableIterator<[K, V]>;
+  /** Every entry, from the highest key bytes to the lowest. */
+  reverseAll(): IterableIterator<[K, V]>;
   /** The entries whose key bytes start with `prefixSerde`'s bytes of `prefix`, in key-byte order. */
   prefixScan<P>(prefix: P, prefixSerde: Serde<P>): IterableIterator<[K, V]>;
 }

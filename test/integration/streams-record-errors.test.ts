@@ -5,7 +5,8 @@
  * - with a dead-letter topic for both, every readable order is doubled, each unreadable or
  *   failing one is in the dead-letter topic exactly as it was produced, with headers naming its
  *   partition and offset, the application keeps running and counts them, and the offsets go on
- *   past them (a restarted instance reads nothing again);
+ *   past them (a restarted instance reads nothing again); under exactlyOnce too, read with
+ *   read_committed (the dead letters are part of the task's transactions);
  * - without a policy, the first unreadable record stops the application with an error naming
  *   where it is, and nothing after it is processed;
  * - a dead-letter topic that does not exist fails start() with its name.
@@ -40,8 +41,9 @@ afterAll(async () => {
 function doubler(
   name: string,
   policies: { deserializationErrors?: RecordErrorPolicy; processingErrors?: RecordErrorPolicy },
+  processingGuarantee: 'atLeastOnce' | 'exactlyOnce' = 'atLeastOnce',
 ): StreamsApp {
-  const b = tide.streams({ applicationId: name });
+  const b = tide.streams({ applicationId: name, processingGuarantee });
   b.stream(`${name}-orders`, { key: Serdes.string, value: Serdes.json<{ amount: number }>() })
     .mapValues((o) => {
       if (o.amount < 0) throw new RangeError(`negative amount ${o.amount}`);
@@ -63,10 +65,13 @@ async function topics(name: string, ...suffixes: string[]): Promise<void> {
     await tide.admin().createTopic(`${name}-${s}`, { partitions: 2, replicationFactor: 1 });
 }
 
-/** Every record of `topic` as it arrives. */
-function tail(topic: string): ConsumerRecord[] {
+/** Every record of `topic` as it arrives (committed ones only with read_committed). */
+function tail(
+  topic: string,
+  isolation: 'read_committed' | 'read_uncommitted' = 'read_uncommitted',
+): ConsumerRecord[] {
   const seen: ConsumerRecord[] = [];
-  const reader = tide.consumer({ autoOffsetReset: 'earliest' });
+  const reader = tide.consumer({ autoOffsetReset: 'earliest', isolation });
   readers.push(reader);
   reader.assign([0, 1].map((partition) => ({ topic, partition, offset: 0 })));
   void (async () => {
@@ -77,65 +82,70 @@ function tail(topic: string): ConsumerRecord[] {
 
 const header = (r: ConsumerRecord, key: string) => r.headers.find((h) => h.key === key)?.value?.toString();
 
-it('a dead-letter topic takes unreadable and failing records as produced; the rest is processed', async () => {
-  const name = 'errs-dlq';
-  await topics(name, 'orders', 'doubled', 'dlq');
-  const producer = tide.producer();
-  // Where each bad record went: value → [partition, offset].
-  const bad = new Map<string, [number, number]>();
-  for (let i = 0; i < 30; i++) {
-    const value =
-      i % 10 === 3
-        ? `{"amount":${i}`
-        : i % 10 === 7
-          ? JSON.stringify({ amount: -i })
-          : JSON.stringify({ amount: i });
-    const { partition, offset } = await producer.send(`${name}-orders`, { key: `k${i}`, value });
-    if (i % 10 === 3 || i % 10 === 7) bad.set(value, [partition, offset]);
-  }
-  await producer.close();
-  const doubled = tail(`${name}-doubled`);
-  const dead = tail(`${name}-dlq`);
-  const app = doubler(name, {
-    deserializationErrors: { deadLetterTopic: `${name}-dlq` },
-    processingErrors: { deadLetterTopic: `${name}-dlq` },
-  });
-  await app.start();
-  await waitFor(() => doubled.length === 24 && dead.length === 6, {
-    timeoutMs: 60_000,
-    what: `24 doubled and 6 dead letters (have ${doubled.length} and ${dead.length})`,
-  });
-  expect(new Set(doubled.map((r) => r.key!.toString()))).toEqual(
-    new Set(
-      Array.from({ length: 30 }, (_, i) => i)
-        .filter((i) => i % 10 !== 3 && i % 10 !== 7)
-        .map((i) => `k${i}`),
-    ),
-  );
-  for (const r of dead) {
-    const value = r.value!.toString();
-    const [partition, offset] = bad.get(value)!;
-    expect(header(r, '__streams.errors.topic')).toBe(`${name}-orders`);
-    expect(header(r, '__streams.errors.partition')).toBe(String(partition));
-    expect(header(r, '__streams.errors.offset')).toBe(String(offset));
-    expect(header(r, '__streams.errors.exception')).toBe(value.includes('-') ? 'RangeError' : 'StreamsError');
-  }
-  expect(new Set(dead.map((r) => r.value!.toString()))).toEqual(new Set(bad.keys()));
-  expect(app.metrics().droppedRecords).toBe(6);
-  expect(app.error()).toBeUndefined();
+it.each(['atLeastOnce', 'exactlyOnce'] as const)(
+  '%s: a dead-letter topic takes unreadable and failing records as produced; the rest is processed',
+  async (guarantee) => {
+    const name = `errs-dlq-${guarantee.toLowerCase()}`;
+    const isolation = guarantee === 'exactlyOnce' ? 'read_committed' : 'read_uncommitted';
+    await topics(name, 'orders', 'doubled', 'dlq');
+    const producer = tide.producer();
+    // Where each bad record went: value → [partition, offset].
+    const bad = new Map<string, [number, number]>();
+    for (let i = 0; i < 30; i++) {
+      const value =
+        i % 10 === 3
+          ? `{"amount":${i}`
+          : i % 10 === 7
+            ? JSON.stringify({ amount: -i })
+            : JSON.stringify({ amount: i });
+      const { partition, offset } = await producer.send(`${name}-orders`, { key: `k${i}`, value });
+      if (i % 10 === 3 || i % 10 === 7) bad.set(value, [partition, offset]);
+    }
+    await producer.close();
+    const doubled = tail(`${name}-doubled`, isolation);
+    const dead = tail(`${name}-dlq`, isolation);
+    const policies = {
+      deserializationErrors: { deadLetterTopic: `${name}-dlq` },
+      processingErrors: { deadLetterTopic: `${name}-dlq` },
+    };
+    const app = doubler(name, policies, guarantee);
+    await app.start();
+    await waitFor(() => doubled.length === 24 && dead.length === 6, {
+      timeoutMs: 60_000,
+      what: `24 doubled and 6 dead letters (have ${doubled.length} and ${dead.length})`,
+    });
+    expect(new Set(doubled.map((r) => r.key!.toString()))).toEqual(
+      new Set(
+        Array.from({ length: 30 }, (_, i) => i)
+          .filter((i) => i % 10 !== 3 && i % 10 !== 7)
+          .map((i) => `k${i}`),
+      ),
+    );
+    for (const r of dead) {
+      const value = r.value!.toString();
+      const [partition, offset] = bad.get(value)!;
+      expect(header(r, '__streams.errors.topic')).toBe(`${name}-orders`);
+      expect(header(r, '__streams.errors.partition')).toBe(String(partition));
+      expect(header(r, '__streams.errors.offset')).toBe(String(offset));
+      expect(header(r, '__streams.errors.exception')).toBe(
+        value.includes('-') ? 'RangeError' : 'StreamsError',
+      );
+    }
+    expect(new Set(dead.map((r) => r.value!.toString()))).toEqual(new Set(bad.keys()));
+    expect(app.metrics().droppedRecords).toBe(6);
+    expect(app.error()).toBeUndefined();
 
-  // The skipped records' offsets were committed with the rest: a new instance reads nothing again.
-  await app.close();
-  const again = doubler(name, {
-    deserializationErrors: { deadLetterTopic: `${name}-dlq` },
-    processingErrors: { deadLetterTopic: `${name}-dlq` },
-  });
-  await again.start();
-  await waitFor(() => again.taskIds().length === 2, { timeoutMs: 60_000, what: 'both tasks back' });
-  await new Promise((r) => setTimeout(r, 1_000));
-  expect(again.metrics().recordsIn).toBe(0);
-  expect(dead).toHaveLength(6);
-});
+    // The skipped records' offsets were committed with the rest: a new instance reads nothing again.
+    await app.close();
+    const again = doubler(name, policies, guarantee);
+    await again.start();
+    await waitFor(() => again.taskIds().length === 2, { timeoutMs: 60_000, what: 'both tasks back' });
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(again.metrics().recordsIn).toBe(0);
+    expect(dead).toHaveLength(6);
+    expect(doubled).toHaveLength(24);
+  },
+);
 
 it('without a policy the first unreadable record stops the application, saying where it is', async () => {
   const name = 'errs-fail';

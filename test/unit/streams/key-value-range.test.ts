@@ -61,6 +61,14 @@ describe.each(kinds)('%s', (_kind, make) => {
     expect([...s.range('a', 'a')]).toEqual([['a', 2]]);
   });
 
+  it('reverseRange and reverseAll go from the highest key bytes down', () => {
+    const s = make(Serdes.string);
+    for (const [i, k] of ['b', 'a', 'd', 'c'].entries()) s.put(k, i);
+    expect(keysOf(s.reverseRange('b', 'c'))).toEqual(['c', 'b']);
+    expect(keysOf(s.reverseRange(null, 'b'))).toEqual(['b', 'a']);
+    expect(keysOf(s.reverseAll())).toEqual(['d', 'c', 'b', 'a']);
+  });
+
   it('scans a prefix, and follows writes and deletes made after a first scan', () => {
     const s = make(Serdes.string);
     for (const [i, k] of ['user:1', 'user:10', 'user:2', 'userx', 'order:1'].entries()) s.put(k, i);
