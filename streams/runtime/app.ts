@@ -652,13 +652,15 @@ export class StreamsApp {
     // A slice at a time, its outputs handed to the producer before the next is built, so that the
     // objects of a record (decoded, deserialized, queued, sent) die young (ConsumerBatch.recordSlices).
     const task = rt.task;
-    task.inStoreWriteScope(() => {
-      for (const slice of batch.recordSlices(PROCESS_SLICE_RECORDS)) {
-        task.addRecords(batch.topic, batch.partition, slice);
-        task.processAvailable();
-        this.sends.flush();
-      }
-    });
+    this.reportingFailedRecord(task, () =>
+      task.inStoreWriteScope(() => {
+        for (const slice of batch.recordSlices(PROCESS_SLICE_RECORDS)) {
+          task.addRecords(batch.topic, batch.partition, slice);
+          task.processAvailable();
+          this.sends.flush();
+        }
+      }),
+    );
     await this.maybeCommit();
   }
 
@@ -667,10 +669,12 @@ export class StreamsApp {
     await this.withLock(async () => {
       for (const rt of this.tasks.values()) {
         if (rt.restoring) continue;
-        rt.task.inStoreWriteScope(() => {
-          rt.task.punctuateWallClock();
-          while (rt.task.process());
-        });
+        this.reportingFailedRecord(rt.task, () =>
+          rt.task.inStoreWriteScope(() => {
+            rt.task.punctuateWallClock();
+            while (rt.task.process());
+          }),
+        );
       }
       await this.maybeCommit();
     }).catch((err: unknown) => this.fail(err));
@@ -1117,6 +1121,22 @@ export class StreamsApp {
         this.sendSettled(generation);
       },
     );
+  }
+
+  /** Runs `fn`; when a record's processing throws, logs which record before the error goes on. */
+  private reportingFailedRecord(task: StreamTask, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      const at = task.failedAt;
+      if (at) {
+        this.logger.error(
+          { task: task.id, ...at, err },
+          "processing a record failed; set processingErrors to 'continue' or { deadLetterTopic } to skip such records",
+        );
+      }
+      throw err;
+    }
   }
 
   private partitionsOf(topic: string): number {

@@ -172,6 +172,8 @@ export class StreamTask {
   private current: Buffered | undefined;
   private currentQueue: PartitionQueue | undefined;
   private idleSinceMs: number | undefined;
+  /** The record whose processing threw under processingErrors 'fail' (the error itself is the processor's). */
+  failedAt: RecordOrigin | undefined;
   private closed = false;
   readonly metrics: TaskMetrics = {
     recordsIn: 0,
@@ -386,7 +388,10 @@ export class StreamTask {
     try {
       item.source.process(item.record);
     } catch (err) {
-      if ((this.options.processingErrors ?? 'fail') === 'fail') throw err;
+      if ((this.options.processingErrors ?? 'fail') === 'fail') {
+        this.failedAt = { topic: next.topic, partition: next.partition, offset: item.raw.offset };
+        throw err;
+      }
       this.drop(next, item, 'processing', err instanceof Error ? err : new Error(String(err)));
     } finally {
       this.current = undefined;

@@ -16,6 +16,7 @@ import { Serdes, type StreamsApp } from '../../streams';
 import type { RecordErrorPolicy } from '../../streams/runtime/task';
 import { TestCluster } from '../harness/cluster';
 import { waitFor } from '../harness/processes';
+import { createLogger, type Logger } from '../../services/common/logger';
 
 jest.setTimeout(120_000);
 
@@ -40,7 +41,11 @@ afterAll(async () => {
 /** Doubles `amount` of JSON orders; a negative amount throws. */
 function doubler(
   name: string,
-  policies: { deserializationErrors?: RecordErrorPolicy; processingErrors?: RecordErrorPolicy },
+  policies: {
+    deserializationErrors?: RecordErrorPolicy;
+    processingErrors?: RecordErrorPolicy;
+    logger?: Logger;
+  },
   processingGuarantee: 'atLeastOnce' | 'exactlyOnce' = 'atLeastOnce',
 ): StreamsApp {
   const b = tide.streams({ applicationId: name, processingGuarantee });
@@ -165,6 +170,33 @@ it('without a policy the first unreadable record stops the application, saying w
   expect(app.error()!.message).toMatch(/errs-fail-orders-0 at offset 1: serde json could not read 4 bytes/);
   await new Promise((r) => setTimeout(r, 500));
   expect(doubled.map((r) => r.key!.toString())).not.toContain('c');
+});
+
+it("without a policy a processor's error stops the application; the log names the record", async () => {
+  const name = 'errs-throw';
+  await tide.admin().createTopic(`${name}-orders`, { partitions: 1, replicationFactor: 1 });
+  await tide.admin().createTopic(`${name}-doubled`, { partitions: 1, replicationFactor: 1 });
+  const producer = tide.producer();
+  await producer.send(`${name}-orders`, [
+    { key: 'a', value: '{"amount":1}' },
+    { key: 'b', value: '{"amount":-2}' },
+  ]);
+  await producer.close();
+  const lines: Record<string, unknown>[] = [];
+  const logger = createLogger({
+    level: 'error',
+    destination: { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) },
+  });
+  const app = doubler(name, { logger });
+  await app.start();
+  await waitFor(() => app.error() !== undefined, { timeoutMs: 60_000, what: 'the application stopped' });
+  expect(app.error()).toBeInstanceOf(RangeError);
+  expect(lines.find((l) => String(l.msg).startsWith('processing a record failed'))).toMatchObject({
+    task: '0_0',
+    topic: `${name}-orders`,
+    partition: 0,
+    offset: 1,
+  });
 });
 
 it('a dead-letter topic that does not exist fails start() with its name', async () => {
