@@ -8,14 +8,7 @@
  */
 import type { Serde } from '../serdes';
 import { keyId } from './key-id';
-import {
-  WHOLE_RANGE,
-  inByteRange,
-  inclusiveRange,
-  prefixRange,
-  requireKeySerde,
-  type ByteRange,
-} from './key-range';
+import { KeyRangeReads, inByteRange, requireKeySerde, type ByteRange } from './key-range';
 import type { CacheNamespace, RecordCache } from './record-cache';
 import type { KeyValueBatch, KeyValueStore } from './stores';
 
@@ -39,6 +32,7 @@ export class CachingKeyValueStore<K, V> implements KeyValueStore<K, V>, CachingS
   readonly persistent: boolean;
   private readonly ns: CacheNamespace<K>;
   private readonly listeners: (() => void)[] = [];
+  private readonly reads: KeyRangeReads<K, V>;
 
   /** `keySerde` orders the keys for range scans, as the store's own. */
   constructor(
@@ -48,6 +42,7 @@ export class CachingKeyValueStore<K, V> implements KeyValueStore<K, V>, CachingS
     private readonly keySerde?: Serde<K>,
   ) {
     this.name = inner.name;
+    this.reads = new KeyRangeReads(inner.name, keySerde, (range) => this.scan(range));
     this.persistent = inner.persistent;
     this.ns = cache.namespace<K>(namespace, () => this.flush());
   }
@@ -91,19 +86,19 @@ export class CachingKeyValueStore<K, V> implements KeyValueStore<K, V>, CachingS
   }
 
   range(from: K | null, to: K | null): IterableIterator<[K, V]> {
-    return this.scan(inclusiveRange(requireKeySerde(this.name, this.keySerde), from, to)).values();
+    return this.reads.range(from, to);
   }
 
   reverseRange(from: K | null, to: K | null): IterableIterator<[K, V]> {
-    return [...this.range(from, to)].reverse().values();
+    return this.reads.reverseRange(from, to);
   }
 
   reverseAll(): IterableIterator<[K, V]> {
-    return this.scan(WHOLE_RANGE).reverse().values();
+    return this.reads.reverseAll();
   }
 
   prefixScan<P>(prefix: P, prefixSerde: Serde<P>): IterableIterator<[K, V]> {
-    return this.scan(prefixRange(prefixSerde.serialize(prefix))).values();
+    return this.reads.prefixScan(prefix, prefixSerde);
   }
 
   /** The store's entries in the range with the cache's writes over them, in key-byte order. */

@@ -56,3 +56,33 @@ export function requireKeySerde<K>(store: string, serde: Serde<K> | undefined): 
   }
   return serde;
 }
+
+/**
+ * The typed reads a key-value store derives from its scan() — range, reverseRange, reverseAll,
+ * prefixScan — so each store implements only the scan of a byte range.
+ */
+export class KeyRangeReads<K, V> {
+  constructor(
+    private readonly store: string,
+    private readonly keySerde: Serde<K> | undefined,
+    private readonly scan: (range: ByteRange) => [K, V][],
+  ) {}
+
+  range(from: K | null, to: K | null): IterableIterator<[K, V]> {
+    return this.scan(inclusiveRange(requireKeySerde(this.store, this.keySerde), from, to)).values();
+  }
+
+  reverseRange(from: K | null, to: K | null): IterableIterator<[K, V]> {
+    return this.scan(inclusiveRange(requireKeySerde(this.store, this.keySerde), from, to))
+      .reverse()
+      .values();
+  }
+
+  reverseAll(): IterableIterator<[K, V]> {
+    return this.scan(WHOLE_RANGE).reverse().values();
+  }
+
+  prefixScan<P>(prefix: P, prefixSerde: Serde<P>): IterableIterator<[K, V]> {
+    return this.scan(prefixRange(prefixSerde.serialize(prefix))).values();
+  }
+}

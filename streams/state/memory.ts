@@ -2,7 +2,7 @@
 import BTree from 'sorted-btree';
 import type { Serde, Window } from '../serdes';
 import { keyId } from './key-id';
-import { WHOLE_RANGE, inclusiveRange, prefixRange, requireKeySerde, type ByteRange } from './key-range';
+import { KeyRangeReads, requireKeySerde, type ByteRange } from './key-range';
 import type { ChangeListener, KeyValueStore, SessionStore, WindowEntry, WindowStore } from './stores';
 
 export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
@@ -14,13 +14,16 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
    * date from then on: a store nobody scans pays nothing for it on its writes.
    */
   private index: BTree<Buffer, string> | undefined;
+  private readonly reads: KeyRangeReads<K, V>;
 
   /** `keySerde` orders the keys for range scans (stores without one cannot be scanned). */
   constructor(
     readonly name: string,
     private readonly onChange?: ChangeListener,
     private readonly keySerde?: Serde<K>,
-  ) {}
+  ) {
+    this.reads = new KeyRangeReads(name, keySerde, (range) => this.scan(range));
+  }
 
   get(key: K): V | null {
     const e = this.map.get(keyId(key));
@@ -49,19 +52,19 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
   }
 
   range(from: K | null, to: K | null): IterableIterator<[K, V]> {
-    return this.scan(inclusiveRange(requireKeySerde(this.name, this.keySerde), from, to)).values();
+    return this.reads.range(from, to);
   }
 
   reverseRange(from: K | null, to: K | null): IterableIterator<[K, V]> {
-    return [...this.range(from, to)].reverse().values();
+    return this.reads.reverseRange(from, to);
   }
 
   reverseAll(): IterableIterator<[K, V]> {
-    return this.scan(WHOLE_RANGE).reverse().values();
+    return this.reads.reverseAll();
   }
 
   prefixScan<P>(prefix: P, prefixSerde: Serde<P>): IterableIterator<[K, V]> {
-    return this.scan(prefixRange(prefixSerde.serialize(prefix))).values();
+    return this.reads.prefixScan(prefix, prefixSerde);
   }
 
   scan(range: ByteRange): [K, V][] {

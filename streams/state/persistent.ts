@@ -15,7 +15,7 @@ import type { Serde } from '../serdes';
 import type { Stamped } from '../processors/common';
 import { readInt64BE, writeInt64BE } from '../int64';
 import { LmdbStore } from './lmdb-base';
-import { WHOLE_RANGE, inclusiveRange, prefixRange, type ByteRange } from './key-range';
+import { KeyRangeReads, type ByteRange } from './key-range';
 import type { ChangeListener, KeyValueBatch, KeyValueStore, RawApply } from './stores';
 
 export class PersistentKeyValueStore<K, V>
@@ -23,6 +23,7 @@ export class PersistentKeyValueStore<K, V>
   implements KeyValueStore<K, V>, KeyValueBatch<K, V>
 {
   readonly kind = 'keyValue' as const;
+  private readonly reads: KeyRangeReads<K, V>;
 
   constructor(
     name: string,
@@ -33,6 +34,7 @@ export class PersistentKeyValueStore<K, V>
   ) {
     // The entries live in the environment's unnamed database, as before the shared base.
     super(name, path, keySerde);
+    this.reads = new KeyRangeReads(name, keySerde, (range) => this.scan(range));
   }
 
   get(key: K): V | null {
@@ -73,19 +75,19 @@ export class PersistentKeyValueStore<K, V>
   }
 
   range(from: K | null, to: K | null): IterableIterator<[K, V]> {
-    return this.scan(inclusiveRange(this.keySerde, from, to)).values();
+    return this.reads.range(from, to);
   }
 
   reverseRange(from: K | null, to: K | null): IterableIterator<[K, V]> {
-    return [...this.range(from, to)].reverse().values();
+    return this.reads.reverseRange(from, to);
   }
 
   reverseAll(): IterableIterator<[K, V]> {
-    return this.scan(WHOLE_RANGE).reverse().values();
+    return this.reads.reverseAll();
   }
 
   prefixScan<P>(prefix: P, prefixSerde: Serde<P>): IterableIterator<[K, V]> {
-    return this.scan(prefixRange(prefixSerde.serialize(prefix))).values();
+    return this.reads.prefixScan(prefix, prefixSerde);
   }
 
   /** LMDB keeps keys in byte order: one cursor over the range. */
