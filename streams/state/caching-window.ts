@@ -26,6 +26,12 @@ export class CachingWindowStore<K, V> implements WindowStore<K, V>, CachingStore
   private readonly listeners: (() => void)[] = [];
   /** No cached window starts before this (a lower bound), so expire() mostly returns at once. */
   private earliestStart = Infinity;
+  private last: { key: unknown; start: number; group: string; id: string } = {
+    key: undefined,
+    start: NaN,
+    group: '',
+    id: '',
+  };
 
   constructor(
     readonly inner: WindowStore<K, V>,
@@ -45,7 +51,7 @@ export class CachingWindowStore<K, V> implements WindowStore<K, V>, CachingStore
    * cache holds; keeping the read too was a cache entry's bookkeeping per record for no hit.
    */
   fetch(key: K, windowStart: number): V | null {
-    const e = this.ns.get(keyId(key) + '@' + windowStart);
+    const e = this.ns.get(this.idOf(key, windowStart));
     if (e) return e.value as V | null;
     return this.inner.fetch(key, windowStart);
   }
@@ -86,8 +92,27 @@ export class CachingWindowStore<K, V> implements WindowStore<K, V>, CachingStore
   }
 
   put(key: K, windowStart: number, value: V | null): void {
+    const id = this.idOf(key, windowStart);
+    this.remember(id, this.last.group, key, windowStart, value ?? null, true);
+  }
+
+  /**
+   * The entry id of (key, window start), and in `last` its group: remembered for the last
+   * primitive key (objects may change in place), since an aggregation reads and then writes the
+   * same window. The same string again also spares the Maps hashing a new one.
+   */
+  private idOf(key: K, windowStart: number): string {
+    const last = this.last;
+    if (
+      key === last.key &&
+      windowStart === last.start &&
+      (typeof key === 'string' || typeof key === 'number')
+    ) {
+      return last.id;
+    }
     const group = keyId(key);
-    this.remember(group + '@' + windowStart, group, key, windowStart, value ?? null, true);
+    this.last = { key, start: windowStart, group, id: group + '@' + windowStart };
+    return this.last.id;
   }
 
   expire(minStart: number): void {

@@ -80,6 +80,13 @@ export class CacheNamespace<T> {
   /** Dirty entries, least recently written first: the flush order. */
   private readonly dirtyEntries = new Map<string, CacheEntry<T>>();
   private readonly groups = new Map<string, Set<CacheEntry<T>>>();
+  /**
+   * The last entry of `entries` and of `dirtyEntries`: an aggregation reads an entry and then
+   * writes it, and the write need not move to the end again what the read just moved there
+   * (each move is a delete and an insert in a large Map).
+   */
+  private newest: CacheEntry<T> | undefined;
+  private newestDirty: CacheEntry<T> | undefined;
   private closed = false;
 
   constructor(
@@ -99,10 +106,7 @@ export class CacheNamespace<T> {
   /** The entry, marked most recently used. */
   get(id: string): CacheEntry<T> | undefined {
     const e = this.entries.get(id);
-    if (e) {
-      this.entries.delete(id);
-      this.entries.set(id, e);
-    }
+    if (e) this.touch(e);
     return e;
   }
 
@@ -126,25 +130,31 @@ export class CacheNamespace<T> {
     const bytes = entryBytes(id, value);
     const old = this.entries.get(id);
     if (old) {
-      this.entries.delete(id);
+      this.touch(old);
       this.cache.adjust(bytes - old.bytes);
       old.value = value;
       old.bytes = bytes;
       // A clean read never makes a dirty entry clean: its write is still to be flushed.
       if (dirty) {
         old.dirty = true;
-        this.dirtyEntries.delete(id);
-        this.dirtyEntries.set(id, old);
+        if (old !== this.newestDirty) {
+          this.dirtyEntries.delete(id);
+          this.dirtyEntries.set(id, old);
+          this.newestDirty = old;
+        }
       }
-      this.entries.set(id, old);
     } else {
       const e: CacheEntry<T> = { id, group, address, value, dirty, bytes };
       this.entries.set(id, e);
+      this.newest = e;
       let g = this.groups.get(group);
       if (!g) this.groups.set(group, (g = new Set()));
       g.add(e);
       this.cache.adjust(bytes);
-      if (dirty) this.dirtyEntries.set(id, e);
+      if (dirty) {
+        this.dirtyEntries.set(id, e);
+        this.newestDirty = e;
+      }
     }
     this.cache.maybeEvict(this as CacheNamespace<unknown>);
   }
@@ -156,6 +166,7 @@ export class CacheNamespace<T> {
   takeDirty(): CacheEntry<T>[] {
     const out = [...this.dirtyEntries.values()];
     this.dirtyEntries.clear();
+    this.newestDirty = undefined;
     for (const e of out) {
       e.dirty = false;
       if (e.value === null) this.remove(e);
@@ -168,6 +179,7 @@ export class CacheNamespace<T> {
     for (const e of [...this.entries.values()]) {
       if (!doomed(e)) continue;
       this.dirtyEntries.delete(e.id);
+      if (e === this.newestDirty) this.newestDirty = undefined;
       this.remove(e);
     }
   }
@@ -195,11 +207,21 @@ export class CacheNamespace<T> {
     this.entries.clear();
     this.dirtyEntries.clear();
     this.groups.clear();
+    this.newest = this.newestDirty = undefined;
     this.closed = true;
     this.cache.drop(this as CacheNamespace<unknown>);
   }
 
+  /** Makes `e` the most recently used entry. */
+  private touch(e: CacheEntry<T>): void {
+    if (e === this.newest) return;
+    this.entries.delete(e.id);
+    this.entries.set(e.id, e);
+    this.newest = e;
+  }
+
   private remove(e: CacheEntry<T>): void {
+    if (e === this.newest) this.newest = undefined;
     this.entries.delete(e.id);
     this.cache.adjust(-e.bytes);
     const g = this.groups.get(e.group);

@@ -326,3 +326,31 @@ describe('estimateBytes', () => {
     expect(estimateBytes([1, 2, 3], 3)).toBeGreaterThan(estimateBytes([], 3));
   });
 });
+
+describe('CacheNamespace', () => {
+  it('keeps the LRU and last-write orders when an entry is read and then written (no second move)', () => {
+    const ns = new RecordCache().namespace<string>('n', () => undefined);
+    const order = () => [...ns.values()].map((e) => e.id);
+    ns.set('a', 'a', 'a', 1, true);
+    ns.get('a');
+    ns.set('a', 'a', 'a', 2, true);
+    ns.set('b', 'b', 'b', 1, true);
+    ns.get('a');
+    ns.set('a', 'a', 'a', 3, true);
+    expect(order()).toEqual(['b', 'a']);
+    ns.set('c', 'c', 'c', null, true);
+    expect(ns.takeDirty().map((e) => [e.id, e.value])).toEqual([
+      ['b', 1],
+      ['a', 3],
+      ['c', null],
+    ]);
+    // The absent c left with the flush; the entries left still move to the end when read.
+    expect(order()).toEqual(['b', 'a']);
+    ns.get('b');
+    expect(order()).toEqual(['a', 'b']);
+    ns.set('a', 'a', 'a', 4, true);
+    ns.set('b', 'b', 'b', 2, true);
+    expect(ns.takeDirty().map((e) => e.id)).toEqual(['a', 'b']);
+    expect(order()).toEqual(['a', 'b']);
+  });
+});
