@@ -33,6 +33,8 @@ export class CachingKeyValueStore<K, V> implements KeyValueStore<K, V>, CachingS
   private readonly ns: CacheNamespace<K>;
   private readonly listeners: (() => void)[] = [];
   private readonly reads: KeyRangeReads<K, V>;
+  private lastKey: unknown = undefined;
+  private lastId = '';
 
   /** `keySerde` orders the keys for range scans, as the store's own. */
   constructor(
@@ -48,7 +50,7 @@ export class CachingKeyValueStore<K, V> implements KeyValueStore<K, V>, CachingS
   }
 
   get(key: K): V | null {
-    const id = keyId(key);
+    const id = this.idOf(key);
     const e = this.ns.get(id);
     if (e) return e.value as V | null;
     const value = this.inner.get(key);
@@ -57,8 +59,19 @@ export class CachingKeyValueStore<K, V> implements KeyValueStore<K, V>, CachingS
   }
 
   put(key: K, value: V | null): void {
-    const id = keyId(key);
+    const id = this.idOf(key);
     this.ns.set(id, id, key, value ?? null, true);
+  }
+
+  /**
+   * keyId(key), remembered for the last primitive key (objects may change in place): an
+   * aggregation reads a key and then writes it, and the same string spares the Maps a new hash.
+   */
+  private idOf(key: K): string {
+    if (key === this.lastKey && (typeof key === 'string' || typeof key === 'number')) return this.lastId;
+    this.lastKey = key;
+    this.lastId = keyId(key);
+    return this.lastId;
   }
 
   delete(key: K): V | null {
