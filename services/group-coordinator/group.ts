@@ -107,6 +107,12 @@ export interface MemberSnapshot {
   fenceEpoch: number;
   owned: string[];
   revoking: string[];
+  /**
+   * The member's last user data (the client assignor's input, e.g. a streams instance's task
+   * lags), kept so a coordinator that takes the group over computes sticky assignments before
+   * the members report again. Absent when empty.
+   */
+  userData?: Buffer;
 }
 
 export interface GroupSnapshot {
@@ -170,6 +176,7 @@ class Member {
       fenceEpoch: this.fenceEpoch,
       owned: sortedKeys(this.owned),
       revoking: sortedKeys(this.revoking),
+      ...(this.userData.length > 0 ? { userData: this.userData } : {}),
     };
   }
 }
@@ -528,6 +535,7 @@ export class ConsumerGroup {
         nowMs,
       );
       member.connected = false;
+      if (s.userData) member.userData = s.userData;
       for (const key of s.owned) member.owned.add(key);
       for (const key of s.revoking) if (member.owned.has(key)) member.revoking.add(key);
       if (member.revoking.size > 0) member.revokeDeadlineMs = nowMs + member.rebalanceTimeoutMs;

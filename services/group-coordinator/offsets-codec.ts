@@ -12,7 +12,7 @@
  *            type 3 (shard marker):           int32 shard, int64 coordinatorEpoch
  *   value := int16 version (0), int64 coordinatorEpoch, then
  *            type 0: int64 offset, int64 commitTimestampMs, blob metadata (UTF-8)
- *            type 1: blob GroupSnapshot as JSON (partitions as {"topic": [p, ...]})
+ *            type 1: blob GroupSnapshot as JSON (partitions as {"topic": [p, ...]}, user data base64)
  *            type 2, 3: int64 timestampMs
  *
  * `coordinatorEpoch` is the shard epoch of the coordinator that wrote the record (the etcd
@@ -139,7 +139,12 @@ export function offsetValue(value: {
 export function groupValue(coordinatorEpoch: number, snapshot: GroupSnapshot): Buffer {
   const json = JSON.stringify({
     ...snapshot,
-    members: snapshot.members.map((m) => ({ ...m, owned: grouped(m.owned), revoking: grouped(m.revoking) })),
+    members: snapshot.members.map((m) => ({
+      ...m,
+      owned: grouped(m.owned),
+      revoking: grouped(m.revoking),
+      userData: m.userData?.toString('base64'),
+    })),
   });
   return new Writer().int16(VALUE_VERSION).int64(coordinatorEpoch).blob(Buffer.from(json, 'utf8')).done();
 }
@@ -318,6 +323,10 @@ function parseSnapshot(group: string, json: string): GroupSnapshot {
     fenceEpoch: int(m.fenceEpoch, `members[${i}].fenceEpoch`),
     owned: keys(m.owned, `members[${i}].owned`),
     revoking: keys(m.revoking, `members[${i}].revoking`),
+    // Absent in snapshots written before user data was kept.
+    ...(m.userData === undefined
+      ? {}
+      : { userData: Buffer.from(str(m.userData, `members[${i}].userData`), 'base64') }),
   }));
   return {
     groupId: group,

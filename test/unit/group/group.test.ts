@@ -14,6 +14,7 @@ import {
   type GroupFacts,
 } from '../../../services/group-coordinator/group-state';
 import { parseTpKey, tpKey } from '../../../services/group-coordinator/partitions';
+import { decodeOffsetsRecord, groupKey, groupValue } from '../../../services/group-coordinator/offsets-codec';
 
 const T0 = 1_000_000;
 
@@ -314,6 +315,19 @@ describe('rejoin and restore (coordinator moved)', () => {
     expect(partitionsOf(r.effects, 'assignment', 'm1')).toBe('0,1');
     expect(r.effects.filter((e) => e.memberId !== 'm1')).toEqual([]);
     expect(restored.generation).toBe(g.generation);
+  });
+
+  it("a restored group keeps each member's user data, the client assignor's input", () => {
+    const g = newGroup();
+    const a = g.join(join({ instanceId: 'pod-0', userData: Buffer.from('lags of pod-0') }), T0);
+    g.join(join({ instanceId: 'pod-1' }), T0);
+    const snapshot = decodeOffsetsRecord(groupKey('g'), groupValue(1, g.snapshot()));
+    if (snapshot.type !== 'group' || !snapshot.value) throw new Error('not a group record');
+    const restored = newGroup();
+    restored.restore(snapshot.value.snapshot, T0 + 10);
+    const described = restored.describeMembers();
+    expect(described.find((m) => m.memberId === a.memberId)!.userData).toEqual(Buffer.from('lags of pod-0'));
+    expect(described.find((m) => m.memberId !== a.memberId)!.userData).toEqual(Buffer.alloc(0));
   });
 
   it('a rejoining member that lost a partition frees it; the assignment it gets is authoritative', () => {
