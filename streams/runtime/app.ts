@@ -39,6 +39,7 @@ import type { Subtopology, Topology } from '../topology/topology';
 import type { OutgoingRecord, RecordCollector } from './internal-context';
 import { StreamTask, type DroppedRecord, type RecordErrorPolicy, type TaskMetrics } from './task';
 import {
+  checkDeadLetterTopics,
   checkRecordErrorPolicy,
   deadLetterTopics,
   droppedRecordLogger,
@@ -307,6 +308,7 @@ export class StreamsApp {
       throw new StreamsError('TOPOLOGY', `numStandbys must be an integer >= 0, got ${standbys}`);
     checkRecordErrorPolicy('deserializationErrors', options.deserializationErrors);
     checkRecordErrorPolicy('processingErrors', options.processingErrors);
+    checkDeadLetterTopics(topology, options.deserializationErrors, options.processingErrors);
     this.onDropped = droppedRecordLogger(this.logger);
     this.queries = new StreamsQueries(() => this.replicas?.router);
     if (options.caching) this.cache = new RecordCache(options.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES);

@@ -7,6 +7,7 @@
 import type { Logger } from '../../services/common/logger';
 import { StreamsError } from '../errors';
 import type { DroppedRecord, RecordErrorPolicy } from './task';
+import type { Topology } from '../topology/topology';
 
 export function checkRecordErrorPolicy(option: string, policy: RecordErrorPolicy | undefined): void {
   if (policy === undefined || policy === 'fail' || policy === 'continue') return;
@@ -22,6 +23,29 @@ export function checkRecordErrorPolicy(option: string, policy: RecordErrorPolicy
     'TOPOLOGY',
     `${option} must be 'fail', 'continue' or { deadLetterTopic: '<topic>' }, got ${JSON.stringify(policy)}`,
   );
+}
+
+/**
+ * Refuses a dead-letter topic the topology reads (or writes to internally): a record copied there
+ * would come back and fail again, for ever.
+ */
+export function checkDeadLetterTopics(
+  topology: Topology,
+  ...policies: (RecordErrorPolicy | undefined)[]
+): void {
+  const read = new Set([
+    ...topology.subtopologies.flatMap((s) => s.sourceTopics),
+    ...topology.global.topics,
+    ...topology.internalTopics.keys(),
+  ]);
+  for (const topic of deadLetterTopics(...policies)) {
+    if (read.has(topic)) {
+      throw new StreamsError(
+        'TOPOLOGY',
+        `the dead-letter topic ${topic} is read by the application: records copied there would fail again; name another topic`,
+      );
+    }
+  }
 }
 
 /** The dead-letter topics the policies name (they must exist before start). */

@@ -19,7 +19,7 @@ import type { StoreDef } from '../topology/nodes';
 import { inclusiveRange, prefixRange, requireKeySerde, type ByteRange } from '../state/key-range';
 import type { Topology } from '../topology/topology';
 import { StreamTask, type RecordErrorPolicy, type TaskMetrics } from '../runtime/task';
-import { checkRecordErrorPolicy, globalTablePolicy } from '../runtime/record-errors';
+import { checkDeadLetterTopics, checkRecordErrorPolicy, globalTablePolicy } from '../runtime/record-errors';
 import type { OutgoingRecord, RecordCollector } from '../runtime/internal-context';
 import type { Held } from '../processors/suppress';
 import { join } from 'node:path';
@@ -99,6 +99,7 @@ export class TopologyTestDriver {
     this.partitionCounts = topology.resolvePartitions(declared);
     checkRecordErrorPolicy('deserializationErrors', options.deserializationErrors);
     checkRecordErrorPolicy('processingErrors', options.processingErrors);
+    checkDeadLetterTopics(topology, options.deserializationErrors, options.processingErrors);
 
     const collector: RecordCollector = {
       partitionsOf: (topic) => this.topic(topic).partitionCount,

@@ -126,7 +126,7 @@ describe('processingErrors', () => {
   });
 });
 
-it('refuses an unknown policy, naming the option', () => {
+it('refuses an unknown policy, naming the option, and a dead-letter topic the application reads', () => {
   const b = new StreamsBuilder({ applicationId: 'app' });
   b.stream('in', { key: Serdes.string, value: Serdes.string }).to('out');
   const topology = b.build();
@@ -135,6 +135,9 @@ it('refuses an unknown policy, naming the option', () => {
   );
   expect(() => new TopologyTestDriver(topology, { processingErrors: { deadLetterTopic: '' } })).toThrow(
     /processingErrors must be/,
+  );
+  expect(() => new TopologyTestDriver(topology, { processingErrors: { deadLetterTopic: 'in' } })).toThrow(
+    /the dead-letter topic in is read by the application: records copied there would fail again/,
   );
 });
 
