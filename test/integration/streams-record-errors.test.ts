@@ -85,6 +85,18 @@ function tail(
   return seen;
 }
 
+/** One-partition orders and output topics, the orders holding `values` (keys a, b, c, …). */
+async function onePartitionOf(name: string, values: string[]): Promise<void> {
+  await tide.admin().createTopic(`${name}-orders`, { partitions: 1, replicationFactor: 1 });
+  await tide.admin().createTopic(`${name}-doubled`, { partitions: 1, replicationFactor: 1 });
+  const producer = tide.producer();
+  await producer.send(
+    `${name}-orders`,
+    values.map((value, i) => ({ key: String.fromCharCode(97 + i), value })),
+  );
+  await producer.close();
+}
+
 const header = (r: ConsumerRecord, key: string) => r.headers.find((h) => h.key === key)?.value?.toString();
 
 it.each(['atLeastOnce', 'exactlyOnce'] as const)(
@@ -154,15 +166,7 @@ it.each(['atLeastOnce', 'exactlyOnce'] as const)(
 
 it('without a policy the first unreadable record stops the application, saying where it is', async () => {
   const name = 'errs-fail';
-  await tide.admin().createTopic(`${name}-orders`, { partitions: 1, replicationFactor: 1 });
-  await tide.admin().createTopic(`${name}-doubled`, { partitions: 1, replicationFactor: 1 });
-  const producer = tide.producer();
-  await producer.send(`${name}-orders`, [
-    { key: 'a', value: '{"amount":1}' },
-    { key: 'b', value: 'oops' },
-    { key: 'c', value: '{"amount":3}' },
-  ]);
-  await producer.close();
+  await onePartitionOf(name, ['{"amount":1}', 'oops', '{"amount":3}']);
   const doubled = tail(`${name}-doubled`);
   const app = doubler(name, {});
   await app.start();
@@ -174,14 +178,7 @@ it('without a policy the first unreadable record stops the application, saying w
 
 it("without a policy a processor's error stops the application; the log names the record", async () => {
   const name = 'errs-throw';
-  await tide.admin().createTopic(`${name}-orders`, { partitions: 1, replicationFactor: 1 });
-  await tide.admin().createTopic(`${name}-doubled`, { partitions: 1, replicationFactor: 1 });
-  const producer = tide.producer();
-  await producer.send(`${name}-orders`, [
-    { key: 'a', value: '{"amount":1}' },
-    { key: 'b', value: '{"amount":-2}' },
-  ]);
-  await producer.close();
+  await onePartitionOf(name, ['{"amount":1}', '{"amount":-2}']);
   const lines: Record<string, unknown>[] = [];
   const logger = createLogger({
     level: 'error',
