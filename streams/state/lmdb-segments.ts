@@ -74,18 +74,27 @@ export class TimeSegments {
    * The segment a value at `time` goes to, created if needed; undefined when that whole segment
    * is already past retention (skip the write). Call inside a write transaction, or with the
    * queued writes of a restore (the drops of segments it passes are queued with them: a segment
-   * dropped is never written again, as its times are past retention).
+   * dropped is never written again, as its times are past retention). `onCreate` is told of a
+   * segment made here, empty (not one opened from the files).
    */
-  forWrite(time: number, writes: RawWrites = SYNC_WRITES): Database<Buffer, Buffer> | undefined {
+  forWrite(
+    time: number,
+    writes: RawWrites = SYNC_WRITES,
+    onCreate?: (db: Database<Buffer, Buffer>) => void,
+  ): Database<Buffer, Buffer> | undefined {
     if (time > this.observedMax) this.observedMax = time;
     const id = this.idOf(time);
     let db = this.dbs.get(id);
     if (db !== undefined) return db;
     const live = Math.max(this.expiredBelow, this.observedMax - this.retentionMs);
     if ((id + 1) * this.intervalMs <= live) return undefined;
+    // A database of that name may be in the files still (a queued drop LMDB's thread has not
+    // reached): only one made here is known to start empty.
+    const existed = databaseNames(this.root).includes(`seg-${id}`);
     db = this.openDb(`seg-${id}`);
     this.dbs.set(id, db);
     this.dropBefore(live, writes);
+    if (!existed) onCreate?.(db);
     return db;
   }
 

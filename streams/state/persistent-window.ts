@@ -17,6 +17,8 @@ import type { Serde, Window } from '../serdes';
 import { LmdbStore } from './lmdb-base';
 import { decodeTime, encodeTime, justAfter, keyWithTimes, readKeyPart, writeTime } from './lmdb-keys';
 import { databaseNames, SEGMENTED_MAX_DBS, TimeSegments } from './lmdb-segments';
+import { SYNC_WRITES } from './lmdb-writes';
+import { ScalableBloomFilter } from './bloom';
 import type { ChangeListener, RawApply, WindowBatch, WindowEntry, WindowPut, WindowStore } from './stores';
 
 /** The databases of the layout before segments. */
@@ -33,6 +35,21 @@ export class PersistentWindowStore<K, V>
   /** The last primitive key and its key part: an aggregation fetches, then puts, the same key. */
   private lastKey: unknown = undefined;
   private lastPart: Buffer = Buffer.alloc(0);
+  /**
+   * The window keys of each segment this store created (empty) and wrote since: a fetch of a
+   * window not there — an aggregation's first record of each key and window — is answered
+   * without an LMDB read. Segments opened from the files have none and are always read; a
+   * filter only ever says "maybe" for a key it was given, so it can send a read that finds
+   * nothing, never skip one that would find something.
+   */
+  private readonly filters = new Map<Database<Buffer, Buffer>, ScalableBloomFilter>();
+  /** Gives a segment this store just created its filter. */
+  private readonly filterNew = (db: Database<Buffer, Buffer>): void => {
+    for (const known of this.filters.keys()) {
+      if (!this.segments.databases().includes(known)) this.filters.delete(known);
+    }
+    this.filters.set(db, new ScalableBloomFilter());
+  };
 
   constructor(
     name: string,
@@ -57,7 +74,10 @@ export class PersistentWindowStore<K, V>
     if (windowStart < this.segments.expiredBelow) return null;
     const db = this.segments.at(windowStart);
     if (db === undefined) return null;
-    const bytes = db.get(this.windowKey(this.keyPartOf(key), windowStart));
+    const k = this.windowKey(this.keyPartOf(key), windowStart);
+    const filter = this.filters.get(db);
+    if (filter !== undefined && !filter.mightContain(k)) return null;
+    const bytes = db.get(k);
     return bytes === undefined ? null : this.valueSerde.deserialize(bytes);
   }
 
@@ -118,9 +138,7 @@ export class PersistentWindowStore<K, V>
     } else {
       const written = this.valueSerde.serialize(value);
       bytes = written;
-      this.inTransaction(() =>
-        this.segments.forWrite(windowStart)?.putSync(this.windowKey(part, windowStart), written),
-      );
+      this.inTransaction(() => this.write(windowStart, this.windowKey(part, windowStart), written));
     }
     const window: Window = { start: windowStart, end: windowStart + this.windowSizeMs };
     this.onChange?.({
@@ -139,7 +157,7 @@ export class PersistentWindowStore<K, V>
       for (const { key, windowStart, value } of entries) {
         const k = this.windowKey(this.keyPartOf(key), windowStart);
         if (value === null || value === undefined) this.segments.at(windowStart)?.removeSync(k);
-        else this.segments.forWrite(windowStart)?.putSync(k, this.valueSerde.serialize(value));
+        else this.write(windowStart, k, this.valueSerde.serialize(value));
       }
     });
     for (const { key, windowStart, value } of entries) {
@@ -158,6 +176,7 @@ export class PersistentWindowStore<K, V>
       super.restoreBatch(fill);
     } catch (err) {
       // The transaction was aborted: segments it created are gone with it.
+      this.filters.clear();
       this.segments.load();
       throw err;
     }
@@ -195,6 +214,7 @@ export class PersistentWindowStore<K, V>
   }
 
   protected override cleared(): void {
+    this.filters.clear();
     this.segments.reset();
   }
 
@@ -205,10 +225,21 @@ export class PersistentWindowStore<K, V>
       const db = this.segments.at(windowStart);
       if (db !== undefined) this.writes.remove(db, k);
     } else {
-      const db = this.segments.forWrite(windowStart, this.writes);
-      if (db !== undefined) this.writes.put(db, k, value);
+      const db = this.segments.forWrite(windowStart, this.writes, this.filterNew);
+      if (db !== undefined) {
+        this.filters.get(db)?.add(k);
+        this.writes.put(db, k, value);
+      }
     }
   };
+
+  /** A window's value into its segment (inside a write transaction), its key into the segment's filter. */
+  private write(windowStart: number, k: Buffer, value: Buffer): void {
+    const db = this.segments.forWrite(windowStart, SYNC_WRITES, this.filterNew);
+    if (db === undefined) return;
+    this.filters.get(db)?.add(k);
+    db.putSync(k, value);
+  }
 
   /** The key part, remembered for the last key when it is a primitive (objects may change in place). */
   protected override keyPartOf(key: K): Buffer {
