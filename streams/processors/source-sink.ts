@@ -20,11 +20,18 @@ export interface SinkOptions {
   changeSerde?: Serde<Change<unknown>>;
 }
 
-/** The key's bytes: those it was read with when they still hold (for a windowed key, its inner key's). */
-function keyBytesOf(key: unknown, serde: Serde<unknown>, ctx: InternalProcessorContext): Buffer {
+/**
+ * The key's bytes: those it was read with when they still hold (for a windowed key, its inner
+ * key's; `inner` is the serde's inner serde when it is Serdes.windowed).
+ */
+function keyBytesOf(
+  key: unknown,
+  serde: Serde<unknown>,
+  inner: Serde<unknown> | undefined,
+  ctx: InternalProcessorContext,
+): Buffer {
   const read = ctx.sourceKeyBytes(key, serde);
   if (read) return read;
-  const inner = windowedInnerSerde(serde);
   if (inner) {
     const w = key as Windowed<unknown>;
     const innerRead = ctx.sourceKeyBytes(w.key, inner);
@@ -34,13 +41,14 @@ function keyBytesOf(key: unknown, serde: Serde<unknown>, ctx: InternalProcessorC
 }
 
 export function sinkProcessor(o: SinkOptions): Processor<unknown, unknown> {
+  const innerKey = o.key && windowedInnerSerde(o.key);
   return processorOf<unknown, unknown>((record, ctx) => {
     const value = o.fromTable ? (record.value as Change<unknown>).newValue : record.value;
     let valueBytes: Buffer | null;
     if (o.changeSerde) valueBytes = o.changeSerde.serialize(record.value as Change<unknown>);
     else valueBytes = value === null || value === undefined ? null : o.value!.serialize(value);
     const key = record.key;
-    const keyBytes = key === null || key === undefined ? null : keyBytesOf(key, o.key!, ctx);
+    const keyBytes = key === null || key === undefined ? null : keyBytesOf(key, o.key!, innerKey, ctx);
     const partitions = ctx.collector.partitionsOf(o.topic);
     const partition = o.partitioner?.(record.key, value, partitions);
     ctx.collector.send({

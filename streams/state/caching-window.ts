@@ -26,12 +26,11 @@ export class CachingWindowStore<K, V> implements WindowStore<K, V>, CachingStore
   private readonly listeners: (() => void)[] = [];
   /** No cached window starts before this (a lower bound), so expire() mostly returns at once. */
   private earliestStart = Infinity;
-  private last: { key: unknown; start: number; group: string; id: string } = {
-    key: undefined,
-    start: NaN,
-    group: '',
-    id: '',
-  };
+  /** The last key's entry id and group (idOf). */
+  private lastKey: unknown = undefined;
+  private lastStart = NaN;
+  private lastGroup = '';
+  private lastId = '';
 
   constructor(
     readonly inner: WindowStore<K, V>,
@@ -93,26 +92,27 @@ export class CachingWindowStore<K, V> implements WindowStore<K, V>, CachingStore
 
   put(key: K, windowStart: number, value: V | null): void {
     const id = this.idOf(key, windowStart);
-    this.remember(id, this.last.group, key, windowStart, value ?? null, true);
+    this.remember(id, this.lastGroup, key, windowStart, value ?? null, true);
   }
 
   /**
-   * The entry id of (key, window start), and in `last` its group: remembered for the last
+   * The entry id of (key, window start), and in `lastGroup` its group: remembered for the last
    * primitive key (objects may change in place), since an aggregation reads and then writes the
    * same window. The same string again also spares the Maps hashing a new one.
    */
   private idOf(key: K, windowStart: number): string {
-    const last = this.last;
     if (
-      key === last.key &&
-      windowStart === last.start &&
+      key === this.lastKey &&
+      windowStart === this.lastStart &&
       (typeof key === 'string' || typeof key === 'number')
     ) {
-      return last.id;
+      return this.lastId;
     }
-    const group = keyId(key);
-    this.last = { key, start: windowStart, group, id: group + '@' + windowStart };
-    return this.last.id;
+    this.lastKey = key;
+    this.lastStart = windowStart;
+    this.lastGroup = keyId(key);
+    this.lastId = this.lastGroup + '@' + windowStart;
+    return this.lastId;
   }
 
   expire(minStart: number): void {

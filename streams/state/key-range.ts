@@ -5,6 +5,7 @@
  */
 import type { Serde } from '../serdes';
 import { StreamsError } from '../errors';
+import { justAfter } from './lmdb-keys';
 
 export interface ByteRange {
   from: Buffer | null;
@@ -24,12 +25,11 @@ export function inclusiveRange<K>(serde: Serde<K>, from: K | null, to: K | null)
 
 /** [from, to] of key bytes, both included; null: open. */
 export function inclusiveByteRange(from: Buffer | null, to: Buffer | null): ByteRange {
-  // The smallest byte string above `to` is `to` followed by a zero byte.
-  return { from, until: to === null ? null : Buffer.concat([to, Buffer.alloc(1)]) };
+  return { from, until: to === null ? null : justAfter(to) };
 }
 
 /** Every key whose bytes start with `prefix`. */
-export function prefixRange(prefix: Buffer): ByteRange {
+export function prefixByteRange(prefix: Buffer): ByteRange {
   // The first byte string above every extension of `prefix`: its last byte below 0xff, plus one.
   let end = prefix.length;
   while (end > 0 && prefix[end - 1] === 0xff) end--;
@@ -83,6 +83,6 @@ export class KeyRangeReads<K, V> {
   }
 
   prefixScan<P>(prefix: P, prefixSerde: Serde<P>): IterableIterator<[K, V]> {
-    return this.scan(prefixRange(prefixSerde.serialize(prefix))).values();
+    return this.scan(prefixByteRange(prefixSerde.serialize(prefix))).values();
   }
 }

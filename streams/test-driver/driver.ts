@@ -16,7 +16,7 @@ import type { RecordHeader } from '../../services/common/records';
 import type { Serde } from '../serdes';
 import type { KeyValueStore, SessionStore, StateStore, WindowEntry, WindowStore } from '../state/stores';
 import type { StoreDef } from '../topology/nodes';
-import { inclusiveRange, prefixRange, requireKeySerde, type ByteRange } from '../state/key-range';
+import { inclusiveRange, prefixByteRange, requireKeySerde, type ByteRange } from '../state/key-range';
 import type { Topology } from '../topology/topology';
 import { StreamTask, type RecordErrorPolicy, type TaskMetrics } from '../runtime/task';
 import { checkDeadLetterTopics, checkRecordErrorPolicy, globalTablePolicy } from '../runtime/record-errors';
@@ -224,7 +224,7 @@ export class TopologyTestDriver {
         .map((e) => e.entry);
     return {
       range: (from, to) => scan(inclusiveRange(serde(), from, to)),
-      prefixScan: (prefix, prefixSerde) => scan(prefixRange(prefixSerde.serialize(prefix))),
+      prefixScan: (prefix, prefixSerde) => scan(prefixByteRange(prefixSerde.serialize(prefix))),
       get: (key) => {
         for (const s of instances) {
           const v = s.get(key);

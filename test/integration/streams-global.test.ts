@@ -22,6 +22,7 @@ import { StreamsError } from '../../streams/errors';
 import * as path from 'node:path';
 import { runCli } from '../harness/cli';
 import { TestCluster } from '../harness/cluster';
+import { startStreamsCluster, stopStreamsCluster } from '../harness/streams-cluster';
 import { makeTempDir, waitFor } from '../harness/processes';
 
 jest.setTimeout(150_000);
@@ -30,15 +31,10 @@ let cluster: TestCluster;
 let tide: Tide;
 
 beforeAll(async () => {
-  cluster = await TestCluster.start({ brokers: 1, controllers: 1 });
-  await cluster.startCoordinator('c1');
-  tide = new Tide({ bootstrap: cluster.bootstrap() });
+  ({ cluster, tide } = await startStreamsCluster());
 });
 
-afterAll(async () => {
-  await tide?.close();
-  await cluster?.stop();
-});
+afterAll(() => stopStreamsCluster({ cluster, tide }));
 
 const USERS = 30;
 

@@ -28,6 +28,7 @@ import type { DescribeInstancesResponse } from '../../services/common/grpc/gener
 import { TestIssuer, serviceAccountClaims } from '../harness/jwt';
 import { makeCa, makeLeaf } from '../harness/certs';
 import { TestCluster } from '../harness/cluster';
+import { startStreamsCluster, stopStreamsCluster } from '../harness/streams-cluster';
 import { makeTempDir, waitFor } from '../harness/processes';
 
 jest.setTimeout(150_000);
@@ -52,17 +53,11 @@ beforeAll(async () => {
     caFile: path.join(certs, 'ca.crt'),
     clientAuth: 'require',
   };
-  cluster = await TestCluster.start({ brokers: 1, controllers: 1 });
-  await cluster.startCoordinator('c1');
-  tide = new Tide({ bootstrap: cluster.bootstrap() });
+  ({ cluster, tide } = await startStreamsCluster());
   await tide.admin().createTopic(INPUT, { partitions: 2, replicationFactor: 1 });
 });
 
-afterAll(async () => {
-  for (const app of apps) await app.close();
-  await tide?.close();
-  await cluster?.stop();
-});
+afterAll(() => stopStreamsCluster({ cluster, tide }, ...apps));
 
 function counter(
   queryTls: QueryTlsOptions | undefined,

@@ -26,6 +26,7 @@ import {
 } from '../../streams';
 import { runCli, type CliResult } from '../harness/cli';
 import { TestCluster } from '../harness/cluster';
+import { startStreamsCluster, stopStreamsCluster } from '../harness/streams-cluster';
 import { makeTempDir, waitFor } from '../harness/processes';
 
 jest.setTimeout(180_000);
@@ -42,18 +43,13 @@ const clients: Tide[] = [];
 const running: StreamsApp[] = [];
 
 beforeAll(async () => {
-  cluster = await TestCluster.start({ brokers: 1, controllers: 1 });
-  await cluster.startCoordinator('c1');
-  tide = new Tide({ bootstrap: cluster.bootstrap() });
+  ({ cluster, tide } = await startStreamsCluster());
   await tide.admin().createTopic('clicks', { partitions: 2, replicationFactor: 1 });
   await tide.admin().createTopic('clicks-per-minute', { partitions: 2, replicationFactor: 1 });
 });
 
 afterAll(async () => {
-  for (const app of running) await app.close().catch(() => undefined);
-  for (const c of clients) await c.close().catch(() => undefined);
-  await tide?.close();
-  await cluster?.stop();
+  await stopStreamsCluster({ cluster, tide }, ...running, ...clients);
   fs.rmSync(root, { recursive: true, force: true });
 });
 

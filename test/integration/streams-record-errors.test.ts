@@ -15,6 +15,7 @@ import { Tide, type Consumer, type ConsumerRecord } from '../../client';
 import { Serdes, type StreamsApp } from '../../streams';
 import type { RecordErrorPolicy } from '../../streams/runtime/task';
 import { TestCluster } from '../harness/cluster';
+import { startStreamsCluster, stopStreamsCluster } from '../harness/streams-cluster';
 import { waitFor } from '../harness/processes';
 import { createLogger, type Logger } from '../../services/common/logger';
 
@@ -26,17 +27,10 @@ const apps: StreamsApp[] = [];
 const readers: Consumer[] = [];
 
 beforeAll(async () => {
-  cluster = await TestCluster.start({ brokers: 1, controllers: 1 });
-  await cluster.startCoordinator('c1');
-  tide = new Tide({ bootstrap: cluster.bootstrap() });
+  ({ cluster, tide } = await startStreamsCluster());
 });
 
-afterAll(async () => {
-  for (const app of apps) await app.close();
-  for (const r of readers) await r.close();
-  await tide?.close();
-  await cluster?.stop();
-});
+afterAll(() => stopStreamsCluster({ cluster, tide }, ...apps, ...readers));
 
 /** Doubles `amount` of JSON orders; a negative amount throws. */
 function doubler(

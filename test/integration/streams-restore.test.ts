@@ -13,6 +13,7 @@
 import { Tide, type Consumer } from '../../client';
 import { Serdes, TimeWindows, type RestoreProgress, type StreamsApp, type Windowed } from '../../streams';
 import { TestCluster } from '../harness/cluster';
+import { startStreamsCluster, stopStreamsCluster } from '../harness/streams-cluster';
 import { makeTempDir, waitFor } from '../harness/processes';
 
 jest.setTimeout(150_000);
@@ -21,15 +22,10 @@ let cluster: TestCluster;
 let tide: Tide;
 
 beforeAll(async () => {
-  cluster = await TestCluster.start({ brokers: 1, controllers: 1 });
-  await cluster.startCoordinator('c1');
-  tide = new Tide({ bootstrap: cluster.bootstrap() });
+  ({ cluster, tide } = await startStreamsCluster());
 });
 
-afterAll(async () => {
-  await tide?.close();
-  await cluster?.stop();
-});
+afterAll(() => stopStreamsCluster({ cluster, tide }));
 
 const windowKey = Serdes.windowed(Serdes.string);
 

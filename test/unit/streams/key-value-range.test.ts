@@ -9,7 +9,7 @@ import { InMemoryKeyValueStore } from '../../../streams/state/memory';
 import { PersistentKeyValueStore } from '../../../streams/state/persistent';
 import { CachingKeyValueStore } from '../../../streams/state/caching-key-value';
 import { RecordCache } from '../../../streams/state/record-cache';
-import { prefixRange } from '../../../streams/state/key-range';
+import { prefixByteRange } from '../../../streams/state/key-range';
 import type { KeyValueStore } from '../../../streams/state/stores';
 import { storeFolder } from './store-fixtures';
 
@@ -137,16 +137,16 @@ it('a store without a key serde refuses a range, naming the store', () => {
   expect(() => s.range(null, null)).toThrow(/store buffer has no key serde/);
 });
 
-it('prefixRange: the bytes above every extension of the prefix', () => {
-  expect(prefixRange(Buffer.from([0x61, 0x62]))).toEqual({
+it('prefixByteRange: the bytes above every extension of the prefix', () => {
+  expect(prefixByteRange(Buffer.from([0x61, 0x62]))).toEqual({
     from: Buffer.from([0x61, 0x62]),
     until: Buffer.from([0x61, 0x63]),
   });
-  expect(prefixRange(Buffer.from([0x61, 0xff, 0xff]))).toEqual({
+  expect(prefixByteRange(Buffer.from([0x61, 0xff, 0xff]))).toEqual({
     from: Buffer.from([0x61, 0xff, 0xff]),
     until: Buffer.from([0x62]),
   });
-  expect(prefixRange(Buffer.from([0xff]))).toEqual({ from: Buffer.from([0xff]), until: null });
+  expect(prefixByteRange(Buffer.from([0xff]))).toEqual({ from: Buffer.from([0xff]), until: null });
 });
 
 it('a processor reads a range of its store; the driver shows the range across tasks', () => {
