@@ -4,6 +4,7 @@
  * its stderr for failure messages, and when it exited.
  */
 import type { ChildProcess } from 'child_process';
+import { exitWithOutput } from './child-exit';
 
 export class JsonLinesChild<E> {
   readonly events: E[] = [];
@@ -30,12 +31,7 @@ export class JsonLinesChild<E> {
       'data',
       (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString()).slice(-stderrTailChars)),
     );
-    this.exited = new Promise((resolve) =>
-      child.on('exit', () => {
-        this.exitedAt = Date.now();
-        resolve();
-      }),
-    );
+    this.exited = exitWithOutput(child, () => (this.exitedAt = Date.now())).then(() => undefined);
   }
 
   /** The last `stderrTailChars` characters it wrote to stderr. */

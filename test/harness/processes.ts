@@ -6,6 +6,7 @@ import { ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { exitWithOutput } from './child-exit';
 
 /** The checkout root, found from the TypeScript sources or from dist/. */
 export const REPO_ROOT = ((): string => {
@@ -65,12 +66,7 @@ export function startTide(
   });
   live.add(child);
   let output = '';
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('exit', (code, signal) => {
-      live.delete(child);
-      resolve(code ?? (signal ? -1 : null));
-    }),
-  );
+  const exited = exitWithOutput(child, () => live.delete(child));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -124,10 +120,9 @@ export function runCli(
     }, options.timeoutMs ?? 30_000);
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => {
-      live.delete(child);
+    void exitWithOutput(child, () => live.delete(child)).then(() => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      resolve({ code: child.exitCode, stdout, stderr });
     });
     child.stdin.end(options.input ?? '');
   });

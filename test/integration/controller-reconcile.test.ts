@@ -86,7 +86,11 @@ it('broker loss, AlterPartition, controlled shutdown and going offline, end to e
     replicas: created.replicas,
     isr: created.replicas.filter((id) => id !== first),
   });
-  expect(controller.output()).toMatch(/new partition leader elected from the ISR/);
+  // The log line follows the store write; the child's stdout may reach us a moment later.
+  await waitFor(() => /new partition leader elected from the ISR/.test(controller.output()), {
+    timeoutMs: 5_000,
+    what: 'the controller to log the election',
+  });
 
   // The new leader shrinks the ISR; a stale proposal is fenced.
   const shrunk = await client.alterPartition({
@@ -132,7 +136,6 @@ it('broker loss, AlterPartition, controlled shutdown and going offline, end to e
     { timeoutMs: BROKER_TTL_MS + 5_000, what: 'the partition to go offline' },
   );
   expect(offline).toMatchObject({ leader: -1, leaderEpoch: 3, isr: [third] });
-  // The log line follows the store write; the child's stdout may reach us a moment later.
   await waitFor(() => /partition offline/.test(controller.output()), {
     timeoutMs: 5_000,
     what: 'the controller to log the partition offline',
