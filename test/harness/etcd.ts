@@ -17,6 +17,17 @@ export interface EtcdOptions {
   dataDir?: string;
   /** How long to wait for /health to answer true; default 20 s. */
   readyTimeoutMs?: number;
+  /**
+   * Serve clients over TLS and require client certificates chaining to `trustedCaFile`. The
+   * files are read at each (re)start, so a test rotates them by rewriting them and restarting.
+   */
+  tls?: EtcdTlsFiles;
+}
+
+export interface EtcdTlsFiles {
+  certFile: string;
+  keyFile: string;
+  trustedCaFile: string;
 }
 
 export interface EtcdProcess {
@@ -132,9 +143,10 @@ export async function freePorts(count: number): Promise<number[]> {
   return ports;
 }
 
-function healthy(endpoint: string): Promise<boolean> {
+/** etcd's /health over plain HTTP: its client URL, or with TLS its metrics URL. */
+function healthy(healthUrl: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = http.get(`${endpoint}/health`, { timeout: 1000 }, (res) => {
+    const req = http.get(`${healthUrl}/health`, { timeout: 1000 }, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
       res.on('end', () => resolve(res.statusCode === 200 && /"health"\s*:\s*"true"/.test(body)));
@@ -159,8 +171,24 @@ class EtcdServer implements EtcdProcess {
     private readonly clientPort: number,
     private readonly peerPort: number,
     private readonly readyTimeoutMs: number,
+    private readonly tls?: EtcdTlsFiles & { metricsPort: number },
   ) {
-    this.endpoint = `http://127.0.0.1:${clientPort}`;
+    this.endpoint = `${tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
+  }
+
+  private healthUrl(): string {
+    return this.tls ? `http://127.0.0.1:${this.tls.metricsPort}` : this.endpoint;
+  }
+
+  private tlsArgs(): string[] {
+    if (!this.tls) return [];
+    return [
+      `--cert-file=${this.tls.certFile}`,
+      `--key-file=${this.tls.keyFile}`,
+      `--trusted-ca-file=${this.tls.trustedCaFile}`,
+      '--client-cert-auth',
+      `--listen-metrics-urls=${this.healthUrl()}`,
+    ];
   }
 
   get pid(): number | undefined {
@@ -184,6 +212,7 @@ class EtcdServer implements EtcdProcess {
       `--initial-cluster=default=${peer}`,
       '--initial-cluster-state=new',
       ...ETCD_REQUIRED_FLAGS,
+      ...this.tlsArgs(),
       // A single member needs no slow elections; this also lowers etcd's minimum lease TTL
       // (1.5 election timeouts, rounded up to whole seconds) from 2 s to 1 s, so lease tests are quick.
       '--heartbeat-interval=50',
@@ -233,7 +262,7 @@ class EtcdServer implements EtcdProcess {
       if (this.running?.watchdog !== watchdog) {
         throw new Error(`etcd (${this.binary}) exited before it was healthy. Output:\n${this.log}`);
       }
-      if (await healthy(this.endpoint)) return;
+      if (await healthy(this.healthUrl())) return;
       if (Date.now() > deadline) {
         await this.kill();
         throw new Error(
@@ -302,7 +331,7 @@ export async function startEtcd(options: EtcdOptions = {}): Promise<EtcdProcess>
     const ownsDataDir = options.dataDir === undefined;
     const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tide-etcd-'));
     if (ownsDataDir) tempDirs.add(dataDir);
-    const [clientPort, peerPort] = await freePorts(2);
+    const [clientPort, peerPort, metricsPort] = await freePorts(3);
     const server = new EtcdServer(
       binary,
       dataDir,
@@ -310,6 +339,7 @@ export async function startEtcd(options: EtcdOptions = {}): Promise<EtcdProcess>
       clientPort,
       peerPort,
       options.readyTimeoutMs ?? 20_000,
+      options.tls && { ...options.tls, metricsPort },
     );
     try {
       await server.start();

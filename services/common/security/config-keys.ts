@@ -34,7 +34,7 @@ export const SECURITY_CONFIG_KEYS = {
     type: 'int',
     default: DEFAULT_CERT_REFRESH_INTERVAL_MS,
     min: 0,
-    doc: 'How often the TLS files are checked for a change (cert-manager rotation); 0 = read once.',
+    doc: 'How often the TLS files (and the etcd* ones) are checked for a change (cert-manager rotation); 0 = read once.',
   },
   etcdCaFile: {
     type: 'string',

@@ -16,13 +16,17 @@ import {
   channelCredentialsOf,
   serverCredentialsOf,
   type ClientAuthMode,
+  type Credentials,
   type ClientTlsSettings,
   type ServerTlsSettings,
 } from './transport';
 
-/** What etcd3's client takes for TLS and password auth. */
+/** What the etcd client takes for TLS and password auth (services/common/metadata/etcd/calls.ts). */
 export interface EtcdSecurity {
+  /** The files as read at start: etcd3 needs them to know it speaks TLS. */
   credentials?: { rootCertificate: Buffer; privateKey?: Buffer; certChain?: Buffer };
+  /** What connections are made with: re-reads the files when they change (with a CA file). */
+  channelCredentials?: grpc.ChannelCredentials;
   auth?: { username: string; password: string };
 }
 
@@ -71,24 +75,38 @@ export function internalClientTlsSettingsOf(config: SecurityConfig): ClientTlsSe
   };
 }
 
-/** etcd3 options from the etcd* keys; read once (etcd3 has no certificate reload). */
-export function etcdSecurityOf(config: SecurityConfig): EtcdSecurity {
+/**
+ * The etcd client's security from the etcd* keys. With a CA file the files are polled like the
+ * listener's (tlsRefreshIntervalMs) and new connections to etcd use the newest; without one the
+ * system roots are trusted and the client pair is read once.
+ */
+export function etcdSecurityOf(config: SecurityConfig, logger: Logger): Credentials<EtcdSecurity> {
   const security: EtcdSecurity = {};
+  let close = (): void => undefined;
   if (config.etcdCaFile || config.etcdCertFile) {
-    const set = readCertSet({
+    const files = {
       caFile: config.etcdCaFile || undefined,
       certFile: config.etcdCertFile || undefined,
       keyFile: config.etcdKeyFile || undefined,
-    });
+    };
+    const set = readCertSet(files);
     // Without a CA file etcd3 needs some root; grpc-js falls back to the system roots on an empty one.
     security.credentials = {
       rootCertificate: set.ca ?? Buffer.alloc(0),
       ...(set.key ? { privateKey: set.key } : {}),
       ...(set.cert ? { certChain: set.cert } : {}),
     };
+    if (files.caFile) {
+      const channel = channelCredentialsOf(
+        { enabled: true, ...files, refreshIntervalMs: config.tlsRefreshIntervalMs },
+        logger.child({ component: 'etcd-tls' }),
+      );
+      security.channelCredentials = channel.credentials;
+      close = channel.close;
+    }
   }
   if (config.etcdUsername) security.auth = { username: config.etcdUsername, password: config.etcdPassword };
-  return security;
+  return { credentials: security, secure: !!security.credentials, close };
 }
 
 /** Builds the service's security from its config; throws INVALID_CONFIG on unusable files. */
@@ -119,15 +137,23 @@ export function serviceSecurityOf(
     channel?.close();
     throw err;
   }
-  const etcd = etcdSecurityOf(config);
+  let etcd: Credentials<EtcdSecurity>;
+  try {
+    etcd = etcdSecurityOf(config, logger);
+  } catch (err) {
+    server.close();
+    channel.close();
+    throw err;
+  }
   return {
     server: server.credentials,
     channel: channel.credentials,
     tls: server.secure,
-    etcd,
+    etcd: etcd.credentials,
     close: () => {
       server.close();
       channel.close();
+      etcd.close();
     },
   };
 }

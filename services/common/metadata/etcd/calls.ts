@@ -15,7 +15,7 @@
  *   quorum) gives an error, never a hang.
  */
 import { Etcd3, GRPCCancelledError, GRPCDeadlineExceededError, GRPCUnavailableError } from 'etcd3';
-import type { CallOptions } from '@grpc/grpc-js';
+import { Channel, type CallOptions, type ChannelCredentials, type ClientOptions } from '@grpc/grpc-js';
 import type { IOptions } from 'etcd3';
 import type { Clock } from '../../clock';
 import { TideError } from '../../errors';
@@ -36,12 +36,20 @@ function passThroughPolicy(): Policy {
   return policy as unknown as Policy;
 }
 
-/** etcd TLS and password auth, as etcd3 takes them (services/common/security/service-security.ts). */
-export type EtcdClientSecurity = Pick<IOptions, 'credentials' | 'auth'>;
+/** etcd TLS and password auth (services/common/security/service-security.ts builds it). */
+export type EtcdClientSecurity = Pick<IOptions, 'credentials' | 'auth'> & {
+  /**
+   * Credentials every connection to etcd is made with instead of `credentials` (which etcd3 turns
+   * into fixed ones at construction): certificate-provider credentials re-read their files, so a
+   * rotated client certificate or CA is used from the next connection on.
+   */
+  channelCredentials?: ChannelCredentials;
+};
 
 /** An etcd3 client whose failures reach us at once (see the retry rule above). */
 export function createEtcdClient(endpoints: string[], security: EtcdClientSecurity = {}): Etcd3 {
-  return new Etcd3({
+  const channelCredentials = security.channelCredentials;
+  const client = new Etcd3({
     hosts: endpoints,
     ...(security.credentials ? { credentials: security.credentials } : {}),
     ...(security.auth ? { auth: security.auth } : {}),
@@ -50,8 +58,32 @@ export function createEtcdClient(endpoints: string[], security: EtcdClientSecuri
       // Notice a dead peer on an idle connection (lease keep-alives keep it busy anyway).
       'grpc.keepalive_time_ms': 10_000,
       'grpc.keepalive_timeout_ms': 5_000,
+      // etcd3 offers no way to hand it credentials; every service client it creates takes these
+      // options, and grpc-js lets them choose the channel.
+      ...(channelCredentials
+        ? {
+            channelFactoryOverride: (address: string, _fixed: ChannelCredentials, options: ClientOptions) =>
+              new Channel(address, channelCredentials, options),
+          }
+        : {}),
     },
   });
+  if (channelCredentials && security.auth) useForPasswordAuth(client, channelCredentials);
+  return client;
+}
+
+/**
+ * etcd3 asks etcd for a password-auth token over a client of its own, made with the fixed
+ * credentials and no options. It keeps those credentials on its authenticator and reads them at
+ * each request for a token, so they are replaced there. Throws if etcd3 no longer has that shape
+ * (test/integration/etcd-tls.test.ts would fail), rather than silently using certificates read once.
+ */
+function useForPasswordAuth(client: Etcd3, credentials: ChannelCredentials): void {
+  const pool = (client as unknown as { pool?: { authenticator?: { credentials?: unknown } } }).pool;
+  if (!pool?.authenticator || !('credentials' in pool.authenticator)) {
+    throw new Error('etcd3 changed: its connection pool has no authenticator credentials to replace');
+  }
+  pool.authenticator.credentials = credentials;
 }
 
 /** How a failed attempt may be retried. */
