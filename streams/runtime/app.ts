@@ -37,12 +37,12 @@ import type { StateStore, StoreChange } from '../state/stores';
 import type { StoreDef } from '../topology/nodes';
 import type { Subtopology, Topology } from '../topology/topology';
 import type { OutgoingRecord, RecordCollector } from './internal-context';
-import { StreamTask, type DroppedRecord, type RecordErrorPolicy, type TaskMetrics } from './task';
+import { StreamTask, type RecordErrorPolicy, type TaskMetrics } from './task';
 import {
   checkDeadLetterTopics,
   checkRecordErrorPolicy,
   deadLetterTopics,
-  droppedRecordLogger,
+  PassedOverLogger,
   globalTablePolicy,
 } from './record-errors';
 import {
@@ -136,7 +136,12 @@ export interface StreamsAppOptions {
    * as it was read, with `__streams.errors.*` headers; the topic must exist).
    */
   deserializationErrors?: RecordErrorPolicy;
-  /** A record whose processing throws (Kafka's processing exception handler): the same choices. */
+  /**
+   * A record whose processing throws (Kafka's processing exception handler): the same choices.
+   * It also covers punctuations: under 'continue' or a dead-letter topic one that throws is
+   * logged, counted in failedPunctuations and fires again at its next interval (no record to
+   * copy anywhere); under 'fail' it stops processing.
+   */
   processingErrors?: RecordErrorPolicy;
   /** Called once when the app fails (a send or commit failed); it stops processing. */
   onError?: (error: Error) => void;
@@ -190,6 +195,8 @@ export interface StreamsAppMetrics {
   droppedLateRecords: number;
   /** Records skipped as deserializationErrors / processingErrors say. */
   droppedRecords: number;
+  /** Punctuations that threw and were passed over (processingErrors other than 'fail'). */
+  failedPunctuations: number;
   /** The global tables' copies on this instance. */
   globalTables: GlobalTableSnapshot[];
 }
@@ -227,8 +234,8 @@ export const RESTORE_CONCURRENCY = 4;
 
 export class StreamsApp {
   private readonly logger: Logger;
-  /** Logs records skipped under deserializationErrors / processingErrors (throttled). */
-  private readonly onDropped: (dropped: DroppedRecord) => void;
+  /** Logs records skipped and punctuations passed over under the error policies (throttled). */
+  private readonly passedOver: PassedOverLogger;
   private readonly commitIntervalMs: number;
   private partitions = new Map<string, number>();
   private producer?: Producer;
@@ -309,7 +316,7 @@ export class StreamsApp {
     checkRecordErrorPolicy('deserializationErrors', options.deserializationErrors);
     checkRecordErrorPolicy('processingErrors', options.processingErrors);
     checkDeadLetterTopics(topology, options.deserializationErrors, options.processingErrors);
-    this.onDropped = droppedRecordLogger(this.logger);
+    this.passedOver = new PassedOverLogger(this.logger);
     this.queries = new StreamsQueries(() => this.replicas?.router);
     if (options.caching) this.cache = new RecordCache(options.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES);
   }
@@ -383,7 +390,7 @@ export class StreamsApp {
         logger: this.logger,
         onRestore: this.options.onRestore,
         deserializationErrors: globalTablePolicy(this.options.deserializationErrors),
-        onDropped: this.onDropped,
+        onDropped: this.passedOver.dropped,
         onError: (err) => this.fail(err),
       });
       await this.globals.start();
@@ -457,6 +464,7 @@ export class StreamsApp {
       recordsOut: tasks.reduce((n, t) => n + t.recordsOut, 0),
       droppedLateRecords: tasks.reduce((n, t) => n + t.droppedLateRecords, 0),
       droppedRecords: tasks.reduce((n, t) => n + t.droppedRecords, 0),
+      failedPunctuations: tasks.reduce((n, t) => n + t.failedPunctuations, 0),
       globalTables: this.globals?.snapshot() ?? [],
     };
   }
@@ -969,7 +977,8 @@ export class StreamsApp {
         globalStores: this.globals?.stores ?? new Map(),
         deserializationErrors: this.options.deserializationErrors,
         processingErrors: this.options.processingErrors,
-        onDropped: this.onDropped,
+        onDropped: this.passedOver.dropped,
+        onPunctuationFailed: this.passedOver.punctuationFailed,
         createStore: (def) => {
           if (!def.logged) return createStore(def, id, this.options.stateDir);
           const codec = new ChangelogCodec(def);
@@ -1131,10 +1140,16 @@ export class StreamsApp {
       fn();
     } catch (err) {
       const at = task.failedAt;
+      const punctuation = task.failedPunctuation;
       if (at) {
         this.logger.error(
           { task: task.id, ...at, err },
           "processing a record failed; set processingErrors to 'continue' or { deadLetterTopic } to skip such records",
+        );
+      } else if (punctuation) {
+        this.logger.error(
+          { task: task.id, node: punctuation.node, punctuation: punctuation.type, err },
+          "a punctuation failed; set processingErrors to 'continue' or { deadLetterTopic } to pass over failing punctuations",
         );
       }
       throw err;

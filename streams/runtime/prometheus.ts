@@ -9,6 +9,7 @@
  *   tide_streams_task_dropped_late_records_total{...}                 records for closed windows
  *   tide_streams_task_skipped_records_total{...}                      negative (invalid) timestamps
  *   tide_streams_task_dropped_records_total{...}                      unreadable or failing records skipped
+ *   tide_streams_task_failed_punctuations_total{...}                  failing punctuations passed over
  *   tide_streams_task_lag_records{...}                                behind the inputs' ends, as of the last commit
  *   tide_streams_task_stream_time_seconds{...}                        the task's stream time (unix seconds)
  *   tide_streams_task_restoring{...}                                  1 while its stores restore
@@ -129,6 +130,11 @@ function createMetrics(registry: Registry, sources: Set<MetricsSource>): void {
     'tide_streams_task_dropped_records_total',
     'Records skipped because their serdes could not read them or their processing threw (deserializationErrors, processingErrors)',
     (t) => t.droppedRecords,
+  );
+  taskCounter(
+    'tide_streams_task_failed_punctuations_total',
+    'Punctuations that threw and were passed over (processingErrors other than fail)',
+    (t) => t.failedPunctuations,
   );
   taskGauge(
     'tide_streams_task_lag_records',

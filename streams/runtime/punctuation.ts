@@ -12,8 +12,8 @@ interface Schedule {
   nextMs: number;
   callback: (timestamp: number) => void;
   cancelled: boolean;
-  /** Runs the callback with the context of the node that scheduled it. */
-  run: (callback: () => void) => void;
+  /** Runs the callback with the context of the node that scheduled it; `timestamp` is when it fired. */
+  run: (callback: () => void, timestamp: number) => void;
 }
 
 export class PunctuationQueue {
@@ -23,7 +23,7 @@ export class PunctuationQueue {
     intervalMs: number,
     firstMs: number,
     callback: (timestamp: number) => void,
-    run: (callback: () => void) => void,
+    run: (callback: () => void, timestamp: number) => void,
   ): Cancellable {
     const s: Schedule = { intervalMs, nextMs: firstMs, callback, cancelled: false, run };
     this.schedules.push(s);
@@ -42,7 +42,7 @@ export class PunctuationQueue {
       const scheduled = s.nextMs;
       s.nextMs = scheduled + s.intervalMs;
       if (now >= s.nextMs) s.nextMs = now - ((now - scheduled) % s.intervalMs) + s.intervalMs;
-      s.run(() => s.callback(now));
+      s.run(() => s.callback(now), now);
       fired++;
     }
     for (let i = this.schedules.length - 1; i >= 0; i--)

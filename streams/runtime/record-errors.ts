@@ -6,7 +6,7 @@
  */
 import type { Logger } from '../../services/common/logger';
 import { StreamsError } from '../errors';
-import type { DroppedRecord, RecordErrorPolicy } from './task';
+import type { DroppedRecord, FailedPunctuation, RecordErrorPolicy } from './task';
 import type { Topology } from '../topology/topology';
 
 export function checkRecordErrorPolicy(option: string, policy: RecordErrorPolicy | undefined): void {
@@ -66,28 +66,23 @@ export function globalTablePolicy(policy: RecordErrorPolicy | undefined): 'fail'
 const WARNINGS_PER_SECOND = 1;
 
 /**
- * Logs skipped records at warn, at most one line a second: a topic full of unreadable records
- * must not flood the logs (the counts are in the metrics).
+ * Logs what processingErrors / deserializationErrors pass over (skipped records, failing
+ * punctuations) at warn, at most one line a second between them: a topic full of unreadable
+ * records or a punctuator that always throws must not flood the logs (the counts are in the
+ * metrics).
  */
-export function droppedRecordLogger(
-  logger: Logger,
-  now: () => number = Date.now,
-): (d: DroppedRecord) => void {
-  let windowStartMs = -Infinity;
-  let logged = 0;
-  let held = 0;
-  return (d) => {
-    const t = now();
-    if (t - windowStartMs >= 1_000) {
-      windowStartMs = t;
-      logged = 0;
-    }
-    if (logged >= WARNINGS_PER_SECOND) {
-      held++;
-      return;
-    }
-    logged++;
-    logger.warn(
+export class PassedOverLogger {
+  private windowStartMs = -Infinity;
+  private logged = 0;
+  private held = 0;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  readonly dropped = (d: DroppedRecord): void =>
+    this.warn(
       {
         task: d.taskId,
         topic: d.topic,
@@ -96,10 +91,31 @@ export function droppedRecordLogger(
         stage: d.stage,
         error: d.error.message,
         ...(d.deadLetterTopic ? { deadLetterTopic: d.deadLetterTopic } : {}),
-        ...(held > 0 ? { alsoSkippedSinceLastWarning: held } : {}),
       },
       d.deadLetterTopic ? 'record skipped, copied to the dead-letter topic' : 'record skipped',
     );
-    held = 0;
-  };
+
+  readonly punctuationFailed = (p: FailedPunctuation): void =>
+    this.warn(
+      { task: p.taskId, node: p.node, punctuation: p.type, timestamp: p.timestamp, error: p.error.message },
+      'punctuation failed and was passed over; it fires again at its next interval',
+    );
+
+  private warn(fields: Record<string, unknown>, message: string): void {
+    const t = this.now();
+    if (t - this.windowStartMs >= 1_000) {
+      this.windowStartMs = t;
+      this.logged = 0;
+    }
+    if (this.logged >= WARNINGS_PER_SECOND) {
+      this.held++;
+      return;
+    }
+    this.logged++;
+    this.logger.warn(
+      { ...fields, ...(this.held > 0 ? { alsoSkippedSinceLastWarning: this.held } : {}) },
+      message,
+    );
+    this.held = 0;
+  }
 }

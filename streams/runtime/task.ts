@@ -59,6 +59,8 @@ export interface TaskOptions {
   processingErrors?: RecordErrorPolicy;
   /** Told of each record skipped under those policies (the runtime logs it). */
   onDropped?: (dropped: DroppedRecord) => void;
+  /** Told of each punctuation that threw and was passed over under processingErrors (not 'fail'). */
+  onPunctuationFailed?: (failed: FailedPunctuation) => void;
 }
 
 /**
@@ -78,6 +80,22 @@ export interface DroppedRecord {
   deadLetterTopic?: string;
 }
 
+/**
+ * A punctuation whose callback threw. Under processingErrors other than 'fail' it is passed over,
+ * as Kafka's processing exception handler passes over a failing punctuate (KIP-1033): what it did
+ * before it threw stands, and it fires again at its next interval. There is no record to copy to
+ * a dead-letter topic.
+ */
+export interface FailedPunctuation {
+  taskId: string;
+  /** The processor that scheduled it. */
+  node: string;
+  type: PunctuationType;
+  /** The time it fired at (stream time or wall-clock time, by its type). */
+  timestamp: number;
+  error: Error;
+}
+
 export interface TaskMetrics {
   recordsIn: number;
   /** Records written by the task's sinks (output and repartition topics). */
@@ -89,6 +107,8 @@ export interface TaskMetrics {
   droppedRecords: number;
   enforcedProcessing: number;
   punctuations: number;
+  /** Punctuations that threw and were passed over (processingErrors other than 'fail'). */
+  failedPunctuations: number;
   streamTimeMs: number;
 }
 
@@ -174,6 +194,8 @@ export class StreamTask {
   private idleSinceMs: number | undefined;
   /** The record whose processing threw under processingErrors 'fail' (the error itself is the processor's). */
   failedAt: RecordOrigin | undefined;
+  /** The punctuation that threw under processingErrors 'fail'. */
+  failedPunctuation: Omit<FailedPunctuation, 'error' | 'taskId'> | undefined;
   private closed = false;
   readonly metrics: TaskMetrics = {
     recordsIn: 0,
@@ -183,6 +205,7 @@ export class StreamTask {
     droppedRecords: 0,
     enforcedProcessing: 0,
     punctuations: 0,
+    failedPunctuations: 0,
     streamTimeMs: -1,
   };
 
@@ -548,23 +571,34 @@ export class StreamTask {
     callback: (timestamp: number) => void,
   ): Cancellable {
     checkInterval(intervalMs, type);
-    const run = (cb: () => void): void => {
+    const run = (cb: () => void, timestamp: number): void => {
       const saved = this.current;
       const savedQueue = this.currentQueue;
       this.current = undefined;
       this.currentQueue = undefined;
       try {
         cb();
+      } catch (err) {
+        this.punctuationThrew(node, type, timestamp, err);
       } finally {
         this.current = saved;
         this.currentQueue = savedQueue;
       }
     };
-    // The node is kept for describe() of punctuations later; scheduling does not depend on it.
-    void node;
     return type === 'streamTime'
       ? this.streamPunctuations.add(intervalMs, 0, callback, run)
       : this.wallPunctuations.add(intervalMs, this.options.wallClockMs() + intervalMs, callback, run);
+  }
+
+  /** processingErrors applied to a punctuation: 'fail' throws on, anything else passes it over. */
+  private punctuationThrew(node: string, type: PunctuationType, timestamp: number, err: unknown): void {
+    if ((this.options.processingErrors ?? 'fail') === 'fail') {
+      this.failedPunctuation = { node, type, timestamp };
+      throw err;
+    }
+    this.metrics.failedPunctuations++;
+    const error = err instanceof Error ? err : new Error(String(err));
+    this.options.onPunctuationFailed?.({ taskId: this.id, node, type, timestamp, error });
   }
 
   addCommitHook(hook: () => void): void {

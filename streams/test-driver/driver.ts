@@ -70,7 +70,11 @@ export interface TestDriverOptions {
    * (skipped and copied to that topic, read it with outputTopic).
    */
   deserializationErrors?: RecordErrorPolicy;
-  /** A record whose processing throws: the same choices. */
+  /**
+   * A record whose processing throws: the same choices. A punctuation that throws is passed over
+   * under 'continue' or a dead-letter topic (counted in metrics().failedPunctuations); under
+   * 'fail' the call that fired it (pipeInput, advanceWallClock) throws.
+   */
   processingErrors?: RecordErrorPolicy;
 }
 
@@ -303,13 +307,19 @@ export class TopologyTestDriver {
       });
   }
 
-  /** Per-task metrics, and the total of dropped late records. */
-  metrics(): { tasks: (TaskMetrics & { id: string })[]; droppedLateRecords: number; droppedRecords: number } {
+  /** Per-task metrics, and totals of what was dropped or passed over. */
+  metrics(): {
+    tasks: (TaskMetrics & { id: string })[];
+    droppedLateRecords: number;
+    droppedRecords: number;
+    failedPunctuations: number;
+  } {
     const tasks = this.tasks.map((t) => ({ id: t.id, ...t.metrics }));
     return {
       tasks,
       droppedLateRecords: tasks.reduce((n, t) => n + t.droppedLateRecords, 0),
       droppedRecords: tasks.reduce((n, t) => n + t.droppedRecords, 0),
+      failedPunctuations: tasks.reduce((n, t) => n + t.failedPunctuations, 0),
     };
   }
 

@@ -9,11 +9,14 @@
  *   read_committed (the dead letters are part of the task's transactions);
  * - without a policy, the first unreadable record stops the application with an error naming
  *   where it is, and nothing after it is processed;
- * - a dead-letter topic that does not exist fails start() with its name.
+ * - a dead-letter topic that does not exist fails start() with its name;
+ * - a punctuation that throws is passed over under 'continue' (logged, counted, fired again) and
+ *   stops the application under 'fail', the log naming the processor.
  */
 import { Tide, type Consumer, type ConsumerRecord } from '../../client';
 import { Serdes, type StreamsApp } from '../../streams';
 import type { RecordErrorPolicy } from '../../streams/runtime/task';
+import type { ProcessorContext } from '../../streams/processor';
 import { TestCluster } from '../harness/cluster';
 import { startStreamsCluster, stopStreamsCluster } from '../harness/streams-cluster';
 import { waitFor } from '../harness/processes';
@@ -195,4 +198,86 @@ it('a dead-letter topic that does not exist fails start() with its name', async 
   await topics(name, 'orders', 'doubled');
   const app = doubler(name, { deserializationErrors: { deadLetterTopic: `${name}-nowhere` } });
   await expect(app.start()).rejects.toThrow(/errs-missing-nowhere do(es)? not exist/);
+});
+
+describe('a wall-clock punctuation that throws', () => {
+  /** Passes orders on; every 100 ms of wall-clock time its punctuation throws. */
+  function sweeper(name: string, processingErrors: RecordErrorPolicy, logger: Logger): StreamsApp {
+    const b = tide.streams({ applicationId: name });
+    b.stream(`${name}-orders`, { key: Serdes.string, value: Serdes.string })
+      .process<string, string>(
+        () => {
+          let ctx!: ProcessorContext;
+          return {
+            init(c) {
+              ctx = c;
+              c.schedule(100, 'wallClock', () => {
+                throw new Error('sweep failed');
+              });
+            },
+            process(r) {
+              ctx.forward(r);
+            },
+          };
+        },
+        { name: 'sweeper' },
+      )
+      .to(`${name}-doubled`, { key: Serdes.string, value: Serdes.string });
+    const app = b.app(b.build(), {
+      commitIntervalMs: 100,
+      replicationFactor: 1,
+      statusIntervalMs: 0,
+      processingErrors,
+      logger,
+    });
+    apps.push(app);
+    return app;
+  }
+
+  function captured(level: 'warn' | 'error') {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger({
+      level,
+      destination: { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) },
+    });
+    return { lines, logger };
+  }
+
+  it("'continue': passed over, counted and logged; records keep flowing", async () => {
+    const name = 'errs-punct-continue';
+    await onePartitionOf(name, ['x', 'y']);
+    const out = tail(`${name}-doubled`);
+    const { lines, logger } = captured('warn');
+    const app = sweeper(name, 'continue', logger);
+    await app.start();
+    await waitFor(() => out.length === 2 && app.metrics().failedPunctuations >= 3, {
+      timeoutMs: 60_000,
+      what: 'both records through and three failed punctuations',
+    });
+    expect(app.error()).toBeUndefined();
+    expect(app.state).toBe('running');
+    expect(
+      lines.find((l) => String(l.msg).startsWith('punctuation failed and was passed over')),
+    ).toMatchObject({
+      task: '0_0',
+      node: 'sweeper',
+      punctuation: 'wallClock',
+      error: 'sweep failed',
+    });
+  });
+
+  it("'fail': the application stops, the log naming the processor", async () => {
+    const name = 'errs-punct-fail';
+    await onePartitionOf(name, ['x']);
+    const { lines, logger } = captured('error');
+    const app = sweeper(name, 'fail', logger);
+    await app.start();
+    await waitFor(() => app.error() !== undefined, { timeoutMs: 60_000, what: 'the application stopped' });
+    expect(app.error()!.message).toBe('sweep failed');
+    expect(lines.find((l) => String(l.msg).startsWith('a punctuation failed'))).toMatchObject({
+      task: '0_0',
+      node: 'sweeper',
+      punctuation: 'wallClock',
+    });
+  });
 });

@@ -101,6 +101,7 @@ describe('registerStreamsMetrics', () => {
     recordsOut: 7,
     droppedLateRecords: 1,
     droppedRecords: 2,
+    failedPunctuations: 1,
     globalTables: [{ store: 'users', topic: 'users', loaded: true, recordsIn: 12, lag: 3 }],
     tasks: [
       {
@@ -112,7 +113,8 @@ describe('registerStreamsMetrics', () => {
         skippedInvalidTimestamp: 0,
         droppedRecords: 2,
         enforcedProcessing: 0,
-        punctuations: 0,
+        punctuations: 3,
+        failedPunctuations: 1,
         streamTimeMs: 1_700_000_000_000,
         lag: 42,
         restoredRecords: 30,
@@ -147,6 +149,7 @@ describe('registerStreamsMetrics', () => {
       `tide_streams_task_records_out_total{${labels}} 7`,
       `tide_streams_task_dropped_late_records_total{${labels}} 1`,
       `tide_streams_task_dropped_records_total{${labels}} 2`,
+      `tide_streams_task_failed_punctuations_total{${labels}} 1`,
       `tide_streams_task_lag_records{${labels}} 42`,
       `tide_streams_task_stream_time_seconds{${labels}} 1700000000`,
       `tide_streams_task_restoring{${labels}} 1`,

@@ -4,7 +4,8 @@
  */
 import { Serdes, StreamsBuilder, StreamsError, TopologyTestDriver, type Serde } from '../../../streams';
 import type { RecordErrorPolicy } from '../../../streams/runtime/task';
-import { droppedRecordLogger } from '../../../streams/runtime/record-errors';
+import { PassedOverLogger } from '../../../streams/runtime/record-errors';
+import type { ProcessorContext } from '../../../streams/processor';
 import { createLogger } from '../../../services/common/logger';
 
 interface Order {
@@ -148,7 +149,7 @@ it('logs skipped records at warn, at most one line a second, counting the ones h
     destination: { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) },
   });
   let now = 0;
-  const log = droppedRecordLogger(logger, () => now);
+  const log = new PassedOverLogger(logger, () => now).dropped;
   const dropped = (offset: number) => ({
     taskId: '0_0',
     topic: 'orders',
@@ -170,4 +171,124 @@ it('logs skipped records at warn, at most one line a second, counting the ones h
     stage: 'deserialization',
     error: 'bad',
   });
+});
+
+it('one budget of a line a second covers skipped records and failed punctuations', () => {
+  const lines: Record<string, unknown>[] = [];
+  const logger = createLogger({
+    level: 'warn',
+    destination: { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) },
+  });
+  let now = 0;
+  const log = new PassedOverLogger(logger, () => now);
+  const failed = (timestamp: number) => ({
+    taskId: '0_1',
+    node: 'sweeper',
+    type: 'wallClock' as const,
+    timestamp,
+    error: new Error('disk full'),
+  });
+  log.punctuationFailed(failed(0));
+  log.dropped({
+    taskId: '0_1',
+    topic: 'orders',
+    partition: 1,
+    offset: 7,
+    stage: 'processing',
+    error: new Error('x'),
+  });
+  now = 1_000;
+  log.punctuationFailed(failed(1_000));
+  expect(lines).toHaveLength(2);
+  expect(lines[0]).toMatchObject({
+    msg: 'punctuation failed and was passed over; it fires again at its next interval',
+    task: '0_1',
+    node: 'sweeper',
+    punctuation: 'wallClock',
+    timestamp: 0,
+    error: 'disk full',
+  });
+  expect(lines[1]).toMatchObject({ timestamp: 1_000, alsoSkippedSinceLastWarning: 1 });
+});
+
+describe('processingErrors and punctuations', () => {
+  /**
+   * Every stream-time tick (each 10 ms) forwards the tick, then throws on odd ticks; every
+   * wall-clock tick (each 1 s) throws before forwarding anything.
+   */
+  function punctuatingDriver(processingErrors?: RecordErrorPolicy) {
+    const b = new StreamsBuilder({ applicationId: 'app' });
+    const ticks: number[] = [];
+    b.stream('in', { key: Serdes.string, value: Serdes.number })
+      .process<string, number>(
+        () => {
+          let ctx!: ProcessorContext;
+          return {
+            init(c) {
+              ctx = c;
+              c.schedule(10, 'streamTime', (t) => {
+                ticks.push(t);
+                ctx.forward({ key: 'tick', value: t, timestamp: t, headers: [] });
+                if ((t / 10) % 2 === 1) throw new Error(`tick ${t} failed`);
+              });
+              c.schedule(1_000, 'wallClock', () => {
+                throw new Error('wall-clock sweep failed');
+              });
+            },
+            process(r) {
+              ctx.forward(r);
+            },
+          };
+        },
+        { name: 'ticker' },
+      )
+      .to('out', { key: Serdes.string, value: Serdes.number });
+    const driver = new TopologyTestDriver(b.build(), processingErrors ? { processingErrors } : {});
+    const input = driver.inputTopic('in', Serdes.string, Serdes.number);
+    const out = () => driver.outputTopic('out', Serdes.string, Serdes.number).readKeyValuesToList();
+    return { driver, input, out, ticks };
+  }
+
+  it("'fail' (the default): the call that fired the punctuation throws its error", () => {
+    const { driver, input } = punctuatingDriver();
+    input.pipeInput('a', 1, 0);
+    expect(() => input.pipeInput('b', 2, 10)).toThrow('tick 10 failed');
+    driver.close();
+    const wall = punctuatingDriver('fail');
+    expect(() => wall.driver.advanceWallClock(1_000)).toThrow('wall-clock sweep failed');
+    wall.driver.close();
+  });
+
+  for (const policy of ['continue', { deadLetterTopic: 'dead' }] as const) {
+    it(`${JSON.stringify(policy)}: passed over, counted, and fired again at the next interval`, () => {
+      const { driver, input, out, ticks } = punctuatingDriver(policy);
+      for (const [key, t] of [
+        ['a', 0],
+        ['b', 10],
+        ['c', 20],
+        ['d', 30],
+      ] as const)
+        input.pipeInput(key, t, t);
+      driver.advanceWallClock(1_000);
+      driver.advanceWallClock(1_000);
+      expect(ticks).toEqual([0, 10, 20, 30]);
+      // What a failing punctuation forwarded before it threw stands; the records all went through.
+      expect(out()).toEqual([
+        ['a', 0],
+        ['tick', 0],
+        ['b', 10],
+        ['tick', 10],
+        ['c', 20],
+        ['tick', 20],
+        ['d', 30],
+        ['tick', 30],
+      ]);
+      // Ticks 10 and 30, and the wall-clock ones at 1 s and 2 s.
+      expect(driver.metrics()).toMatchObject({ failedPunctuations: 4, droppedRecords: 0 });
+      if (typeof policy === 'object') {
+        expect(driver.outputTopic('dead', Serdes.bytes, Serdes.bytes).readRecordsToList()).toEqual([]);
+      }
+      driver.close();
+    });
+  }
 });
