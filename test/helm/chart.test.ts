@@ -58,6 +58,7 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
 const VALUE_SETS: Record<string, (string | Record<string, unknown>)[]> = {
   defaults: [],
   'external etcd': ['external-etcd.yaml'],
+  'external etcd on TLS with a password': ['external-etcd-tls.yaml'],
   'five brokers': ['five-brokers.yaml'],
   'metrics and network policies': ['metrics-networkpolicy.yaml'],
   'TLS from cert-manager': ['tls-cert-manager.yaml'],
@@ -708,6 +709,57 @@ describe('external etcd', () => {
       endpoints,
     ]);
     expect(r.notes).toContain('external etcd');
+  });
+
+  test('on TLS with a password: every service mounts the Secret and reads the user from the other', () => {
+    const r = renderChart({ values: ['external-etcd-tls.yaml'] });
+    for (const [kind, name] of [
+      ['StatefulSet', 'tide-broker'],
+      ['Deployment', 'tide-controller'],
+      ['Deployment', 'tide-coordinator'],
+    ] as const) {
+      const workload = find(r, kind, name);
+      const c = container(workload);
+      expect(envMap(c.env)).toMatchObject({
+        TIDE_ETCD_CA_FILE: '/etc/tide/etcd-tls/ca.crt',
+        TIDE_ETCD_CERT_FILE: '/etc/tide/etcd-tls/tls.crt',
+        TIDE_ETCD_KEY_FILE: '/etc/tide/etcd-tls/tls.key',
+      });
+      const fromSecret = (env: string) => c.env.find((e: EnvVar) => e.name === env)?.valueFrom;
+      expect(fromSecret('TIDE_ETCD_USERNAME')).toEqual({
+        secretKeyRef: { name: 'etcd-client-auth', key: 'user' },
+      });
+      expect(fromSecret('TIDE_ETCD_PASSWORD')).toEqual({
+        secretKeyRef: { name: 'etcd-client-auth', key: 'password' },
+      });
+      expect(c.volumeMounts).toContainEqual({
+        name: 'etcd-tls',
+        mountPath: '/etc/tide/etcd-tls',
+        readOnly: true,
+      });
+      expect(workload.spec.template.spec.volumes).toContainEqual({
+        name: 'etcd-tls',
+        secret: { secretName: 'etcd-client-tls', defaultMode: 0o440 },
+      });
+    }
+    // Only the CA when etcd takes no client certificates.
+    const caOnly = renderChart({
+      values: ['external-etcd-tls.yaml', { etcd: { external: { tls: { certKey: '' } } } }],
+    });
+    const env = envMap(container(find(caOnly, 'Deployment', 'tide-controller')).env);
+    expect(env.TIDE_ETCD_CA_FILE).toBe('/etc/tide/etcd-tls/ca.crt');
+    expect('TIDE_ETCD_CERT_FILE' in env).toBe(false);
+  });
+
+  test('etcd TLS or auth without external endpoints, or TLS to http:// endpoints, fails saying why', () => {
+    expect(() => renderChart({ values: [{ etcd: { external: { tls: { existingSecret: 's' } } } }] })).toThrow(
+      /etcd.external.tls and etcd.external.auth are for an external etcd: set etcd.external.endpoints too/,
+    );
+    expect(() =>
+      renderChart({
+        values: ['external-etcd.yaml', { etcd: { external: { tls: { existingSecret: 's' } } } }],
+      }),
+    ).toThrow(/etcd.external.tls.existingSecret needs https:\/\/ endpoints, got http:\/\/etcd-a.db.svc:2379/);
   });
 });
 
