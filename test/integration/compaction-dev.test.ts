@@ -106,3 +106,53 @@ test('a compacted topic: keyless records refused, compaction while writing, late
   tide = new Tide({ bootstrap: [node.address] });
   expect(await readAll('profiles')).toEqual(model);
 });
+
+test('max.compaction.lag.ms: a log that never reaches its dirty ratio is compacted once its records are old enough', async () => {
+  // min.cleanable.dirty.ratio 1: no log ever exceeds it, so only the lag can make this one due.
+  await tide.admin().createTopic('sessions', {
+    partitions: 1,
+    configs: {
+      'cleanup.policy': 'compact',
+      'segment.bytes': '4096',
+      'min.cleanable.dirty.ratio': '1',
+      'max.compaction.lag.ms': '2000',
+    },
+  });
+  const producer = tide.producer();
+  const model = new Map<string, string>();
+  for (let i = 0; i < 1500; i += 100) {
+    const records = Array.from({ length: 100 }, (_, j) => ({
+      key: `session-${(i + j) % 20}`,
+      value: `state-${i + j}`,
+      partition: 0,
+    }));
+    await producer.send('sessions', records);
+    for (const r of records) model.set(r.key, r.value);
+  }
+  const before = (await tide.admin().describeTopic('sessions')).status[0];
+  const cleaned = await waitFor(
+    async () => {
+      const s = (await tide.admin().describeTopic('sessions')).status[0];
+      return s.sizeBytes < before.sizeBytes / 2 ? s : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 250, what: 'the cleaner to compact the overdue log' },
+  );
+  expect(cleaned!.logEndOffset).toBe(1500);
+  await producer.close();
+  expect(await readAll('sessions')).toEqual(model);
+
+  // min above max is refused, naming both.
+  await expect(
+    tide.admin().createTopic('sessions-bad', {
+      partitions: 1,
+      configs: {
+        'cleanup.policy': 'compact',
+        'min.compaction.lag.ms': '5000',
+        'max.compaction.lag.ms': '2000',
+      },
+    }),
+  ).rejects.toMatchObject({
+    code: 'INVALID_CONFIG',
+    message: expect.stringMatching(/must not exceed max.compaction.lag.ms/),
+  });
+});

@@ -119,6 +119,7 @@ export class LogCompaction {
       maxOffset: bound,
       nowMs,
       minCompactionLagMs: withLag ? host.config().minCompactionLagMs : 0,
+      maxCompactionLagMs: host.config().maxCompactionLagMs,
     });
   }
 
@@ -348,6 +349,7 @@ export class LogCompaction {
       endOffset: segments[i + 1]?.baseOffset ?? host.logEndOffset(),
       sizeBytes: s.sizeBytes,
       largestTimestampMs: s.largestTimestampMs(),
+      firstTimestampMs: s.firstTimestampMs(),
     }));
   }
 }

@@ -31,6 +31,7 @@ export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze({
   cleanupPolicy: 'delete',
   deleteRetentionMs: DAY_MS,
   minCompactionLagMs: 0,
+  maxCompactionLagMs: Number.MAX_SAFE_INTEGER,
   minCleanableDirtyRatio: 0.5,
 });
 
@@ -61,6 +62,9 @@ export function validateLogConfig(config: LogConfig): void {
   cleanupPolicyOf(config);
   int('deleteRetentionMs', 0);
   int('minCompactionLagMs', 0);
+  int('maxCompactionLagMs', 1);
+  if (config.minCompactionLagMs > config.maxCompactionLagMs)
+    bad('minCompactionLagMs', `must not exceed maxCompactionLagMs (${config.maxCompactionLagMs})`);
   const ratio = config.minCleanableDirtyRatio;
   if (typeof ratio !== 'number' || !(ratio >= 0 && ratio <= 1))
     bad('minCleanableDirtyRatio', `must be a number in [0, 1], got ${String(ratio)}`);

@@ -42,6 +42,11 @@ export interface LogConfig {
   deleteRetentionMs: number;
   /** Compacted logs: segments holding records newer than this are not cleaned yet (ms). */
   minCompactionLagMs: number;
+  /**
+   * Compacted logs: a dirty segment whose first record is older than this is cleaned whatever the
+   * dirty ratio, and the active segment rolls at this age (ms; Number.MAX_SAFE_INTEGER = never).
+   */
+  maxCompactionLagMs: number;
   /** Compacted logs: cleaning starts when dirty bytes / (clean + dirty bytes) exceeds this (0..1). */
   minCleanableDirtyRatio: number;
 }

@@ -195,11 +195,18 @@ export class LogAppender {
     let chunkStart = 0;
     let chunkPosition = segment.assignedBytes;
     let written: SegmentBatch[] = [];
+    const compactionLagMs = log.cleanup.compact ? log.config.maxCompactionLagMs : undefined;
     for (let i = 0; i < incoming.length; i++) {
       const b = incoming[i];
       if (b.baseOffset !== undefined) log.nextOffset = b.baseOffset;
       const lastOffset = log.nextOffset + b.lastOffsetDelta;
-      const reason = rollReason(segment, { sizeBytes: b.sizeBytes, lastOffset }, log.config, nowMs);
+      const reason = rollReason(
+        segment,
+        { sizeBytes: b.sizeBytes, lastOffset },
+        log.config,
+        nowMs,
+        compactionLagMs,
+      );
       if (reason) {
         // Writes complete in order, so the promise of the request's last write covers this one.
         if (written.length > 0)

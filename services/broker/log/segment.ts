@@ -335,6 +335,18 @@ export class LogSegment {
     this.rollingTimestampMs = firstTimestamp >= 0 ? Math.min(firstTimestamp, nowMs) : nowMs;
   }
 
+  /**
+   * When its first record was written, for max.compaction.lag.ms: the clock time of its first
+   * append, else (loaded from disk, or written by the cleaner) the oldest timestamp its time index
+   * holds, else its newest. Both fallbacks are at or after the truth, so a segment may be found
+   * overdue late, never early.
+   */
+  firstTimestampMs(): number {
+    if (this.rollingTimestampMs !== undefined) return this.rollingTimestampMs;
+    if (this.timeIndex.entryCount > 0) return this.timeIndex.entry(0).timestampMs;
+    return this.largestTimestampMs();
+  }
+
   /** Newest timestamp for retention: the max batch timestamp, or the last write time without one. */
   largestTimestampMs(): number {
     return this.maxTimestampMs >= 0 ? this.maxTimestampMs : this.lastModifiedMs;

@@ -24,6 +24,7 @@ export function toLogConfig(configs: Record<string, string>): LogConfig {
     cleanupPolicy: effectiveTopicConfig(configs, 'cleanup.policy'),
     deleteRetentionMs: num('delete.retention.ms'),
     minCompactionLagMs: num('min.compaction.lag.ms'),
+    maxCompactionLagMs: num('max.compaction.lag.ms'),
     minCleanableDirtyRatio: num('min.cleanable.dirty.ratio'),
   };
 }

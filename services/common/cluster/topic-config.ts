@@ -28,6 +28,8 @@ export const DEFAULT_MESSAGE_TIMESTAMP_TYPE = 'CreateTime';
 export const DEFAULT_CLEANUP_POLICY = 'delete';
 export const DEFAULT_DELETE_RETENTION_MS = 86_400_000; // 1 day
 export const DEFAULT_MIN_COMPACTION_LAG_MS = 0;
+/** Never: Kafka's default is Long.MAX_VALUE; larger values (that one too) are read as this. */
+export const DEFAULT_MAX_COMPACTION_LAG_MS = Number.MAX_SAFE_INTEGER;
 export const DEFAULT_MIN_CLEANABLE_DIRTY_RATIO = 0.5;
 export const DEFAULT_MIN_INSYNC_REPLICAS = 1;
 export const DEFAULT_UNCLEAN_LEADER_ELECTION_ENABLE = false;
@@ -76,6 +78,46 @@ function integerKey(
       return String(value === 0 ? 0 : value); // "-0" → "0"
     },
   };
+}
+
+/**
+ * max.compaction.lag.ms: an integer >= 1; values beyond Number.MAX_SAFE_INTEGER (Kafka's default,
+ * Long.MAX_VALUE, among them) mean never and are stored as that.
+ */
+function maxCompactionLagKey(): TopicConfigDef {
+  const name = 'max.compaction.lag.ms';
+  const allowed = 'an integer >= 1 (ms); 9223372036854775807 (the default) = no limit';
+  return {
+    name,
+    defaultValue: String(DEFAULT_MAX_COMPACTION_LAG_MS),
+    doc: 'On compacted topics, the longest a record stays uncompacted: a log holding older dirty records is cleaned whatever its dirty ratio, and its active segment rolls at this age.',
+    allowed,
+    normalize(raw) {
+      if (!/^\+?\d+$/.test(raw)) throw invalid(name, raw, allowed);
+      const value = BigInt(raw);
+      if (value < 1n) throw invalid(name, raw, allowed);
+      return String(value >= BigInt(DEFAULT_MAX_COMPACTION_LAG_MS) ? DEFAULT_MAX_COMPACTION_LAG_MS : value);
+    },
+  };
+}
+
+/** Keys that must agree with each other: every problem, for one INVALID_CONFIG error. */
+function crossKeyProblems(configs: Record<string, string>): string[] {
+  const problems: string[] = [];
+  let minLag: number;
+  let maxLag: number;
+  try {
+    minLag = Number(effective(configs, 'min.compaction.lag.ms'));
+    maxLag = Number(effective(configs, 'max.compaction.lag.ms'));
+  } catch {
+    return problems; // the values themselves are reported already
+  }
+  if (minLag > maxLag) {
+    problems.push(
+      `min.compaction.lag.ms (${minLag}) must not exceed max.compaction.lag.ms (${maxLag}): a record cannot have to wait longer than the most it may wait`,
+    );
+  }
+  return problems;
 }
 
 function enumKey(
@@ -220,6 +262,7 @@ export const TOPIC_CONFIGS: ReadonlyMap<string, TopicConfigDef> = new Map(
       'On compacted topics, records newer than this are never compacted away.',
       'an integer >= 0 (ms)',
     ),
+    maxCompactionLagKey(),
     ratioKey(
       'min.cleanable.dirty.ratio',
       DEFAULT_MIN_CLEANABLE_DIRTY_RATIO,
@@ -279,6 +322,7 @@ export function validateTopicConfigs(configs: Record<string, string>): Record<st
       problems.push((err as Error).message);
     }
   }
+  if (problems.length === 0) problems.push(...crossKeyProblems(normalized));
   if (problems.length > 0) throw new TideError('INVALID_CONFIG', problems.join('; '));
   return normalized;
 }
@@ -302,6 +346,8 @@ export function applyConfigChanges(
   const validatedSet = validateTopicConfigs(set);
   const next: Record<string, string> = { ...explicit, ...validatedSet };
   for (const name of remove) delete next[name];
+  const conflicts = crossKeyProblems(next);
+  if (conflicts.length > 0) throw new TideError('INVALID_CONFIG', conflicts.join('; '));
   return next;
 }
 

@@ -11,12 +11,17 @@ import {
 } from '../../../services/broker/log/cleaner-checkpoint';
 
 /** Segments of 100 offsets and 1000 bytes each: bases 0, 100, ... ; the last is active. */
-function segments(count: number, timestamps: number[] = []): SegmentSummary[] {
+function segments(
+  count: number,
+  timestamps: number[] = [],
+  firstTimestamps: number[] = [],
+): SegmentSummary[] {
   return Array.from({ length: count }, (_, i) => ({
     baseOffset: i * 100,
     endOffset: (i + 1) * 100,
     sizeBytes: 1000,
     largestTimestampMs: timestamps[i] ?? 0,
+    firstTimestampMs: firstTimestamps[i] ?? timestamps[i] ?? 0,
   }));
 }
 
@@ -31,6 +36,7 @@ describe('cleanableRange', () => {
       cleanBytes: 0,
       dirtyBytes: 4000,
       dirtyRatio: 1,
+      overdueMs: 0,
     });
   });
 
@@ -62,6 +68,51 @@ describe('cleanableRange', () => {
       checkpoint: undefined,
     });
     expect(c).toMatchObject({ firstUncleanableOffset: 200, cleanableCount: 2 });
+  });
+
+  describe('max.compaction.lag.ms', () => {
+    // now = 1,000,000; lag 10,000: a dirty segment whose first record is before 990,000 is overdue.
+    const lagged = { ...base, maxCompactionLagMs: 10_000 };
+    const firsts = [900_000, 985_000, 995_000, 999_000, 999_500];
+
+    it('is overdue by how far the oldest cleanable dirty segment is past the lag', () => {
+      const c = cleanableRange({ ...lagged, segments: segments(5, [], firsts), checkpoint: undefined });
+      expect(c.overdueMs).toBe(90_000);
+    });
+
+    it('counts dirty segments only: a cleaned old segment makes nothing overdue', () => {
+      const c = cleanableRange({ ...lagged, segments: segments(5, [], firsts), checkpoint: 100 });
+      expect(c.overdueMs).toBe(5_000);
+      expect(
+        cleanableRange({ ...lagged, segments: segments(5, [], firsts), checkpoint: 200 }).overdueMs,
+      ).toBe(0);
+    });
+
+    it('counts cleanable segments only: the active one and those above the bounds wait', () => {
+      // Only the active segment is old: it rolls first (roll.ts), then it counts.
+      const activeOld = [999_000, 999_000, 999_000, 999_000, 1];
+      expect(
+        cleanableRange({ ...lagged, segments: segments(5, [], activeOld), checkpoint: undefined }).overdueMs,
+      ).toBe(0);
+      expect(
+        cleanableRange({
+          ...lagged,
+          maxOffset: 100,
+          segments: segments(5, [], [999_000, 1, 1, 1, 1]),
+          checkpoint: undefined,
+        }).overdueMs,
+      ).toBe(0);
+    });
+
+    it('is never overdue without a limit, or without a timestamp', () => {
+      expect(
+        cleanableRange({ ...base, segments: segments(5, [], firsts), checkpoint: undefined }).overdueMs,
+      ).toBe(0);
+      expect(
+        cleanableRange({ ...lagged, segments: segments(5, [], [-1, -1, -1, -1, -1]), checkpoint: undefined })
+          .overdueMs,
+      ).toBe(0);
+    });
   });
 
   it('restarts from the log start for a checkpoint below it or beyond the active segment', () => {

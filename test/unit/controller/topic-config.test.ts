@@ -57,6 +57,10 @@ const VALID: [string, string, string][] = [
   ['delete.retention.ms', '0', '0'],
   ['delete.retention.ms', '86400000', '86400000'],
   ['min.compaction.lag.ms', '60000', '60000'],
+  ['max.compaction.lag.ms', '3600000', '3600000'],
+  ['max.compaction.lag.ms', '1', '1'],
+  // Kafka's default (Long.MAX_VALUE) and anything beyond the safe integers mean no limit.
+  ['max.compaction.lag.ms', '9223372036854775807', String(Number.MAX_SAFE_INTEGER)],
   ['min.cleanable.dirty.ratio', '0.50', '0.5'],
   ['min.cleanable.dirty.ratio', '1', '1'],
   ['min.cleanable.dirty.ratio', '.25', '0.25'],
@@ -99,6 +103,10 @@ const INVALID: [string, string][] = [
   ['cleanup.policy', 'archive'],
   ['delete.retention.ms', '-1'],
   ['min.compaction.lag.ms', '-1'],
+  ['max.compaction.lag.ms', '0'],
+  ['max.compaction.lag.ms', '-1'],
+  ['max.compaction.lag.ms', '1.5'],
+  ['max.compaction.lag.ms', 'never'],
   ['min.cleanable.dirty.ratio', '1.5'],
   ['min.cleanable.dirty.ratio', '-0.1'],
   ['min.cleanable.dirty.ratio', 'half'],
@@ -150,6 +158,24 @@ describe('topic configs', () => {
     expect(err.message).toMatch(/flush\.policy/);
   });
 
+  it('refuses a min.compaction.lag.ms above max.compaction.lag.ms, in one set or after an alter', () => {
+    const err = errorOf(() =>
+      validateTopicConfigs({ 'min.compaction.lag.ms': '20000', 'max.compaction.lag.ms': '10000' }),
+    );
+    expect(err.code).toBe('INVALID_CONFIG');
+    expect(err.message).toMatch(
+      /min.compaction.lag.ms \(20000\) must not exceed max.compaction.lag.ms \(10000\)/,
+    );
+    expect(
+      errorOf(() =>
+        applyConfigChanges({ 'max.compaction.lag.ms': '10000' }, { 'min.compaction.lag.ms': '20000' }, []),
+      ).message,
+    ).toMatch(/must not exceed/);
+    expect(
+      applyConfigChanges({ 'max.compaction.lag.ms': '10000' }, { 'min.compaction.lag.ms': '10000' }, []),
+    ).toEqual({ 'max.compaction.lag.ms': '10000', 'min.compaction.lag.ms': '10000' });
+  });
+
   describe('toLogConfig', () => {
     it('gives the defaults for an empty config', () => {
       expect(toLogConfig({})).toEqual({
@@ -165,6 +191,7 @@ describe('topic configs', () => {
         cleanupPolicy: 'delete',
         deleteRetentionMs: 86_400_000,
         minCompactionLagMs: 0,
+        maxCompactionLagMs: Number.MAX_SAFE_INTEGER,
         minCleanableDirtyRatio: 0.5,
       });
     });

@@ -204,6 +204,69 @@ describe('a compacted log', () => {
     expect(after.length).toBeLessThan(before.length);
   });
 
+  describe('max.compaction.lag.ms', () => {
+    it('cleans a log whose dirty records passed the lag, whatever its dirty ratio', async () => {
+      const clock = new ManualClock(T0);
+      // A ratio no log exceeds: only the lag makes it due.
+      const config = compactConfig({ minCleanableDirtyRatio: 1, maxCompactionLagMs: 10_000 });
+      const log = await track(openLog(await dirs.make(), config, clock));
+      await writeKeys(log, 300, 4);
+      const before = await readRecords(log);
+      const cleaner = cleanerFor([log], clock);
+      // Young: not due, neither picked by a round nor cleaned when asked.
+      clock.advance(9_000);
+      expect(await cleaner.runRound()).toEqual([]);
+      expect(await cleaner.clean(log)).toBeUndefined();
+      clock.advance(1_001);
+      const rounds = await cleaner.runRound();
+      expect(rounds).toHaveLength(1);
+      const after = await readRecords(log);
+      // Every key at most once below where the pass ended; the latest values survive.
+      const keys = after.filter((r) => r.offset < rounds[0].endOffset).map((r) => r.key);
+      expect(new Set(keys).size).toBe(keys.length);
+      expect(after.length).toBeLessThan(before.length);
+      expect(fold(after)).toEqual(fold(before));
+      // Cleaned: nothing dirty is overdue any more.
+      expect(await cleaner.runRound()).toEqual([]);
+    });
+
+    it('rolls the active segment of a compacted log at the lag, so it can be cleaned', async () => {
+      const clock = new ManualClock(T0);
+      const log = await track(
+        openLog(
+          await dirs.make(),
+          compactConfig({ segmentBytes: 1 << 20, maxCompactionLagMs: 5_000 }),
+          clock,
+        ),
+      );
+      await writeKeys(log, 10, 2);
+      expect(log.segmentBaseOffsets()).toEqual([0]);
+      clock.advance(5_001);
+      await writeKeys(log, 1, 2, 10);
+      expect(log.segmentBaseOffsets()).toEqual([0, 10]);
+      // A delete-only log with the same setting does not roll.
+      const plain = await track(
+        openLog(
+          await dirs.make(),
+          compactConfig({ cleanupPolicy: 'delete', segmentBytes: 1 << 20, maxCompactionLagMs: 5_000 }),
+          clock,
+        ),
+      );
+      await writeKeys(plain, 10, 2);
+      clock.advance(5_001);
+      await writeKeys(plain, 1, 2, 10);
+      expect(plain.segmentBaseOffsets()).toEqual([0]);
+    });
+
+    it('refuses a min.compaction.lag.ms above it', async () => {
+      const err = await errorOf(
+        openLog(await dirs.make(), compactConfig({ minCompactionLagMs: 20_000, maxCompactionLagMs: 10_000 })),
+      );
+      expect(err.code).toBe('INVALID_CONFIG');
+      expect(err.message).toMatch(/minCompactionLagMs must not exceed maxCompactionLagMs \(10000\)/);
+    });
+  });
+
   it('never cleans at or above the high watermark the broker reports', async () => {
     const clock = new ManualClock();
     const log = await track(openLog(await dirs.make(), compactConfig(), clock));

@@ -208,9 +208,10 @@ export class LogCleaner {
       if (log.compaction.passRunning) continue;
       const c = log.compaction.cleanable(nowMs, this.options.maxOffsetFor?.(log));
       if (c.cleanableCount === 0) continue;
-      const dirtyEnough = c.dirtyBytes > 0 && c.dirtyRatio > log.currentConfig.minCleanableDirtyRatio;
+      const dirtyEnough =
+        c.dirtyBytes > 0 && (c.dirtyRatio > log.currentConfig.minCleanableDirtyRatio || c.overdueMs > 0);
       if (!dirtyEnough && !log.compaction.tombstonesDue(nowMs)) continue;
-      // Tombstone-only passes rank after every log over its ratio.
+      // Tombstone-only passes rank after every log with dirty records due.
       const ratio = dirtyEnough ? c.dirtyRatio : -1;
       if (!best || ratio > best.ratio) best = { log, ratio };
     }
@@ -231,7 +232,7 @@ export class LogCleaner {
     if (!planned) return undefined;
     const c = planned.cleanable;
     const due =
-      (c.dirtyBytes > 0 && c.dirtyRatio > log.currentConfig.minCleanableDirtyRatio) ||
+      (c.dirtyBytes > 0 && (c.dirtyRatio > log.currentConfig.minCleanableDirtyRatio || c.overdueMs > 0)) ||
       log.compaction.tombstonesDue(nowMs);
     if (!force && !due) return undefined;
 
@@ -270,6 +271,7 @@ export class LogCleaner {
         topic: log.topic,
         partition: log.partition,
         dirtyRatio: Number(c.dirtyRatio.toFixed(4)),
+        ...(c.overdueMs > 0 ? { maxCompactionLagOverdueMs: c.overdueMs } : {}),
         firstDirtyOffset: c.firstDirtyOffset,
         firstUncleanableOffset: c.firstUncleanableOffset,
         segments: planned.job.segments.length,

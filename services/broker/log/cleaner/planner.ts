@@ -11,6 +11,9 @@
  *                                (may still be truncated), and segments holding records newer than
  *                                min.compaction.lag.ms.
  * firstUncleanable is always a segment boundary: only whole segments are cleaned.
+ *
+ * max.compaction.lag.ms (KIP-354): a log whose cleanable dirty part holds a segment whose first
+ * record is older than the lag is overdue, and is cleaned whatever its dirty ratio.
  */
 import { MAX_U32 } from '../config';
 
@@ -22,6 +25,8 @@ export interface SegmentSummary {
   sizeBytes: number;
   /** Newest record timestamp (max batch timestamp, else last write time). */
   largestTimestampMs: number;
+  /** When its first record was written (its first batch's time), for max.compaction.lag.ms. */
+  firstTimestampMs: number;
 }
 
 /** A log's state, as cleanableRange reads it. */
@@ -36,6 +41,8 @@ export interface CleanableInput {
   maxOffset?: number;
   nowMs: number;
   minCompactionLagMs: number;
+  /** Number.MAX_SAFE_INTEGER (or undefined) = no limit. */
+  maxCompactionLagMs?: number;
 }
 
 /** The parts of a log (see the header) and how dirty it is. */
@@ -48,6 +55,11 @@ export interface Cleanable {
   dirtyBytes: number;
   /** dirtyBytes / (cleanBytes + dirtyBytes), 0 when both are 0. */
   dirtyRatio: number;
+  /**
+   * How long past max.compaction.lag.ms the oldest cleanable dirty segment is (ms); 0 when none
+   * is: above 0 the log is cleaned whatever its ratio.
+   */
+  overdueMs: number;
 }
 
 /** Splits a log into clean, dirty and uncleanable parts (see the header) and measures them. */
@@ -73,11 +85,18 @@ export function cleanableRange(input: CleanableInput): Cleanable {
     cleanableCount > 0 ? segments[cleanableCount - 1].endOffset : segments[0].baseOffset;
   let cleanBytes = 0;
   let dirtyBytes = 0;
+  let oldestDirtyMs = Number.POSITIVE_INFINITY;
   for (let i = 0; i < cleanableCount; i++) {
     if (segments[i].endOffset <= firstDirty) cleanBytes += segments[i].sizeBytes;
-    else dirtyBytes += segments[i].sizeBytes;
+    else {
+      dirtyBytes += segments[i].sizeBytes;
+      if (segments[i].firstTimestampMs >= 0)
+        oldestDirtyMs = Math.min(oldestDirtyMs, segments[i].firstTimestampMs);
+    }
   }
   const total = cleanBytes + dirtyBytes;
+  const maxLagMs = input.maxCompactionLagMs ?? Number.MAX_SAFE_INTEGER;
+  const deadlineMs = input.nowMs - maxLagMs;
   return {
     firstDirtyOffset: Math.min(firstDirty, Math.max(firstUncleanable, input.logStartOffset)),
     firstUncleanableOffset: firstUncleanable,
@@ -85,6 +104,10 @@ export function cleanableRange(input: CleanableInput): Cleanable {
     cleanBytes,
     dirtyBytes,
     dirtyRatio: total === 0 ? 0 : dirtyBytes / total,
+    overdueMs:
+      maxLagMs < Number.MAX_SAFE_INTEGER && dirtyBytes > 0 && oldestDirtyMs < deadlineMs
+        ? deadlineMs - oldestDirtyMs
+        : 0,
   };
 }
 
