@@ -12,7 +12,8 @@ import { ensureClusterId } from '../../services/common/cluster/cluster-id';
 import { TopicManager, internalTopicCreator, partitionAdmin, topicAdmin } from '../../services/controller';
 import { ProducerIdAllocator } from '../../services/common/cluster/producer-ids';
 import { BrokerRegistry } from '../../services/common/cluster/broker-registry';
-import { BrokerNode, type BrokerConfig } from '../../services/broker';
+import { BrokerNode } from '../../services/broker';
+import type { DevConfig } from './dev-config';
 import { loadConfig } from '../../services/common/config';
 import { COORDINATOR_CONFIG_SCHEMA, CoordinatorNode } from '../../services/group-coordinator';
 import { serviceSecurityOf, type ServiceSecurity } from '../../services/common/security/service-security';
@@ -31,7 +32,7 @@ export class DevNode {
     return this.broker.address;
   }
 
-  static async start(config: BrokerConfig, deps: { clock: Clock; logger: Logger }): Promise<DevNode> {
+  static async start(config: DevConfig, deps: { clock: Clock; logger: Logger }): Promise<DevNode> {
     fs.mkdirSync(config.dataDir, { recursive: true });
     // Logs live in <data>/logs so the metadata file never looks like a partition folder.
     const logDir = path.join(config.dataDir, 'logs');
@@ -94,6 +95,8 @@ export class DevNode {
               logLevel: config.logLevel,
               // One broker: Kafka's dev default (offsets.topic.replication.factor=1).
               offsetsTopicReplicationFactor: 1,
+              offsetsRetentionMs: config.offsetsRetentionMs,
+              offsetsRetentionCheckIntervalMs: config.offsetsRetentionCheckIntervalMs,
             },
           }),
           {

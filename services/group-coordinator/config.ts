@@ -18,6 +18,9 @@ export const DEFAULT_OFFSETS_TOPIC_REPLICATION_FACTOR = 3;
  * compacted only once it has rolled.
  */
 export const DEFAULT_OFFSETS_TOPIC_SEGMENT_BYTES = 104_857_600;
+/** Kafka's offsets.retention.minutes (7 days) and offsets.retention.check.interval.ms (10 minutes). */
+export const DEFAULT_OFFSETS_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+export const DEFAULT_OFFSETS_RETENTION_CHECK_INTERVAL_MS = 10 * 60 * 1000;
 /** The broker's smallest accepted segment.bytes (services/common/cluster/topic-config.ts). */
 const MIN_OFFSETS_TOPIC_SEGMENT_BYTES = 1024;
 
@@ -118,6 +121,20 @@ export const COORDINATOR_CONFIG_SCHEMA = {
     min: 1,
     max: 2_147_483_647,
     doc: 'A transactional id whose last transaction ended this long ago is forgotten (Kafka transactional.id.expiration.ms, 7 days): its record in __transaction_state is tombstoned, and a producer that uses the id again starts with a new producer id.',
+  },
+  offsetsRetentionMs: {
+    type: 'int',
+    default: DEFAULT_OFFSETS_RETENTION_MS,
+    min: -1,
+    max: Number.MAX_SAFE_INTEGER,
+    doc: "Committed offsets of a group without members expire this long after the later of their commit and the moment the group's last member left (Kafka offsets.retention.minutes, 7 days); a group left without offsets is deleted. -1 = never.",
+  },
+  offsetsRetentionCheckIntervalMs: {
+    type: 'int',
+    default: DEFAULT_OFFSETS_RETENTION_CHECK_INTERVAL_MS,
+    min: 1,
+    max: 2_147_483_647,
+    doc: 'How often expired committed offsets are looked for (Kafka offsets.retention.check.interval.ms).',
   },
   metricsPort: {
     type: 'int',

@@ -177,6 +177,8 @@ export class CoordinatorNode {
         shardCount: () => ownershipRef.current?.shardCount ?? 0,
         partitionCount: (topic) => partitionCounts.get(topic),
         ownerOf: (shard) => ownershipRef.current?.ownerOf(shard),
+        offsetsRetentionMs: config.offsetsRetentionMs,
+        offsetsRetentionCheckIntervalMs: config.offsetsRetentionCheckIntervalMs,
       });
       const started = coordinator;
       const locator = new CoordinatorLocator(deps.store, config.clusterName);

@@ -41,6 +41,7 @@ import { TideError } from '../common/errors';
 import { echo } from '../common/echo';
 import type { Logger } from '../common/logger';
 import type { ResetTarget } from '../common/reset-target';
+import { DEFAULT_OFFSETS_RETENTION_CHECK_INTERVAL_MS, DEFAULT_OFFSETS_RETENTION_MS } from './config';
 import { ConsumerGroup, type CommittedOffset, type GroupSnapshot } from './group';
 import { GroupRuntime, type GroupStorage, type ResetEntry } from './group-runtime';
 import { decodeOffsetsRecord, groupKey, groupValue, offsetKey, offsetValue } from './offsets-codec';
@@ -104,6 +105,14 @@ export interface CoordinatorOptions {
   ownerOf?: (shard: number) => CoordinatorRecord | undefined;
   newMemberId?: () => string;
   tickMs?: number;
+  /**
+   * Committed offsets of a group without members expire this long after the later of their
+   * commit and the moment the group became empty (GroupRuntime.expireOffsets); -1 = never.
+   * Default 7 days, Kafka's offsets.retention.minutes.
+   */
+  offsetsRetentionMs?: number;
+  /** How often expired offsets are looked for; default 10 minutes, as Kafka. */
+  offsetsRetentionCheckIntervalMs?: number;
 }
 
 interface ShardState extends OwnedShard {
@@ -148,6 +157,7 @@ export class Coordinator {
   private readonly newMemberId: () => string;
   private readonly loader: ShardLoader<Map<string, LoadedGroup>>;
   private timer?: Timer;
+  private retentionTimer?: Timer;
   private stopped = false;
 
   constructor(private readonly options: CoordinatorOptions) {
@@ -178,11 +188,18 @@ export class Coordinator {
 
   start(): void {
     this.timer = this.options.clock.setInterval(() => this.tick(), this.options.tickMs ?? DEFAULT_TICK_MS);
+    if ((this.options.offsetsRetentionMs ?? DEFAULT_OFFSETS_RETENTION_MS) >= 0) {
+      this.retentionTimer = this.options.clock.setInterval(
+        () => void this.expireOffsets(),
+        this.options.offsetsRetentionCheckIntervalMs ?? DEFAULT_OFFSETS_RETENTION_CHECK_INTERVAL_MS,
+      );
+    }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.timer?.cancel();
+    this.retentionTimer?.cancel();
     await Promise.all([...this.shards.keys()].map((shard) => this.release(shard, true)));
   }
 
@@ -655,12 +672,12 @@ export class Coordinator {
       },
       deleteGroup: async (offsetKeys) => {
         await this.appendFenced([state], partition, [
-          ...offsetKeys.map((k) => {
-            const { topic, partition: p } = parseTpKey(k);
-            return { key: offsetKey(group.groupId, topic, p), value: null };
-          }),
+          ...offsetTombstones(group.groupId, offsetKeys),
           { key: groupKey(group.groupId), value: null },
         ]);
+      },
+      deleteOffsets: async (offsetKeys) => {
+        await this.appendFenced([state], partition, offsetTombstones(group.groupId, offsetKeys));
       },
     };
     return new GroupRuntime(group, storage, this.options.clock, this.logger.child({ group: group.groupId }));
@@ -675,6 +692,30 @@ export class Coordinator {
         if (rt.group.isDead && rt.connectedMembers() === 0 && !rt.busy) state.groups.delete(groupId);
       }
     }
+  }
+
+  /**
+   * One offsets-retention pass over the groups of the shards this instance may act for. A group
+   * with transactional offsets still undecided is left for a later pass: their marker decides
+   * which offsets it has. Answers how many offsets expired.
+   */
+  async expireOffsets(): Promise<number> {
+    const retentionMs = this.options.offsetsRetentionMs ?? DEFAULT_OFFSETS_RETENTION_MS;
+    if (retentionMs < 0) return 0;
+    let expired = 0;
+    for (const state of this.shards.values()) {
+      if (state.status !== 'active' || !state.fence.mayAct()) continue;
+      for (const [groupId, rt] of state.groups) {
+        if ((state.pendingTxn.get(groupId)?.size ?? 0) > 0) continue;
+        try {
+          expired += await rt.expireOffsets(retentionMs);
+        } catch (err) {
+          // Moved or fenced meanwhile (NOT_COORDINATOR), or a failed write: the next pass retries.
+          this.logger.warn({ err, group: groupId }, 'offsets retention pass failed for the group');
+        }
+      }
+    }
+    return expired;
   }
 
   private stillOwned(a: AcquiredShard): boolean {
@@ -809,4 +850,12 @@ export class Coordinator {
 /** A decided transactional offset as a committed offset. */
 function committedOf(p: PendingTxnOffset): CommittedOffset {
   return { offset: p.offset, metadata: p.metadata, commitTimestampMs: p.commitTimestampMs };
+}
+
+/** Tombstones for a group's committed offsets of these partitions. */
+function offsetTombstones(groupId: string, offsetKeys: readonly string[]): { key: Buffer; value: null }[] {
+  return offsetKeys.map((k) => {
+    const { topic, partition } = parseTpKey(k);
+    return { key: offsetKey(groupId, topic, partition), value: null };
+  });
 }

@@ -41,6 +41,8 @@ export interface GroupStorage {
   writeOffsets(entries: readonly { key: string; offset: CommittedOffset }[]): Promise<void>;
   /** Tombstones for these committed offsets and for the group's record. */
   deleteGroup(offsetKeys: readonly string[]): Promise<void>;
+  /** Tombstones for these committed offsets only. */
+  deleteOffsets(offsetKeys: readonly string[]): Promise<void>;
 }
 
 export interface ResetEntry {
@@ -220,6 +222,35 @@ export class GroupRuntime {
       this.group.forgetOffsets(keys);
       this.logger.info({ group: this.groupId, offsets: keys.length }, 'group deleted');
       return keys.length;
+    });
+  }
+
+  /**
+   * Offsets retention (Kafka's offsets.retention.minutes, KIP-211): while the group has no
+   * members, a committed offset expires `retentionMs` after the later of its commit and the
+   * moment the last member left. Its tombstone is written, and when no offset is left the group's
+   * record goes too (the group is deleted). A group with members keeps everything. Answers how
+   * many offsets expired.
+   */
+  expireOffsets(retentionMs: number): Promise<number> {
+    this.ensureOpen();
+    return this.enqueue(async () => {
+      if (this.group.memberCount > 0) return 0;
+      const nowMs = this.clock.nowMs();
+      const emptySinceMs = this.group.emptySinceMs ?? 0;
+      const expired: string[] = [];
+      for (const [key, o] of this.group.offsets)
+        if (Math.max(emptySinceMs, o.commitTimestampMs) + retentionMs <= nowMs) expired.push(key);
+      if (expired.length === 0) return 0;
+      const deleted = expired.length === this.group.offsets.size;
+      if (deleted) await this.storage.deleteGroup(expired);
+      else await this.storage.deleteOffsets(expired);
+      this.group.forgetOffsets(expired);
+      this.logger.info(
+        { group: this.groupId, offsets: expired.length, groupDeleted: deleted },
+        'committed offsets expired (offsetsRetentionMs)',
+      );
+      return expired.length;
     });
   }
 

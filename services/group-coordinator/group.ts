@@ -121,6 +121,12 @@ export interface GroupSnapshot {
   generation: number;
   assignor: string;
   members: MemberSnapshot[];
+  /**
+   * When the group's last member left (Kafka's current-state timestamp for an empty group): its
+   * committed offsets expire offsetsRetentionMs later. Absent while it has members, and in
+   * snapshots written before it was kept (offsets then expire by their commit times).
+   */
+  emptySinceMs?: number;
 }
 
 export interface MemberDescription extends MemberSnapshot {
@@ -211,6 +217,8 @@ export class ConsumerGroup {
   /** Client-side assignor: the request the leader has not answered yet. */
   private pending: { generation: number; leader: string; deadlineMs: number } | undefined;
   readonly offsets = new Map<string, CommittedOffset>();
+  /** When the last member left; undefined while there are members or when it is not known. */
+  private emptySince: number | undefined;
 
   constructor(
     readonly groupId: string,
@@ -250,6 +258,11 @@ export class ConsumerGroup {
   ownerOf(key: string): string | undefined {
     for (const m of this.members.values()) if (m.owned.has(key)) return m.memberId;
     return undefined;
+  }
+
+  /** When the group's last member left (undefined with members, or when not known). */
+  get emptySinceMs(): number | undefined {
+    return this.emptySince;
   }
 
   /** Empty with nothing committed: the group can be forgotten. */
@@ -508,6 +521,7 @@ export class ConsumerGroup {
       generation: this.gen,
       assignor: this.assignorName,
       members: [...this.members.values()].map((m) => m.snapshot()),
+      ...(this.emptySince !== undefined ? { emptySinceMs: this.emptySince } : {}),
     };
   }
 
@@ -545,6 +559,7 @@ export class ConsumerGroup {
     this.checkOwnership();
     this.targetGeneration = -1;
     this.currentState = this.members.size === 0 ? 'EMPTY' : 'RECONCILING';
+    this.emptySince = this.members.size === 0 ? snapshot.emptySinceMs : undefined;
     if (this.members.size > 0) this.reconcile(nowMs, 'RECONCILED');
   }
 
@@ -831,11 +846,14 @@ export class ConsumerGroup {
       effects.push(this.assignmentOf(m, false));
     }
     this.checkOwnership();
+    const before = this.currentState;
     this.currentState = nextGroupState(this.currentState, event, {
       members: this.members.size,
       converged: this.converged(),
       offsets: this.offsets.size,
     });
+    if (this.members.size > 0) this.emptySince = undefined;
+    else if (before !== 'EMPTY') this.emptySince = nowMs;
     return effects;
   }
 

@@ -12,7 +12,8 @@
  *            type 3 (shard marker):           int32 shard, int64 coordinatorEpoch
  *   value := int16 version (0), int64 coordinatorEpoch, then
  *            type 0: int64 offset, int64 commitTimestampMs, blob metadata (UTF-8)
- *            type 1: blob GroupSnapshot as JSON (partitions as {"topic": [p, ...]}, user data base64)
+ *            type 1: blob GroupSnapshot as JSON (partitions as {"topic": [p, ...]}, user data base64,
+ *                    emptySinceMs once the last member left)
  *            type 2, 3: int64 timestampMs
  *
  * `coordinatorEpoch` is the shard epoch of the coordinator that wrote the record (the etcd
@@ -292,7 +293,13 @@ function parseSnapshot(group: string, json: string): GroupSnapshot {
   } catch {
     throw corrupt(`group ${group}: metadata is not JSON`);
   }
-  const o = raw as { protocol?: unknown; generation?: unknown; assignor?: unknown; members?: unknown };
+  const o = raw as {
+    protocol?: unknown;
+    generation?: unknown;
+    assignor?: unknown;
+    members?: unknown;
+    emptySinceMs?: unknown;
+  };
   const int = (x: unknown, what: string): number => {
     if (typeof x !== 'number' || !Number.isSafeInteger(x))
       throw corrupt(`group ${group}: ${what} is not an integer`);
@@ -334,5 +341,7 @@ function parseSnapshot(group: string, json: string): GroupSnapshot {
     generation: int(o.generation, 'generation'),
     assignor: str(o.assignor, 'assignor'),
     members,
+    // Absent while the group has members, and in snapshots written before it was kept.
+    ...(o.emptySinceMs === undefined ? {} : { emptySinceMs: int(o.emptySinceMs, 'emptySinceMs') }),
   };
 }

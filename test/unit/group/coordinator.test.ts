@@ -3,7 +3,8 @@
  * answers while loading or not owning), durable-before-send (no assignment leaves before the
  * group's metadata is written), rebuild by another instance (members and offsets), zombie writes
  * of a deposed owner ignored on replay, a commit queued behind an offsets reset is fenced, and
- * session expiry on the coordinator's timer. The lease-time fence (each shard held under a test
+ * session expiry on the coordinator's timer, offsets retention (expiry of empty groups' offsets,
+ * the empty-since time kept across a rebuild). The lease-time fence (each shard held under a test
  * lease whose deadline the test sets): past the deadline nothing is written or acknowledged, and
  * writes work again under a renewed or new lease.
  */
@@ -112,7 +113,7 @@ let clock: ManualClock;
 let log: MemoryLog;
 let ids = 0;
 
-function coordinator(selfId: string): Coordinator {
+function coordinator(selfId: string, retentionCheckIntervalMs = 100 * RETENTION_MS): Coordinator {
   const c = new Coordinator({
     selfId,
     clock,
@@ -123,10 +124,16 @@ function coordinator(selfId: string): Coordinator {
     shardCount: () => SHARDS,
     partitionCount: (topic) => (topic === 't' ? 2 : undefined),
     newMemberId: () => `m${++ids}`,
+    offsetsRetentionMs: RETENTION_MS,
+    // Far apart unless a test asks: the tests call expireOffsets() themselves.
+    offsetsRetentionCheckIntervalMs: retentionCheckIntervalMs,
   });
   c.start();
   return c;
 }
+
+// Well within the test leases (LEASE_TTL_MS): a shard past its lease acts for nobody.
+const RETENTION_MS = 20_000;
 
 async function code(fn: () => unknown): Promise<string> {
   try {
@@ -287,6 +294,111 @@ it('deletes a group without members (tombstones survive a rebuild); NON_EMPTY_GR
   await flush();
   expect(b.listGroups().map((g) => g.groupId)).not.toContain(GROUP);
   expect(b.fetchOffsets(GROUP, [tpKey('t', 0)])[0].committed).toBeUndefined();
+});
+
+describe('offsets retention', () => {
+  /** A member commits t-0 at 7 and leaves; answers the runtime. */
+  async function groupThatEmptied(c: Coordinator) {
+    const rt = c.runtime(GROUP, true);
+    const channel = new FakeChannel();
+    const memberId = rt.join(join(), channel);
+    await flush();
+    await rt.commit(memberId, channel.assignments()[0].member_epoch!, [
+      { key: tpKey('t', 0), offset: 7, metadata: '' },
+    ]);
+    clock.advance(2_000); // within the member's 3 s session
+    rt.leave(memberId, false);
+    await flush();
+    return rt;
+  }
+
+  it("expires an empty group's offsets retention after its last member left, then forgets the group", async () => {
+    const a = coordinator('a');
+    a.acquire([held(SHARD, 5)]);
+    await flush();
+    const rt = await groupThatEmptied(a);
+    // The commit is 2 s older than the emptying: the emptying counts.
+    clock.advance(RETENTION_MS - 1);
+    expect(await a.expireOffsets()).toBe(0);
+    expect(rt.group.offsets.size).toBe(1);
+    clock.advance(1);
+    expect(await a.expireOffsets()).toBe(1);
+    clock.advance(1_000); // a coordinator tick forgets the dead group
+    await flush();
+    expect(await code(async () => a.runtime(GROUP, false))).toBe('GROUP_ID_NOT_FOUND');
+    // Tombstones: a rebuild finds neither the group nor its offsets.
+    const b = coordinator('b');
+    b.acquire([held(SHARD, 6)]);
+    await flush();
+    expect(b.listGroups().map((g) => g.groupId)).not.toContain(GROUP);
+    expect(b.fetchOffsets(GROUP, [tpKey('t', 0)])[0].committed).toBeUndefined();
+  });
+
+  it('keeps every offset while the group has members, however old', async () => {
+    const a = coordinator('a');
+    a.acquire([held(SHARD, 5)]);
+    await flush();
+    const rt = a.runtime(GROUP, true);
+    const channel = new FakeChannel();
+    const memberId = rt.join(join({ sessionTimeoutMs: 10 * RETENTION_MS }), channel);
+    await flush();
+    await rt.commit(memberId, channel.assignments()[0].member_epoch!, [
+      { key: tpKey('t', 0), offset: 7, metadata: '' },
+    ]);
+    for (let i = 0; i < 2; i++) {
+      clock.advance(RETENTION_MS);
+      expect(await a.expireOffsets()).toBe(0);
+    }
+    expect(rt.group.offsets.get(tpKey('t', 0))?.offset).toBe(7);
+  });
+
+  it('a group that never had members (commits only) expires each offset by its own commit time', async () => {
+    const a = coordinator('a');
+    a.acquire([held(SHARD, 5)]);
+    await flush();
+    const rt = a.runtime(GROUP, true);
+    await rt.commit('', 0, [{ key: tpKey('t', 0), offset: 1, metadata: '' }]);
+    clock.advance(RETENTION_MS / 2);
+    await rt.commit('', 0, [{ key: tpKey('t', 1), offset: 2, metadata: '' }]);
+    clock.advance(RETENTION_MS / 2);
+    expect(await a.expireOffsets()).toBe(1);
+    expect([...rt.group.offsets.keys()]).toEqual([tpKey('t', 1)]);
+    // Only the offset went: a rebuild still has the other one.
+    const b = coordinator('b');
+    b.acquire([held(SHARD, 6)]);
+    await flush();
+    expect(b.fetchOffsets(GROUP, [tpKey('t', 0), tpKey('t', 1)]).map((o) => o.committed?.offset)).toEqual([
+      undefined,
+      2,
+    ]);
+  });
+
+  it('the moment the group became empty survives a coordinator move', async () => {
+    const a = coordinator('a');
+    a.acquire([held(SHARD, 5)]);
+    await flush();
+    await groupThatEmptied(a);
+    clock.advance(RETENTION_MS / 2);
+    const b = coordinator('b');
+    b.acquire([held(SHARD, 6)]);
+    await flush();
+    expect(b.runtime(GROUP, false).group.emptySinceMs).toBe(a.runtime(GROUP, false).group.emptySinceMs);
+    clock.advance(RETENTION_MS / 2 - 1);
+    expect(await b.expireOffsets()).toBe(0);
+    clock.advance(1);
+    expect(await b.expireOffsets()).toBe(1);
+  });
+
+  it("runs on the coordinator's own timer", async () => {
+    const a = coordinator('a', 1_000);
+    a.acquire([held(SHARD, 5)]);
+    await flush();
+    const rt = await groupThatEmptied(a);
+    clock.advance(RETENTION_MS + 1_000);
+    await flush();
+    await flush();
+    expect(rt.group.offsets.size).toBe(0);
+  });
 });
 
 it('expires a silent member on its session timeout; the survivor gets its partitions', async () => {

@@ -108,6 +108,25 @@ describe('round trips', () => {
     });
   });
 
+  it("an empty group's snapshot keeps when its last member left (absent in older snapshots)", () => {
+    const snapshot = {
+      groupId: 'billing',
+      protocol: 'consumer' as const,
+      generation: 3,
+      assignor: 'uniform',
+      members: [],
+      emptySinceMs: 1_700_000_000_123,
+    };
+    expect(decodeOffsetsRecord(groupKey('billing'), groupValue(8, snapshot))).toEqual({
+      type: 'group',
+      group: 'billing',
+      value: { coordinatorEpoch: 8, snapshot },
+    });
+    const { emptySinceMs: _, ...older } = snapshot;
+    const decoded = decodeOffsetsRecord(groupKey('billing'), groupValue(8, older));
+    expect(decoded.type === 'group' && decoded.value?.snapshot).toEqual(older);
+  });
+
   it('shard markers', () => {
     expect(decodeOffsetsRecord(markerKey(63, 77), markerValue(77, 5))).toEqual({
       type: 'marker',
