@@ -648,7 +648,7 @@ export class Coordinator {
     return new TideError('NOT_COORDINATOR', `${why}: ${what}; find the group's coordinator again and retry`);
   }
 
-  private newRuntime(state: ShardState, group: ConsumerGroup): GroupRuntime {
+  private newRuntime(state: ShardState, group: ConsumerGroup, recorded = false): GroupRuntime {
     const partition = partitionOfShard(state.shard, this.options.offsetsPartitions);
     const epoch = state.epoch;
     const storage: GroupStorage = {
@@ -680,7 +680,9 @@ export class Coordinator {
         await this.appendFenced([state], partition, offsetTombstones(group.groupId, offsetKeys));
       },
     };
-    return new GroupRuntime(group, storage, this.options.clock, this.logger.child({ group: group.groupId }));
+    return new GroupRuntime(group, storage, this.options.clock, this.logger.child({ group: group.groupId }), {
+      recorded,
+    });
   }
 
   private tick(): void {
@@ -689,7 +691,15 @@ export class Coordinator {
       if (state.status !== 'active' || !state.fence.mayAct()) continue;
       for (const [groupId, rt] of state.groups) {
         rt.expire();
-        if (rt.group.isDead && rt.connectedMembers() === 0 && !rt.busy) state.groups.delete(groupId);
+        if (!rt.group.isDead || rt.connectedMembers() > 0 || rt.busy) continue;
+        if (!rt.hasRecord) {
+          state.groups.delete(groupId);
+          continue;
+        }
+        // Its record goes first; a later tick forgets it (or it lives again meanwhile).
+        rt.deleteRecord().catch((err: unknown) =>
+          this.logger.warn({ err, group: groupId }, 'could not delete the record of a dead group'),
+        );
       }
     }
   }
@@ -839,8 +849,9 @@ export class Coordinator {
         const group = new ConsumerGroup(groupId, this.groupOptions());
         if (loaded.snapshot) group.restore(loaded.snapshot, nowMs);
         group.applyCommit([...loaded.offsets].map(([key, offset]) => ({ key, offset })));
-        if (group.isDead) continue;
-        state.groups.set(groupId, this.newRuntime(state, group));
+        // A dead group with a record stays until the tick has deleted that record.
+        if (group.isDead && !loaded.snapshot) continue;
+        state.groups.set(groupId, this.newRuntime(state, group, loaded.snapshot !== undefined));
       }
       state.status = 'active';
     }

@@ -58,12 +58,25 @@ export class GroupRuntime {
   private queued = 0;
   private closed = false;
 
+  /**
+   * True while `__consumer_offsets` holds a record of the group (a snapshot written, or loaded,
+   * and no tombstone since): a group that dies is forgotten only once that record is deleted.
+   */
+  private recorded: boolean;
+
   constructor(
     readonly group: ConsumerGroup,
     private readonly storage: GroupStorage,
     private readonly clock: Clock,
     private readonly logger: Logger,
-  ) {}
+    options: { recorded?: boolean } = {},
+  ) {
+    this.recorded = options.recorded ?? false;
+  }
+
+  get hasRecord(): boolean {
+    return this.recorded;
+  }
 
   get groupId(): string {
     return this.group.groupId;
@@ -219,6 +232,7 @@ export class GroupRuntime {
         );
       const keys = [...this.group.offsets.keys()];
       await this.storage.deleteGroup(keys);
+      this.recorded = false;
       this.group.forgetOffsets(keys);
       this.logger.info({ group: this.groupId, offsets: keys.length }, 'group deleted');
       return keys.length;
@@ -243,14 +257,31 @@ export class GroupRuntime {
         if (Math.max(emptySinceMs, o.commitTimestampMs) + retentionMs <= nowMs) expired.push(key);
       if (expired.length === 0) return 0;
       const deleted = expired.length === this.group.offsets.size;
-      if (deleted) await this.storage.deleteGroup(expired);
-      else await this.storage.deleteOffsets(expired);
+      if (deleted) {
+        await this.storage.deleteGroup(expired);
+        this.recorded = false;
+      } else await this.storage.deleteOffsets(expired);
       this.group.forgetOffsets(expired);
       this.logger.info(
         { group: this.groupId, offsets: expired.length, groupDeleted: deleted },
         'committed offsets expired (offsetsRetentionMs)',
       );
       return expired.length;
+    });
+  }
+
+  /**
+   * Deletes the record of a group that died (no members, no offsets: its members came and went
+   * without committing, or its offsets were deleted one by one), so it does not come back, empty,
+   * at every load of its shard. Runs in the group's queue: a member that joins meanwhile is
+   * written after it, and the group is alive again and keeps its record.
+   */
+  deleteRecord(): Promise<void> {
+    this.ensureOpen();
+    return this.enqueue(async () => {
+      if (!this.recorded || !this.group.isDead) return;
+      await this.storage.deleteGroup([]);
+      this.recorded = false;
     });
   }
 
@@ -285,6 +316,7 @@ export class GroupRuntime {
         throw new TideError('NOT_COORDINATOR', `group ${this.groupId} moved to another coordinator`);
       try {
         await this.storage.writeGroup(snapshot);
+        this.recorded = true;
         return;
       } catch (err) {
         const delayMs = Math.min(PERSIST_BACKOFF_MAX_MS, 50 * 2 ** attempt);

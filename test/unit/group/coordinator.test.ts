@@ -22,7 +22,7 @@ import type {
 } from '../../../services/group-coordinator/offsets-log';
 import { tpKey } from '../../../services/group-coordinator/partitions';
 import type { AcquiredShard } from '../../../services/group-coordinator/shard-ownership';
-import { shardOf } from '../../../services/common/cluster/coordinator-shards';
+import { partitionOfShard, shardOf } from '../../../services/common/cluster/coordinator-shards';
 import { TestLease } from './test-lease';
 
 const SHARDS = 4;
@@ -387,6 +387,53 @@ describe('offsets retention', () => {
     expect(await b.expireOffsets()).toBe(0);
     clock.advance(1);
     expect(await b.expireOffsets()).toBe(1);
+  });
+
+  it('a group whose members came and went without committing loses its record too', async () => {
+    const a = coordinator('a');
+    a.acquire([held(SHARD, 5)]);
+    await flush();
+    const rt = a.runtime(GROUP, true);
+    const channel = new FakeChannel();
+    const memberId = rt.join(join(), channel);
+    await flush();
+    rt.leave(memberId, false);
+    await flush();
+    // Group records (key type 1) of the shard's partition.
+    const records = () =>
+      log.partitions.get(partitionOfShard(SHARD, 2))!.filter((r) => r.key.readInt16BE(0) === 1);
+    expect(records().at(-1)!.value).not.toBeNull();
+    clock.advance(1_000); // a tick: the record's tombstone
+    await flush();
+    expect(records().at(-1)!.value).toBeNull();
+    clock.advance(1_000); // the next: forgotten
+    await flush();
+    expect(await code(async () => a.runtime(GROUP, false))).toBe('GROUP_ID_NOT_FOUND');
+    const b = coordinator('b');
+    b.acquire([held(SHARD, 6)]);
+    await flush();
+    expect(b.listGroups().map((g) => g.groupId)).not.toContain(GROUP);
+  });
+
+  it("a coordinator that loads a dead group's record deletes it", async () => {
+    const a = coordinator('a');
+    a.acquire([held(SHARD, 5)]);
+    await flush();
+    const rt = a.runtime(GROUP, true);
+    const channel = new FakeChannel();
+    rt.leave(rt.join(join(), channel), false);
+    await flush();
+    // a stops before its tick; b takes the shard and loads the empty group's record.
+    await a.stop();
+    const b = coordinator('b');
+    b.acquire([held(SHARD, 6)]);
+    await flush();
+    const groupRecords = () =>
+      log.partitions.get(partitionOfShard(SHARD, 2))!.filter((r) => r.key.readInt16BE(0) === 1);
+    expect(groupRecords().at(-1)!.value).not.toBeNull();
+    clock.advance(1_000);
+    await flush();
+    expect(groupRecords().at(-1)!.value).toBeNull();
   });
 
   it("runs on the coordinator's own timer", async () => {
