@@ -297,6 +297,18 @@ it('deletes a group without members (tombstones survive a rebuild); NON_EMPTY_GR
 });
 
 describe('offsets retention', () => {
+  /** A coordinator holding the group's shard at `epoch`, loaded. */
+  async function owner(id: string, epoch: number, retentionCheckIntervalMs?: number) {
+    const c = coordinator(id, retentionCheckIntervalMs);
+    c.acquire([held(SHARD, epoch)]);
+    await flush();
+    return c;
+  }
+
+  /** Group records (key type 1) in the shard's partition of the log, oldest first. */
+  const groupRecords = () =>
+    log.partitions.get(partitionOfShard(SHARD, 2))!.filter((r) => r.key.readInt16BE(0) === 1);
+
   /** A member commits t-0 at 7 and leaves; answers the runtime. */
   async function groupThatEmptied(c: Coordinator) {
     const rt = c.runtime(GROUP, true);
@@ -313,9 +325,7 @@ describe('offsets retention', () => {
   }
 
   it("expires an empty group's offsets retention after its last member left, then forgets the group", async () => {
-    const a = coordinator('a');
-    a.acquire([held(SHARD, 5)]);
-    await flush();
+    const a = await owner('a', 5);
     const rt = await groupThatEmptied(a);
     // The commit is 2 s older than the emptying: the emptying counts.
     clock.advance(RETENTION_MS - 1);
@@ -327,17 +337,13 @@ describe('offsets retention', () => {
     await flush();
     expect(await code(async () => a.runtime(GROUP, false))).toBe('GROUP_ID_NOT_FOUND');
     // Tombstones: a rebuild finds neither the group nor its offsets.
-    const b = coordinator('b');
-    b.acquire([held(SHARD, 6)]);
-    await flush();
+    const b = await owner('b', 6);
     expect(b.listGroups().map((g) => g.groupId)).not.toContain(GROUP);
     expect(b.fetchOffsets(GROUP, [tpKey('t', 0)])[0].committed).toBeUndefined();
   });
 
   it('keeps every offset while the group has members, however old', async () => {
-    const a = coordinator('a');
-    a.acquire([held(SHARD, 5)]);
-    await flush();
+    const a = await owner('a', 5);
     const rt = a.runtime(GROUP, true);
     const channel = new FakeChannel();
     const memberId = rt.join(join({ sessionTimeoutMs: 10 * RETENTION_MS }), channel);
@@ -353,9 +359,7 @@ describe('offsets retention', () => {
   });
 
   it('a group that never had members (commits only) expires each offset by its own commit time', async () => {
-    const a = coordinator('a');
-    a.acquire([held(SHARD, 5)]);
-    await flush();
+    const a = await owner('a', 5);
     const rt = a.runtime(GROUP, true);
     await rt.commit('', 0, [{ key: tpKey('t', 0), offset: 1, metadata: '' }]);
     clock.advance(RETENTION_MS / 2);
@@ -364,9 +368,7 @@ describe('offsets retention', () => {
     expect(await a.expireOffsets()).toBe(1);
     expect([...rt.group.offsets.keys()]).toEqual([tpKey('t', 1)]);
     // Only the offset went: a rebuild still has the other one.
-    const b = coordinator('b');
-    b.acquire([held(SHARD, 6)]);
-    await flush();
+    const b = await owner('b', 6);
     expect(b.fetchOffsets(GROUP, [tpKey('t', 0), tpKey('t', 1)]).map((o) => o.committed?.offset)).toEqual([
       undefined,
       2,
@@ -374,14 +376,10 @@ describe('offsets retention', () => {
   });
 
   it('the moment the group became empty survives a coordinator move', async () => {
-    const a = coordinator('a');
-    a.acquire([held(SHARD, 5)]);
-    await flush();
+    const a = await owner('a', 5);
     await groupThatEmptied(a);
     clock.advance(RETENTION_MS / 2);
-    const b = coordinator('b');
-    b.acquire([held(SHARD, 6)]);
-    await flush();
+    const b = await owner('b', 6);
     expect(b.runtime(GROUP, false).group.emptySinceMs).toBe(a.runtime(GROUP, false).group.emptySinceMs);
     clock.advance(RETENTION_MS / 2 - 1);
     expect(await b.expireOffsets()).toBe(0);
@@ -390,46 +388,34 @@ describe('offsets retention', () => {
   });
 
   it('a group whose members came and went without committing loses its record too', async () => {
-    const a = coordinator('a');
-    a.acquire([held(SHARD, 5)]);
-    await flush();
+    const a = await owner('a', 5);
     const rt = a.runtime(GROUP, true);
     const channel = new FakeChannel();
     const memberId = rt.join(join(), channel);
     await flush();
     rt.leave(memberId, false);
     await flush();
-    // Group records (key type 1) of the shard's partition.
-    const records = () =>
-      log.partitions.get(partitionOfShard(SHARD, 2))!.filter((r) => r.key.readInt16BE(0) === 1);
-    expect(records().at(-1)!.value).not.toBeNull();
+    expect(groupRecords().at(-1)!.value).not.toBeNull();
     clock.advance(1_000); // a tick: the record's tombstone
     await flush();
-    expect(records().at(-1)!.value).toBeNull();
+    expect(groupRecords().at(-1)!.value).toBeNull();
     clock.advance(1_000); // the next: forgotten
     await flush();
     expect(await code(async () => a.runtime(GROUP, false))).toBe('GROUP_ID_NOT_FOUND');
-    const b = coordinator('b');
-    b.acquire([held(SHARD, 6)]);
-    await flush();
+    const b = await owner('b', 6);
     expect(b.listGroups().map((g) => g.groupId)).not.toContain(GROUP);
   });
 
   it("a coordinator that loads a dead group's record deletes it", async () => {
-    const a = coordinator('a');
-    a.acquire([held(SHARD, 5)]);
-    await flush();
+    const a = await owner('a', 5);
     const rt = a.runtime(GROUP, true);
     const channel = new FakeChannel();
     rt.leave(rt.join(join(), channel), false);
     await flush();
     // a stops before its tick; b takes the shard and loads the empty group's record.
     await a.stop();
-    const b = coordinator('b');
-    b.acquire([held(SHARD, 6)]);
-    await flush();
-    const groupRecords = () =>
-      log.partitions.get(partitionOfShard(SHARD, 2))!.filter((r) => r.key.readInt16BE(0) === 1);
+    const b = await owner('b', 6);
+    expect(b.loadedShards().map((s) => s.status)).toEqual(['active']);
     expect(groupRecords().at(-1)!.value).not.toBeNull();
     clock.advance(1_000);
     await flush();
@@ -437,9 +423,7 @@ describe('offsets retention', () => {
   });
 
   it("runs on the coordinator's own timer", async () => {
-    const a = coordinator('a', 1_000);
-    a.acquire([held(SHARD, 5)]);
-    await flush();
+    const a = await owner('a', 5, 1_000);
     const rt = await groupThatEmptied(a);
     clock.advance(RETENTION_MS + 1_000);
     await flush();
