@@ -23,6 +23,11 @@ export type StreamsErrorKind =
    */
   | 'TOPOLOGY_CHANGE'
   /**
+   * A sink record larger than its topic's max.message.bytes: the broker would refuse it on every
+   * attempt. A processing error of the record that produced it (processingErrors applies).
+   */
+  | 'RECORD_TOO_LARGE'
+  /**
    * Retriable: an interactive query's store partition is restoring, moving between instances, or
    * its owner is not known yet (code STORE_NOT_AVAILABLE).
    */
@@ -36,6 +41,7 @@ const CODE_OF: Record<StreamsErrorKind, ErrorCode> = {
   STORE: 'INVALID_REQUEST',
   STATE: 'INVALID_REQUEST',
   TOPOLOGY_CHANGE: 'INVALID_CONFIG',
+  RECORD_TOO_LARGE: 'MESSAGE_TOO_LARGE',
   NOT_AVAILABLE: 'STORE_NOT_AVAILABLE',
 };
 

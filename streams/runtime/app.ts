@@ -37,6 +37,7 @@ import type { StateStore, StoreChange } from '../state/stores';
 import type { StoreDef } from '../topology/nodes';
 import type { Subtopology, Topology } from '../topology/topology';
 import type { OutgoingRecord, RecordCollector } from './internal-context';
+import { SinkTopicLimits } from './sink-limits';
 import { StreamTask, type RecordErrorPolicy, type TaskMetrics } from './task';
 import {
   checkDeadLetterTopics,
@@ -239,6 +240,8 @@ export class StreamsApp {
   private readonly commitIntervalMs: number;
   private partitions = new Map<string, number>();
   private producer?: Producer;
+  /** max.message.bytes of the topics written to, each sink record checked against it. */
+  private sinkLimits?: SinkTopicLimits;
   private txn?: TransactionalProducer;
   private inTransaction = false;
   private readonly eos: boolean;
@@ -362,6 +365,17 @@ export class StreamsApp {
       });
       await this.prepareTopics();
       const admin = this.tide.admin();
+      this.sinkLimits = new SinkTopicLimits(
+        [
+          ...new Set([
+            ...this.topology.subtopologies.flatMap((s) => s.sinkTopics),
+            ...deadLetterTopics(this.options.deserializationErrors, this.options.processingErrors),
+          ]),
+        ],
+        (topic) => maxMessageBytesOf(this.tide, topic),
+        this.logger,
+      );
+      await this.sinkLimits.start();
       this.purger = new RepartitionPurger({
         deleteRecords: (partitions) => admin.deleteRecords(partitions),
         topics: new Set(this.topology.internalTopics.keys()),
@@ -439,6 +453,7 @@ export class StreamsApp {
     if (this.inTransaction) await this.txn?.abortTransaction().catch(() => undefined);
     await this.globals?.close();
     await this.purger?.close();
+    this.sinkLimits?.close();
     await this.replicas?.close();
     await this.producer?.close().catch(() => undefined);
     await this.txn?.close().catch(() => undefined);
@@ -1113,6 +1128,9 @@ export class StreamsApp {
 
   /** A sink's record goes to the producer as it is (its extra `topic` field is not read there). */
   private send(r: OutgoingRecord): void {
+    // Before anything is queued: a record its topic cannot take is the processing error of the
+    // record that produced it, not a producer failure after the fact.
+    this.sinkLimits?.check(r);
     this.begin();
     this.sends.add(r.topic, r);
   }
@@ -1192,6 +1210,12 @@ function createStore(
 function standbyStoreFactory(stateDir: string | undefined) {
   return (def: StoreDef, taskId: string, onChange: (change: StoreChange) => void): StateStore =>
     createStore(def, taskId, stateDir, onChange);
+}
+
+async function maxMessageBytesOf(tide: Tide, topic: string): Promise<number | undefined> {
+  const d = await tide.admin().describeTopic(topic);
+  const value = Number(d.configs.find((c) => c.name === 'max.message.bytes')?.value);
+  return Number.isSafeInteger(value) && value > 0 ? value : undefined;
 }
 
 async function partitionCount(tide: Tide, topic: string): Promise<number | undefined> {

@@ -67,15 +67,16 @@ async function topics(name: string, ...suffixes: string[]): Promise<void> {
     await tide.admin().createTopic(`${name}-${s}`, { partitions: 2, replicationFactor: 1 });
 }
 
-/** Every record of `topic` as it arrives (committed ones only with read_committed). */
-function tail(
+/** Every record of `topic`, every partition, as it arrives (committed ones only with read_committed). */
+async function tail(
   topic: string,
   isolation: 'read_committed' | 'read_uncommitted' = 'read_uncommitted',
-): ConsumerRecord[] {
+): Promise<ConsumerRecord[]> {
   const seen: ConsumerRecord[] = [];
+  const { partitions } = (await tide.admin().describeTopic(topic)).topic;
   const reader = tide.consumer({ autoOffsetReset: 'earliest', isolation });
   readers.push(reader);
-  reader.assign([0, 1].map((partition) => ({ topic, partition, offset: 0 })));
+  reader.assign(partitions.map((p) => ({ topic, partition: p.partition, offset: 0 })));
   void (async () => {
     for await (const r of reader) seen.push(r);
   })();
@@ -116,8 +117,8 @@ it.each(['atLeastOnce', 'exactlyOnce'] as const)(
       if (i % 10 === 3 || i % 10 === 7) bad.set(value, [partition, offset]);
     }
     await producer.close();
-    const doubled = tail(`${name}-doubled`, isolation);
-    const dead = tail(`${name}-dlq`, isolation);
+    const doubled = await tail(`${name}-doubled`, isolation);
+    const dead = await tail(`${name}-dlq`, isolation);
     const policies = {
       deserializationErrors: { deadLetterTopic: `${name}-dlq` },
       processingErrors: { deadLetterTopic: `${name}-dlq` },
@@ -164,7 +165,7 @@ it.each(['atLeastOnce', 'exactlyOnce'] as const)(
 it('without a policy the first unreadable record stops the application, saying where it is', async () => {
   const name = 'errs-fail';
   await onePartitionOf(name, ['{"amount":1}', 'oops', '{"amount":3}']);
-  const doubled = tail(`${name}-doubled`);
+  const doubled = await tail(`${name}-doubled`);
   const app = doubler(name, {});
   await app.start();
   await waitFor(() => app.error() !== undefined, { timeoutMs: 60_000, what: 'the application stopped' });
@@ -246,7 +247,7 @@ describe('a wall-clock punctuation that throws', () => {
   it("'continue': passed over, counted and logged; records keep flowing", async () => {
     const name = 'errs-punct-continue';
     await onePartitionOf(name, ['x', 'y']);
-    const out = tail(`${name}-doubled`);
+    const out = await tail(`${name}-doubled`);
     const { lines, logger } = captured('warn');
     const app = sweeper(name, 'continue', logger);
     await app.start();
@@ -279,5 +280,82 @@ describe('a wall-clock punctuation that throws', () => {
       node: 'sweeper',
       punctuation: 'wallClock',
     });
+  });
+});
+
+describe('a record too large for its output topic', () => {
+  /** Writes 'x' × size for each order; the output topic takes at most 2,000-byte batches. */
+  async function padder(name: string, processingErrors: RecordErrorPolicy | undefined, logger?: Logger) {
+    await tide.admin().createTopic(`${name}-orders`, { partitions: 1, replicationFactor: 1 });
+    await tide.admin().createTopic(`${name}-padded`, {
+      partitions: 1,
+      replicationFactor: 1,
+      configs: { 'max.message.bytes': '2000' },
+    });
+    await tide.admin().createTopic(`${name}-dlq`, { partitions: 1, replicationFactor: 1 });
+    const producer = tide.producer();
+    await producer.send(
+      `${name}-orders`,
+      [10, 5_000, 20, 3_000, 30].map((size, i) => ({ key: `k${i}`, value: String(size) })),
+    );
+    await producer.close();
+    const b = tide.streams({ applicationId: name });
+    b.stream(`${name}-orders`, { key: Serdes.string, value: Serdes.string })
+      .mapValues((size) => 'x'.repeat(Number(size)))
+      .to(`${name}-padded`, { key: Serdes.string, value: Serdes.string });
+    const app = b.app(b.build(), {
+      commitIntervalMs: 100,
+      replicationFactor: 1,
+      statusIntervalMs: 0,
+      ...(processingErrors ? { processingErrors } : {}),
+      ...(logger ? { logger } : {}),
+    });
+    apps.push(app);
+    return app;
+  }
+
+  it('is a processing error of its input record: a dead-letter topic takes the input, the rest flows', async () => {
+    const name = 'errs-big-dlq';
+    const app = await padder(name, { deadLetterTopic: 'errs-big-dlq-dlq' });
+    const padded = await tail(`${name}-padded`);
+    const dead = await tail(`${name}-dlq`);
+    await app.start();
+    await waitFor(() => padded.length === 3 && dead.length === 2, {
+      timeoutMs: 60_000,
+      what: `3 padded and 2 dead letters (have ${padded.length} and ${dead.length})`,
+    });
+    expect(padded.map((r) => r.value!.length)).toEqual([10, 20, 30]);
+    expect(dead.map((r) => [r.key!.toString(), r.value!.toString()])).toEqual([
+      ['k1', '5000'],
+      ['k3', '3000'],
+    ]);
+    expect(header(dead[0], '__streams.errors.exception')).toBe('StreamsError');
+    expect(header(dead[0], '__streams.errors.message')).toMatch(
+      /a record of 50\d\d bytes for topic errs-big-dlq-padded exceeds its max.message.bytes \(2000\)/,
+    );
+    expect(header(dead[0], '__streams.errors.offset')).toBe('1');
+    expect(app.metrics().droppedRecords).toBe(2);
+    expect(app.error()).toBeUndefined();
+  });
+
+  it('without a policy it stops the application, naming the record, before anything after it is written', async () => {
+    const name = 'errs-big-fail';
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger({
+      level: 'error',
+      destination: { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) },
+    });
+    const app = await padder(name, undefined, logger);
+    const padded = await tail(`${name}-padded`);
+    await app.start();
+    await waitFor(() => app.error() !== undefined, { timeoutMs: 60_000, what: 'the application stopped' });
+    expect(app.error()).toMatchObject({ kind: 'RECORD_TOO_LARGE', code: 'MESSAGE_TOO_LARGE' });
+    expect(lines.find((l) => String(l.msg).startsWith('processing a record failed'))).toMatchObject({
+      topic: `${name}-orders`,
+      partition: 0,
+      offset: 1,
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(padded.map((r) => r.key!.toString())).not.toContain('k2');
   });
 });
