@@ -127,7 +127,7 @@ export const COORDINATOR_CONFIG_SCHEMA = {
     default: DEFAULT_OFFSETS_RETENTION_MS,
     min: -1,
     max: Number.MAX_SAFE_INTEGER,
-    doc: "Committed offsets of a group without members expire this long after the later of their commit and the moment the group's last member left (Kafka offsets.retention.minutes, 7 days); a group left without offsets is deleted. -1 = never.",
+    doc: "Committed offsets of a group without members expire this long after the later of their commit and the moment the group's last member left (Kafka offsets.retention.minutes, 7 days); with members, only offsets of topics no member subscribes to expire, this long after their commit. A group left without offsets is deleted. -1 = never.",
   },
   offsetsRetentionCheckIntervalMs: {
     type: 'int',

@@ -26,7 +26,7 @@ import {
   type GroupSnapshot,
   type JoinRequest,
 } from './group';
-import { toWire } from './partitions';
+import { parseTpKey, toWire } from './partitions';
 
 /** The server side of one member's stream. */
 export interface MemberChannel {
@@ -240,23 +240,30 @@ export class GroupRuntime {
   }
 
   /**
-   * Offsets retention (Kafka's offsets.retention.minutes, KIP-211): while the group has no
-   * members, a committed offset expires `retentionMs` after the later of its commit and the
-   * moment the last member left. Its tombstone is written, and when no offset is left the group's
-   * record goes too (the group is deleted). A group with members keeps everything. Answers how
-   * many offsets expired.
+   * Offsets retention (Kafka's offsets.retention.minutes, KIP-211 and KIP-496): while the group has
+   * no members, a committed offset expires `retentionMs` after the later of its commit and the
+   * moment the last member left; while it has members, only offsets of topics no member
+   * subscribes to expire, `retentionMs` after their commit. Their tombstones are written, and when
+   * no offset is left the group's record goes too (the group is deleted). Answers how many offsets
+   * expired.
    */
   expireOffsets(retentionMs: number): Promise<number> {
     this.ensureOpen();
     return this.enqueue(async () => {
-      if (this.group.memberCount > 0) return 0;
       const nowMs = this.clock.nowMs();
-      const emptySinceMs = this.group.emptySinceMs ?? 0;
       const expired: string[] = [];
-      for (const [key, o] of this.group.offsets)
-        if (Math.max(emptySinceMs, o.commitTimestampMs) + retentionMs <= nowMs) expired.push(key);
+      if (this.group.memberCount > 0) {
+        const subscribed = this.group.subscribedTopics();
+        for (const [key, o] of this.group.offsets)
+          if (!subscribed.has(parseTpKey(key).topic) && o.commitTimestampMs + retentionMs <= nowMs)
+            expired.push(key);
+      } else {
+        const emptySinceMs = this.group.emptySinceMs ?? 0;
+        for (const [key, o] of this.group.offsets)
+          if (Math.max(emptySinceMs, o.commitTimestampMs) + retentionMs <= nowMs) expired.push(key);
+      }
       if (expired.length === 0) return 0;
-      const deleted = expired.length === this.group.offsets.size;
+      const deleted = expired.length === this.group.offsets.size && this.group.memberCount === 0;
       if (deleted) {
         await this.storage.deleteGroup(expired);
         this.recorded = false;
