@@ -97,6 +97,16 @@ async function onePartitionOf(name: string, values: string[]): Promise<void> {
 
 const header = (r: ConsumerRecord, key: string) => r.headers.find((h) => h.key === key)?.value?.toString();
 
+/** A logger at `level` whose lines the test reads, parsed. */
+function captured(level: 'warn' | 'error') {
+  const lines: Record<string, unknown>[] = [];
+  const logger = createLogger({
+    level,
+    destination: { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) },
+  });
+  return { lines, logger };
+}
+
 it.each(['atLeastOnce', 'exactlyOnce'] as const)(
   '%s: a dead-letter topic takes unreadable and failing records as produced; the rest is processed',
   async (guarantee) => {
@@ -177,11 +187,7 @@ it('without a policy the first unreadable record stops the application, saying w
 it("without a policy a processor's error stops the application; the log names the record", async () => {
   const name = 'errs-throw';
   await onePartitionOf(name, ['{"amount":1}', '{"amount":-2}']);
-  const lines: Record<string, unknown>[] = [];
-  const logger = createLogger({
-    level: 'error',
-    destination: { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) },
-  });
+  const { lines, logger } = captured('error');
   const app = doubler(name, { logger });
   await app.start();
   await waitFor(() => app.error() !== undefined, { timeoutMs: 60_000, what: 'the application stopped' });
@@ -233,15 +239,6 @@ describe('a wall-clock punctuation that throws', () => {
     });
     apps.push(app);
     return app;
-  }
-
-  function captured(level: 'warn' | 'error') {
-    const lines: Record<string, unknown>[] = [];
-    const logger = createLogger({
-      level,
-      destination: { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) },
-    });
-    return { lines, logger };
   }
 
   it("'continue': passed over, counted and logged; records keep flowing", async () => {
@@ -340,11 +337,7 @@ describe('a record too large for its output topic', () => {
 
   it('without a policy it stops the application, naming the record, before anything after it is written', async () => {
     const name = 'errs-big-fail';
-    const lines: Record<string, unknown>[] = [];
-    const logger = createLogger({
-      level: 'error',
-      destination: { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) },
-    });
+    const { lines, logger } = captured('error');
     const app = await padder(name, undefined, logger);
     const padded = await tail(`${name}-padded`);
     await app.start();

@@ -142,12 +142,18 @@ it('refuses an unknown policy, naming the option, and a dead-letter topic the ap
   );
 });
 
-it('logs skipped records at warn, at most one line a second, counting the ones held back', () => {
+/** A warn-level logger whose lines the test reads, parsed. */
+function warnLines() {
   const lines: Record<string, unknown>[] = [];
   const logger = createLogger({
     level: 'warn',
     destination: { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) },
   });
+  return { lines, logger };
+}
+
+it('logs skipped records at warn, at most one line a second, counting the ones held back', () => {
+  const { lines, logger } = warnLines();
   let now = 0;
   const log = new PassedOverLogger(logger, () => now).dropped;
   const dropped = (offset: number) => ({
@@ -174,11 +180,7 @@ it('logs skipped records at warn, at most one line a second, counting the ones h
 });
 
 it('one budget of a line a second covers skipped records and failed punctuations', () => {
-  const lines: Record<string, unknown>[] = [];
-  const logger = createLogger({
-    level: 'warn',
-    destination: { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) },
-  });
+  const { lines, logger } = warnLines();
   let now = 0;
   const log = new PassedOverLogger(logger, () => now);
   const failed = (timestamp: number) => ({
