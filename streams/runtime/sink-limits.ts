@@ -8,7 +8,7 @@ import type { Logger } from '../../services/common/logger';
 import { checkRecordFits } from './record-size';
 import type { OutgoingRecord } from './internal-context';
 
-export const SINK_LIMITS_REFRESH_MS = 60_000;
+const SINK_LIMITS_REFRESH_MS = 60_000;
 
 export class SinkTopicLimits {
   private readonly limits = new Map<string, number>();
